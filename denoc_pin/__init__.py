@@ -1,0 +1,32 @@
+"""denoc_pin: DeNOC recursive dynamics on kinematic modules, proven against Pinocchio."""
+
+from .algorithms import (
+    DENSE_LIMIT,
+    forward_dynamics,
+    gim,
+    gim_inverse,
+    inverse_dynamics,
+    nonlinear_effects,
+    udut,
+)
+from .model import Data, Frame, Model, ModelError
+from .modules import Module
+from .pinocchio_bridge import from_pinocchio
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DENSE_LIMIT",
+    "Data",
+    "Frame",
+    "Model",
+    "ModelError",
+    "Module",
+    "forward_dynamics",
+    "from_pinocchio",
+    "gim",
+    "gim_inverse",
+    "inverse_dynamics",
+    "nonlinear_effects",
+    "udut",
+]

@@ -1,0 +1,105 @@
+"""The generalized inertia matrix by composite module inertias (Shah, Saha & Dutt, eq. 16–17).
+
+I_{k,j} = p_kᵀ A_{j,k}ᵀ M̃_j p_j for k an ancestor of j (or k = j), with
+M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..model import Data, Model, ModelError, check_data, vector
+from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
+from .kinematics import joint_kinematics
+
+DENSE_LIMIT = 5_000
+"""Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
+Beyond it the O(n) recursions are the tool: the GIM's condition number grows like n⁴ on chains."""
+
+
+def check_dense_size(model: Model, what: str) -> None:
+    if model.nv > DENSE_LIMIT:
+        raise ModelError(
+            f"{what}: model {model.name!r} has nv = {model.nv}; dense nv x nv matrices are formed only up to "
+            f"nv = {DENSE_LIMIT} ({model.nv}² doubles would take {model.nv**2 * 8 / 1e9:.1f} GB). "
+            "Use forward_dynamics / inverse_dynamics, which are O(n) in time and memory."
+        )
+
+
+@njit(cache=True)
+def composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde):
+    """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17)."""
+    for k in range(len(parents)):
+        M_tilde[k, :, :] = M[k]
+    for i in range(len(module_ptr) - 2, -1, -1):
+        for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
+            k = module_bodies[j]
+            b = parents[k]
+            if b > 0:
+                add_congruence(E[k], r[k], M_tilde[k], M_tilde[b])
+    return 0
+
+
+@njit(cache=True)
+def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
+    """out[b, j] = p_bᵀ A_{j,b}ᵀ B_j for every strict ancestor b of every body j (blocks of nv x nv).
+
+    With B_j = M̃_j p_j these are the GIM's off-diagonal blocks (eq. 16); with B_j = Ψ_j
+    they are U's (eq. 18, A.4).  F ← A_{c,b}ᵀ F carries B_j up one body at a time.
+    """
+    F = np.zeros((6, 6))
+    G = np.zeros(6)
+    col = np.zeros(6)
+    for j in range(1, len(parents)):
+        jv = idx_v[j]
+        zj = nvs[j]
+        F[:, :zj] = B[j, :, :zj]
+        c = j
+        b = parents[j]
+        while b > 0:
+            for d in range(zj):
+                G[:] = 0.0
+                col[:] = F[:, d]
+                add_transferred_wrench(E[c], r[c], col, G)
+                F[:, d] = G
+            bv = idx_v[b]
+            matmul_tn_into(S[b, :, : nvs[b]], F[:, :zj], out[bv : bv + nvs[b], jv : jv + zj])
+            c = b
+            b = parents[b]
+    return 0
+
+
+@njit(cache=True)
+def gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, B, out):
+    """The GIM from composite inertias (eq. 16): I_{j,j} = p_jᵀ M̃_j p_j, then the ancestors' blocks."""
+    for j in range(1, len(parents)):
+        jv = idx_v[j]
+        zj = nvs[j]
+        matmul_into(M_tilde[j], S[j, :, :zj], B[j, :, :zj])
+        matmul_tn_into(S[j, :, :zj], B[j, :, :zj], out[jv : jv + zj, jv : jv + zj])
+    ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out)
+    # The walk filled the upper triangle; the GIM is symmetric.
+    n = out.shape[0]
+    for i in range(n):
+        for k in range(i + 1, n):
+            out[k, i] = out[i, k]
+    return 0
+
+
+def gim(model: Model, data: Data, q) -> np.ndarray:
+    """The full symmetric generalized inertia matrix I(q) (eq. 13, 16–17); ``pinocchio.crba``.
+
+    O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
+    (also left in ``data.gim``).
+    """
+    check_data(model, data)
+    check_dense_size(model, "gim")
+    q = vector(q, model.nq, "q")
+    joint_kinematics(
+        model.kinds, model.idx_q, model.axes, model.placement_rotation, model.placement_translation, q, data.E, data.r, data.S
+    )
+    composite_inertias(model.parents, model.module_ptr, model.module_bodies, model.M, data.E, data.r, data.M_tilde)
+    data.gim[:] = 0.0
+    gim_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.M_tilde, data.Psi_hat, data.gim)
+    return data.gim.copy()

@@ -1,0 +1,279 @@
+"""The immutable :class:`Model` and its preallocated :class:`Data` workspace.
+
+Bodies are numbered like Pinocchio's joints: index 0 is the base (the paper's link #0,
+Pinocchio's "universe"), body k ≥ 1 is the link moved by joint k, and ``parents[k] < k``.
+Fixed joints are merged into the parent body, as Pinocchio does.  Joint kinds are data
+(an integer code per body), not classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .modules import Module, decompose, draw_module_tree, module_arrays
+from .spatial import inertia_about_origin, mass_matrix
+
+
+class ModelError(ValueError):
+    """A model (URDF file, Pinocchio model, builder input) that denoc_pin cannot accept."""
+
+
+# Joint kinds: code -> (name, nq, nv).  Index 0 is the base, which has no joint.
+BASE, REVOLUTE, CONTINUOUS, PRISMATIC = 0, 1, 2, 3
+JOINT_KINDS: dict[int, tuple[str, int, int]] = {
+    BASE: ("base", 0, 0),
+    REVOLUTE: ("revolute", 1, 1),
+    CONTINUOUS: ("continuous", 2, 1),  # q = (cos θ, sin θ), as Pinocchio's RevoluteUnbounded
+    PRISMATIC: ("prismatic", 1, 1),
+}
+KIND_CODES = {name: code for code, (name, _, _) in JOINT_KINDS.items() if code != BASE}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A link of the source description, attached to a body (after fixed-joint merging).
+
+    name: link name.  body: index of the body it is rigidly attached to.
+    rotation (3, 3), translation (3,): placement of the link frame in the body frame.
+    """
+
+    name: str
+    body: int
+    rotation: np.ndarray
+    translation: np.ndarray
+
+
+def _frozen(a, dtype=float) -> np.ndarray:
+    a = np.array(a, dtype=dtype)
+    a.setflags(write=False)
+    return a
+
+
+class Model:
+    """Topology, joints, placements and inertias of a tree, grouped into kinematic modules.
+
+    Fields (njoints = number of bodies + 1; index 0 is the base):
+
+    - ``names``: (njoints,) joint names, ``names[0] == "universe"``.
+    - ``link_names``: (njoints,) name of the link carried by each body (index 0: root link).
+    - ``parents``: (njoints,) int, parent body, ``parents[k] < k``; ``parents[0] == 0``.
+    - ``kinds``: (njoints,) int joint-kind codes (see ``JOINT_KINDS``).
+    - ``idx_q``, ``idx_v``, ``nqs``, ``nvs``: (njoints,) int, where each joint sits in q and v.
+    - ``axes``: (njoints, 3) unit joint axis e_k, in the joint (body) frame.
+    - ``placement_rotation``: (njoints, 3, 3) and ``placement_translation``: (njoints, 3):
+      pose of joint frame k in its parent body's frame at q = 0.
+    - ``masses``: (njoints,); ``coms``: (njoints, 3) centre of mass d_k in the body frame;
+      ``inertias``: (njoints, 3, 3) rotational inertia about the centre of mass, body frame.
+    - ``M``: (njoints, 6, 6) the paper's mass matrix M_k about the body origin (eq. 2b),
+      order [ω; v].
+    - ``gravity``: (3,) gravity vector in the base frame (default (0, 0, -9.81) as Pinocchio).
+    - ``modules``: tuple of :class:`Module`; ``module_ptr``, ``module_bodies``, ``body_module``
+      are their flat form for the compiled recursions.
+    - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        names,
+        link_names,
+        parents,
+        kinds,
+        axes,
+        placement_rotation,
+        placement_translation,
+        masses,
+        coms,
+        inertias,
+        frames=(),
+        gravity=(0.0, 0.0, -9.81),
+        source: str | None = None,
+    ):
+        parents = np.asarray(parents, dtype=np.int64)
+        kinds = np.asarray(kinds, dtype=np.int64)
+        njoints = len(parents)
+        if njoints < 2:
+            raise ModelError(f"model {name!r} has no movable joint")
+        for k in range(1, njoints):
+            if not 0 <= parents[k] < k:
+                raise ModelError(f"model {name!r}: parent of body {k} is {parents[k]}; expected 0 <= parent < {k}")
+            if int(kinds[k]) not in JOINT_KINDS or kinds[k] == BASE:
+                raise ModelError(f"model {name!r}: unknown joint kind code {kinds[k]} for joint {names[k]!r}")
+        nqs = np.array([JOINT_KINDS[int(c)][1] for c in kinds], dtype=np.int64)
+        nvs = np.array([JOINT_KINDS[int(c)][2] for c in kinds], dtype=np.int64)
+        idx_q = np.concatenate([[0], np.cumsum(nqs)[:-1]])
+        idx_v = np.concatenate([[0], np.cumsum(nvs)[:-1]])
+        masses = np.asarray(masses, dtype=float)
+        coms = np.asarray(coms, dtype=float).reshape(njoints, 3)
+        inertias = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
+        M = np.stack(
+            [mass_matrix(masses[k], coms[k], inertia_about_origin(masses[k], coms[k], inertias[k])) for k in range(njoints)]
+        )
+        M[0] = 0.0  # the base never moves; its inertia plays no part
+        set_ = object.__setattr__
+        set_(self, "name", str(name))
+        set_(self, "source", source)
+        set_(self, "names", tuple(names))
+        set_(self, "link_names", tuple(link_names))
+        set_(self, "njoints", njoints)
+        set_(self, "nq", int(nqs.sum()))
+        set_(self, "nv", int(nvs.sum()))
+        for field, value, dtype in [
+            ("parents", parents, np.int64),
+            ("kinds", kinds, np.int64),
+            ("nqs", nqs, np.int64),
+            ("nvs", nvs, np.int64),
+            ("idx_q", idx_q, np.int64),
+            ("idx_v", idx_v, np.int64),
+            ("axes", np.asarray(axes, dtype=float).reshape(njoints, 3), float),
+            ("placement_rotation", np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3), float),
+            ("placement_translation", np.asarray(placement_translation, dtype=float).reshape(njoints, 3), float),
+            ("masses", masses, float),
+            ("coms", coms, float),
+            ("inertias", inertias, float),
+            ("M", M, float),
+            ("gravity", np.asarray(gravity, dtype=float).reshape(3), float),
+        ]:
+            set_(self, field, _frozen(value, dtype))
+        modules = decompose(self.parents, self.names, self.nvs)
+        ptr, bodies, body_module = module_arrays(modules, njoints - 1)
+        set_(self, "modules", modules)
+        set_(self, "module_ptr", _frozen(ptr, np.int64))
+        set_(self, "module_bodies", _frozen(bodies, np.int64))
+        set_(self, "body_module", _frozen(body_module, np.int64))
+        set_(self, "frames", tuple(frames))
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"denoc_pin.Model is immutable (tried to set {key!r}); build a new model instead")
+
+    def create_data(self) -> Data:
+        """A preallocated workspace for the algorithms (Pinocchio's ``model.createData()``)."""
+        return Data(self)
+
+    def joint_id(self, name: str) -> int:
+        """Body/joint index of a joint name, with the valid names in the error."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ModelError(f"no joint {name!r} in model {self.name!r}; joints are: {', '.join(self.names[1:])}") from None
+
+    def __repr__(self) -> str:
+        return f"<denoc_pin.Model {self.name!r}: {self.njoints - 1} bodies, nq={self.nq}, nv={self.nv}, {len(self.modules)} modules>"
+
+    def __str__(self) -> str:
+        head = f"Model {self.name!r}: nq={self.nq}, nv={self.nv}, {self.njoints - 1} bodies, {len(self.modules)} modules"
+        return head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
+
+
+class Data:
+    """Preallocated workspace of one model.  Algorithms write here and return views or copies.
+
+    Fields (njoints = number of bodies + 1; index 0 is the base; all in body frames, [ω; v]):
+
+    - ``E``: (njoints, 3, 3) rotation taking parent-frame components to body-frame ones.
+    - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
+      ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
+    - ``S``: (njoints, 6, 6) joint-motion propagation p_k in its first ``nvs[k]`` columns.
+    - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
+    - ``w``: (njoints, 6) Newton-Euler wrenches w_k; ``w_tilde``: (njoints, 6) the composite
+      wrenches w̃_k of Table 1, step 2.
+    - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
+    - ``M_tilde``: (njoints, 6, 6) composite-module mass matrices M̃_k (eq. 17).
+    - ``M_hat``: (njoints, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6).
+    - ``Psi_hat``, ``Psi``: (njoints, 6, 6) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
+      first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, 6, 6) Î_k = p_kᵀ Ψ̂_k and
+      its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
+    - ``eta``: (njoints, 6) η_k, ``mu``: (njoints, 6) μ_k of Table 3.
+    - ``ddq``: (nv,) result of forward dynamics.
+    - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors.
+    """
+
+    def __init__(self, model: Model):
+        nj, nv = model.njoints, model.nv
+        self.model = model
+        self.E = np.zeros((nj, 3, 3))
+        self.E[:] = np.eye(3)
+        self.r = np.zeros((nj, 3))
+        self.S = np.zeros((nj, 6, 6))
+        self.t = np.zeros((nj, 6))
+        self.tdot = np.zeros((nj, 6))
+        self.w = np.zeros((nj, 6))
+        self.w_tilde = np.zeros((nj, 6))
+        self.fext = np.zeros((nj, 6))
+        self.tau = np.zeros(nv)
+        self.phi = np.zeros(nv)
+        self.ddq = np.zeros(nv)
+        self.M_tilde = np.zeros((nj, 6, 6))
+        self.M_hat = np.zeros((nj, 6, 6))
+        self.Psi_hat = np.zeros((nj, 6, 6))
+        self.Psi = np.zeros((nj, 6, 6))
+        self.I_hat = np.zeros((nj, 6, 6))
+        self.I_hat_inv = np.zeros((nj, 6, 6))
+        self.eta = np.zeros((nj, 6))
+        self.mu = np.zeros((nj, 6))
+        self.gim = np.zeros((nv, nv))
+        self.gim_inv = np.zeros((nv, nv))
+        self.U = np.zeros((nv, nv))
+        self.D = np.zeros((nv, nv))
+        self.zeros_v = np.zeros(nv)
+
+    def __repr__(self) -> str:
+        return f"<denoc_pin.Data of {self.model.name!r}>"
+
+
+# ---------------------------------------------------------------------------------------
+# Argument checks shared by the algorithms: cheap on the good path, explicit on the bad one.
+# ---------------------------------------------------------------------------------------
+
+
+def check_data(model: Model, data: Data) -> None:
+    if not isinstance(data, Data) or data.model is not model:
+        other = getattr(getattr(data, "model", None), "name", None)
+        raise ValueError(
+            f"data was not created by this model ({model.name!r})"
+            + (f" but by model {other!r}" if other is not None else f" (got {type(data).__name__})")
+            + "; use data = model.create_data()"
+        )
+
+
+def vector(x, n: int, what: str) -> np.ndarray:
+    """x as a float64 (n,) array, or a ValueError naming the expected shape and any non-finite entry."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.shape != (n,):
+        raise ValueError(f"{what} must have shape ({n},), got {a.shape}")
+    if not np.isfinite(a).all():
+        bad = np.flatnonzero(~np.isfinite(a))
+        raise ValueError(f"{what} has non-finite entries (NaN or inf) at indices {bad.tolist()}")
+    return a
+
+
+def external_forces(model: Model, fext) -> np.ndarray:
+    """Pinocchio-style fext (one spatial force per joint, joint frame, [linear; angular] or
+    pinocchio.Force) as an (njoints, 6) array in DeNOC order [n; f]."""
+    from .spatial import from_pinocchio_order
+
+    if isinstance(fext, np.ndarray) and fext.dtype != object:
+        F = np.asarray(fext, dtype=np.float64)
+    else:
+        items = list(fext)
+        rows = []
+        for f in items:
+            if hasattr(f, "linear") and hasattr(f, "angular"):
+                rows.append(np.concatenate([np.asarray(f.linear, float), np.asarray(f.angular, float)]))
+            else:
+                rows.append(np.asarray(f, dtype=float))
+        try:
+            F = np.array(rows, dtype=np.float64)
+        except ValueError:
+            raise ValueError("fext must be (njoints, 6) [linear, angular] or a list of pinocchio.Force") from None
+    if F.shape != (model.njoints, 6):
+        raise ValueError(
+            f"fext must have shape ({model.njoints}, 6) (one [linear, angular] force per joint, index 0 = universe),"
+            f" got {F.shape}"
+        )
+    if not np.isfinite(F).all():
+        raise ValueError("fext has non-finite entries (NaN or inf)")
+    return np.ascontiguousarray(from_pinocchio_order(F))

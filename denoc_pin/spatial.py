@@ -1,0 +1,307 @@
+"""Spatial operators of the DeNOC formulation (Shah, Saha & Dutt, eq. 2b and 7b).
+
+Conventions used everywhere inside denoc_pin:
+
+* A twist is ``t = [ω; ȯ]``: angular velocity, then the velocity of the body origin.
+  A wrench is ``w = [n; f]``: moment about the body origin, then force.  Both are
+  6-vectors expressed in the body frame (the frame of the joint that carries the body,
+  as in Pinocchio).
+* Twist propagation from a parent body β to its child k (eq. 7b, written in frame k)::
+
+      A_{k,β} = [[E,      O],      E : rotation taking β-frame components to k-frame
+                 [-E r̃,   E]]      r : position of o_k relative to o_β, in the β frame
+
+  This is the paper's ``[[1, O], [ã_{k,β}, 1]]`` with ``a_{k,β} = o_β − o_k``,
+  followed by a change of frame.
+* The 6x6 mass matrix about the body origin (eq. 2b)::
+
+      M_k = [[I_k,       m_k d̃_k],
+             [-m_k d̃_k,  m_k 1  ]]
+
+Pinocchio orders 6-vectors ``[linear; angular]``; the conversion happens only in
+:func:`to_pinocchio_order` / :func:`from_pinocchio_order` below.
+
+The numba kernels here write into caller-provided arrays so that the O(n) recursions do
+not allocate per body (they run on 100,000-body chains).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ---------------------------------------------------------------------------------------
+# The one place where Pinocchio's [linear; angular] meets DeNOC's [angular; linear].
+# ---------------------------------------------------------------------------------------
+
+
+_SWAP = np.r_[3:6, 0:3]  # the half-swap is its own inverse
+
+
+def _swap_halves(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.shape[-1] != 6:
+        raise ValueError(f"expected a last dimension of 6, got shape {x.shape}")
+    return x[..., _SWAP]
+
+
+def from_pinocchio_order(x: np.ndarray) -> np.ndarray:
+    """[linear; angular] (Pinocchio) → [angular; linear] (DeNOC) for 6-vectors of shape (..., 6)."""
+    return _swap_halves(x)
+
+
+def to_pinocchio_order(x: np.ndarray) -> np.ndarray:
+    """[angular; linear] (DeNOC) → [linear; angular] (Pinocchio) for 6-vectors of shape (..., 6)."""
+    return _swap_halves(x)
+
+
+def from_pinocchio_matrix(X: np.ndarray) -> np.ndarray:
+    """Reorder a (..., 6, 6) spatial matrix from Pinocchio's block order to DeNOC's (and back)."""
+    X = np.asarray(X, dtype=float)
+    if X.shape[-2:] != (6, 6):
+        raise ValueError(f"expected a (..., 6, 6) matrix, got shape {X.shape}")
+    return X[..., _SWAP, :][..., :, _SWAP]
+
+
+# ---------------------------------------------------------------------------------------
+# Small 3-D helpers.
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def skew(x):
+    """x̃, the 3x3 skew-symmetric matrix with x̃ y = x × y."""
+    S = np.zeros((3, 3))
+    S[0, 1] = -x[2]
+    S[0, 2] = x[1]
+    S[1, 0] = x[2]
+    S[1, 2] = -x[0]
+    S[2, 0] = -x[1]
+    S[2, 1] = x[0]
+    return S
+
+
+@njit(cache=True)
+def axis_angle(e, angle):
+    """Rotation matrix by ``angle`` about the unit vector ``e`` (Rodrigues)."""
+    c = np.cos(angle)
+    s = np.sin(angle)
+    C = 1.0 - c
+    x, y, z = e[0], e[1], e[2]
+    R = np.empty((3, 3))
+    R[0, 0] = c + x * x * C
+    R[0, 1] = x * y * C - z * s
+    R[0, 2] = x * z * C + y * s
+    R[1, 0] = y * x * C + z * s
+    R[1, 1] = c + y * y * C
+    R[1, 2] = y * z * C - x * s
+    R[2, 0] = z * x * C - y * s
+    R[2, 1] = z * y * C + x * s
+    R[2, 2] = c + z * z * C
+    return R
+
+
+@njit(cache=True)
+def cross_into(a, b, out):
+    """out = a × b (3-vectors; out may not alias a or b)."""
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True)
+def rotate_into(E, x, out):
+    """out = E x for a 3x3 E."""
+    for i in range(3):
+        out[i] = E[i, 0] * x[0] + E[i, 1] * x[1] + E[i, 2] * x[2]
+
+
+@njit(cache=True)
+def rotate_T_into(E, x, out):
+    """out = Eᵀ x for a 3x3 E."""
+    for i in range(3):
+        out[i] = E[0, i] * x[0] + E[1, i] * x[1] + E[2, i] * x[2]
+
+
+@njit(cache=True)
+def matmul_into(A, B, out):
+    """out = A B for the small dense blocks of the recursions (no BLAS needed, any layout)."""
+    n, m, l = A.shape[0], A.shape[1], B.shape[1]
+    for i in range(n):
+        for j in range(l):
+            s = 0.0
+            for p in range(m):
+                s += A[i, p] * B[p, j]
+            out[i, j] = s
+
+
+@njit(cache=True)
+def matmul_tn_into(A, B, out):
+    """out = Aᵀ B."""
+    n, m, l = A.shape[1], A.shape[0], B.shape[1]
+    for i in range(n):
+        for j in range(l):
+            s = 0.0
+            for p in range(m):
+                s += A[p, i] * B[p, j]
+            out[i, j] = s
+
+
+@njit(cache=True)
+def matmul_nt_into(A, B, out):
+    """out = A Bᵀ."""
+    n, m, l = A.shape[0], A.shape[1], B.shape[0]
+    for i in range(n):
+        for j in range(l):
+            s = 0.0
+            for p in range(m):
+                s += A[i, p] * B[j, p]
+            out[i, j] = s
+
+
+# ---------------------------------------------------------------------------------------
+# Twist propagation A_{k,β} (eq. 7b) and its transpose on wrenches.
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def twist_matrix(E, r):
+    """The 6x6 twist-propagation matrix A_{k,β} = [[E, O], [-E r̃, E]] (eq. 7b in frame k)."""
+    A = np.zeros((6, 6))
+    Er = np.zeros((3, 3))
+    matmul_into(E, skew(r), Er)
+    for i in range(3):
+        for j in range(3):
+            A[i, j] = E[i, j]
+            A[3 + i, 3 + j] = E[i, j]
+            A[3 + i, j] = -Er[i, j]
+    return A
+
+
+@njit(cache=True)
+def propagate_twist(E, r, t_b, out):
+    """out = A_{k,β} t_β: ω_k = E ω_β, ȯ_k = E (ȯ_β + ω_β × r)."""
+    c0 = t_b[1] * r[2] - t_b[2] * r[1] + t_b[3]
+    c1 = t_b[2] * r[0] - t_b[0] * r[2] + t_b[4]
+    c2 = t_b[0] * r[1] - t_b[1] * r[0] + t_b[5]
+    for i in range(3):
+        out[i] = E[i, 0] * t_b[0] + E[i, 1] * t_b[1] + E[i, 2] * t_b[2]
+        out[3 + i] = E[i, 0] * c0 + E[i, 1] * c1 + E[i, 2] * c2
+
+
+@njit(cache=True)
+def add_transferred_wrench(E, r, w_k, out_b):
+    """out_b += A_{k,β}ᵀ w_k: f_β = Eᵀ f_k, n_β = Eᵀ n_k + r × f_β."""
+    f0 = E[0, 0] * w_k[3] + E[1, 0] * w_k[4] + E[2, 0] * w_k[5]
+    f1 = E[0, 1] * w_k[3] + E[1, 1] * w_k[4] + E[2, 1] * w_k[5]
+    f2 = E[0, 2] * w_k[3] + E[1, 2] * w_k[4] + E[2, 2] * w_k[5]
+    for i in range(3):
+        out_b[i] += E[0, i] * w_k[0] + E[1, i] * w_k[1] + E[2, i] * w_k[2]
+    out_b[0] += r[1] * f2 - r[2] * f1
+    out_b[1] += r[2] * f0 - r[0] * f2
+    out_b[2] += r[0] * f1 - r[1] * f0
+    out_b[3] += f0
+    out_b[4] += f1
+    out_b[5] += f2
+
+
+@njit(cache=True)
+def add_congruence(E, r, X, out):
+    """out += A_{k,β}ᵀ X A_{k,β} for a 6x6 X (eq. 17 and eq. 20 / A.6)."""
+    A = twist_matrix(E, r)
+    XA = np.zeros((6, 6))
+    matmul_into(X, A, XA)
+    for i in range(6):
+        for j in range(6):
+            s = 0.0
+            for p in range(6):
+                s += A[p, i] * XA[p, j]
+            out[i, j] += s
+
+
+# ---------------------------------------------------------------------------------------
+# Mass matrix (eq. 2b) and the Newton-Euler wrench w_k = M_k ṫ_k + Ω_k M_k E_k t_k.
+# ---------------------------------------------------------------------------------------
+
+
+def mass_matrix(m: float, d: np.ndarray, I_o: np.ndarray) -> np.ndarray:
+    """M_k = [[I_k, m d̃], [-m d̃, m 1]] with I_k about the body origin and d the centre of mass."""
+    d = np.asarray(d, dtype=float)
+    D = np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
+    M = np.zeros((6, 6))
+    M[:3, :3] = I_o
+    M[:3, 3:] = m * D
+    M[3:, :3] = -m * D
+    M[3:, 3:] = m * np.eye(3)
+    return M
+
+
+def inertia_about_origin(m: float, com: np.ndarray, I_c: np.ndarray) -> np.ndarray:
+    """Parallel-axis theorem: I_o = I_c + m (|c|² 1 − c cᵀ)."""
+    com = np.asarray(com, dtype=float)
+    return np.asarray(I_c, dtype=float) + m * (com @ com * np.eye(3) - np.outer(com, com))
+
+
+@njit(cache=True)
+def newton_euler_wrench(Mk, t, tdot, out):
+    """out = M_k ṫ_k + Ω_k M_k E_k t_k (eq. 1/2b): E_k keeps ω, Ω_k = diag(ω̃, ω̃)."""
+    w0, w1, w2 = t[0], t[1], t[2]
+    # M_k E_k t_k uses only the angular part of the twist.
+    h = np.empty(6)
+    for i in range(6):
+        h[i] = Mk[i, 0] * w0 + Mk[i, 1] * w1 + Mk[i, 2] * w2
+    for i in range(6):
+        acc = 0.0
+        for j in range(6):
+            acc += Mk[i, j] * tdot[j]
+        out[i] = acc
+    out[0] += w1 * h[2] - w2 * h[1]
+    out[1] += w2 * h[0] - w0 * h[2]
+    out[2] += w0 * h[1] - w1 * h[0]
+    out[3] += w1 * h[5] - w2 * h[4]
+    out[4] += w2 * h[3] - w0 * h[5]
+    out[5] += w0 * h[4] - w1 * h[3]
+
+
+# ---------------------------------------------------------------------------------------
+# Inverse of the small symmetric positive-definite blocks Î_k (z_k x z_k, z_k ≤ 6).
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def spd_inverse_into(A, n, out):
+    """out[:n, :n] = A[:n, :n]⁻¹ by Cholesky; returns False when A is not positive definite."""
+    if n == 1:
+        if not (A[0, 0] > 0.0):
+            return False
+        out[0, 0] = 1.0 / A[0, 0]
+        return True
+    L = np.zeros((n, n))
+    for j in range(n):
+        s = A[j, j]
+        for p in range(j):
+            s -= L[j, p] * L[j, p]
+        if not (s > 0.0):
+            return False
+        L[j, j] = np.sqrt(s)
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for p in range(j):
+                s -= L[i, p] * L[j, p]
+            L[i, j] = s / L[j, j]
+    # Linv, then A⁻¹ = Linvᵀ Linv.
+    Li = np.zeros((n, n))
+    for j in range(n):
+        Li[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, n):
+            s = 0.0
+            for p in range(j, i):
+                s -= L[i, p] * Li[p, j]
+            Li[i, j] = s / L[i, i]
+    for i in range(n):
+        for j in range(n):
+            s = 0.0
+            for p in range(max(i, j), n):
+                s += Li[p, i] * Li[p, j]
+            out[i, j] = s
+    return True
