@@ -12,6 +12,7 @@ from .algorithms import (
 from .model import Data, Frame, Model, ModelError
 from .modules import Module
 from .pinocchio_bridge import from_pinocchio
+from .urdf import InertiaWarning, load_urdf
 
 __version__ = "0.1.0"
 
@@ -19,6 +20,7 @@ __all__ = [
     "DENSE_LIMIT",
     "Data",
     "Frame",
+    "InertiaWarning",
     "Model",
     "ModelError",
     "Module",
@@ -27,6 +29,7 @@ __all__ = [
     "gim",
     "gim_inverse",
     "inverse_dynamics",
+    "load_urdf",
     "nonlinear_effects",
     "udut",
 ]

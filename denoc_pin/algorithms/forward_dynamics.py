@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..model import Data, Model, check_data, vector
+from ..model import Data, Model, ModelError, check_data, vector
 from ..spatial import (
     add_congruence,
     add_transferred_wrench,
@@ -134,6 +134,45 @@ def factor(model: Model, data: Data) -> None:
             f"the generalized inertia matrix is singular at this configuration: joint {model.names[k]!r} moves no mass "
             f"(articulated inertia Î_k is not positive definite)"
         )
+
+
+def check_not_singular(model: Model, where: str) -> None:
+    """Refuse a model whose GIM is singular everywhere: a movable joint that moves no mass.
+
+    First structurally (a subtree with zero mass and zero inertia, e.g. a massless leaf
+    link), then by the UDUᵀ pivots Î_k at a generic (seeded random) configuration.
+    """
+    nj = model.njoints
+    has_inertia = np.array([model.masses[k] > 0 or np.any(model.inertias[k] != 0) for k in range(nj)])
+    subtree = has_inertia.copy()
+    for k in range(nj - 1, 0, -1):
+        subtree[model.parents[k]] |= subtree[k]
+    for k in range(1, nj):
+        if not subtree[k]:
+            leaves = [model.link_names[c] for c in range(k, nj) if _is_in_subtree(model, c, k)]
+            raise ModelError(
+                f"{where}: joint {model.names[k]!r} moves only massless links ({', '.join(map(repr, leaves))}), so the "
+                "generalized inertia matrix is singular; give the link an <inertial> or make the joint fixed"
+            )
+    data = model.create_data()
+    rng = np.random.default_rng(12345)
+    q = rng.uniform(-np.pi, np.pi, model.nq)
+    _kinematics(model, data, q)
+    k = udut_factor(
+        model.parents, model.module_ptr, model.module_bodies, model.nvs, model.M,
+        data.E, data.r, data.S, data.M_hat, data.Psi_hat, data.Psi, data.I_hat, data.I_hat_inv,
+    )  # fmt: skip
+    if k:
+        raise ModelError(
+            f"{where}: joint {model.names[k]!r} moves no inertia about its axis at a generic configuration, so the "
+            "generalized inertia matrix is singular"
+        )
+
+
+def _is_in_subtree(model: Model, k: int, root: int) -> bool:
+    while k > root:
+        k = model.parents[k]
+    return k == root
 
 
 def solve(model: Model, data: Data, phi: np.ndarray, eta: np.ndarray, mu: np.ndarray, out: np.ndarray) -> np.ndarray:

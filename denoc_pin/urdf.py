@@ -1,0 +1,310 @@
+"""URDF → :class:`Model`, with the same joint order and q/v layout as ``pinocchio.buildModelFromUrdf``.
+
+Parsing is yourdfpy's (the maintained successor of urdfpy).  Before it runs, the XML is
+checked here so that a bad file gives a :class:`ModelError` naming the file, the element
+(and its line) and what is wrong, never a traceback from inside lxml or yourdfpy.
+
+Body order follows Pinocchio (urdfdom): a depth-first walk from the root link in which the
+child joints of a link are visited in the byte order of their names.  Fixed joints are
+merged: the child link's inertia is added to the parent body, as Pinocchio does.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .algorithms.forward_dynamics import check_not_singular
+from .model import CONTINUOUS, PRISMATIC, REVOLUTE, Frame, Model, ModelError
+from .spatial import inertia_about_origin
+
+URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+SUPPORTED_JOINT_TYPES = {"revolute": REVOLUTE, "continuous": CONTINUOUS, "prismatic": PRISMATIC, "fixed": None}
+ROOT_JOINTS = (None,)
+
+# Numeric attributes checked before parsing: element tag -> {attribute: number of values}.
+_NUMERIC = {
+    "origin": {"xyz": 3, "rpy": 3},
+    "axis": {"xyz": 3},
+    "mass": {"value": 1},
+    "inertia": {a: 1 for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
+    "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
+    "dynamics": {"damping": 1, "friction": 1},
+    "mimic": {"multiplier": 1, "offset": 1},
+    "safety_controller": {"soft_lower_limit": 1, "soft_upper_limit": 1, "k_position": 1, "k_velocity": 1},
+    "calibration": {"rising": 1, "falling": 1},
+    "color": {"rgba": 4},
+    "box": {"size": 3},
+    "cylinder": {"radius": 1, "length": 1},
+    "sphere": {"radius": 1},
+    "mesh": {"scale": 3},
+}
+# Relative tolerance for the inertia checks: CAD exports round principal moments.
+_INERTIA_RTOL = 1e-6
+
+
+def _names(items, limit: int = 25) -> str:
+    items = list(items)
+    shown = ", ".join(repr(x) for x in items[:limit])
+    return shown + (f", … ({len(items)} in all)" if len(items) > limit else "")
+
+
+def _where(el) -> str:
+    """'<origin> of joint "j1" (line 12)' for an element inside a link or joint."""
+    owner = el
+    while owner is not None and owner.tag not in ("link", "joint"):
+        owner = owner.getparent()
+    what = f"<{el.tag}>"
+    if owner is not None and owner is not el:
+        what += f" of {owner.tag} {owner.get('name')!r}"
+    return f"{what} (line {el.sourceline})"
+
+
+def _check_xml(path: Path):
+    """Parse with lxml and check everything yourdfpy would otherwise choke on."""
+    from lxml import etree
+
+    try:
+        tree = etree.parse(str(path), etree.XMLParser(remove_comments=True))
+    except etree.XMLSyntaxError as e:
+        raise ModelError(f"{path}: malformed XML: {e}") from None
+    robot = tree.getroot()
+    if robot.tag != "robot":
+        raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
+    for el in robot.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr, count in _NUMERIC.get(el.tag, {}).items():
+            raw = el.get(attr)
+            if raw is None:
+                continue
+            parts = raw.split()
+            try:
+                values = [float(x) for x in parts]
+            except ValueError:
+                values = None
+            if values is None or len(values) != count or not all(math.isfinite(x) for x in values):
+                raise ModelError(
+                    f"{path}: {_where(el)}: attribute {attr}={raw!r} is not {count} finite number{'s' * (count > 1)}"
+                )
+    seen: dict[str, dict[str, int]] = {"link": {}, "joint": {}}
+    for tag in ("link", "joint"):
+        for el in robot.findall(tag):
+            name = el.get("name")
+            if not name:
+                raise ModelError(f"{path}: <{tag}> (line {el.sourceline}) has no name attribute")
+            if name in seen[tag]:
+                raise ModelError(f"{path}: two <{tag}> elements named {name!r} (lines {seen[tag][name]} and {el.sourceline})")
+            seen[tag][name] = el.sourceline
+    for el in robot.findall("joint"):
+        name = el.get("name")
+        jtype = el.get("type")
+        if jtype not in URDF_JOINT_TYPES:
+            raise ModelError(
+                f"{path}: joint {name!r} (line {el.sourceline}) has unknown type {jtype!r}; "
+                f"URDF joint types are: {', '.join(URDF_JOINT_TYPES)}"
+            )
+        for sub in ("parent", "child"):
+            s = el.find(sub)
+            if s is None or not s.get("link"):
+                raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has no <{sub} link=\"…\"/>")
+    for el in robot.findall("link"):
+        inertial = el.find("inertial")
+        if inertial is not None and inertial.find("mass") is None:
+            raise ModelError(f"{path}: <inertial> of link {el.get('name')!r} (line {inertial.sourceline}) has no <mass>")
+    return robot
+
+
+class InertiaWarning(UserWarning):
+    """A link inertia that is physically inconsistent but still usable (Pinocchio accepts it too)."""
+
+
+def _check_inertia(path: Path, link: str, m: float, I: np.ndarray, strict: bool) -> None:
+    """Negative mass is always refused; physical-consistency violations warn, or raise when ``strict``."""
+    if m < 0:
+        raise ModelError(f"{path}: link {link!r} has a negative mass ({m})")
+    problem = None
+    # Principal moments below this are rounding noise of a point mass (kg m²).
+    tol = _INERTIA_RTOL * abs(np.trace(I)) + 1e-15
+    if m == 0:
+        if np.any(I != 0):
+            problem = f"link {link!r} has zero mass but a non-zero inertia; a massless link has both zero"
+    else:
+        lam = np.linalg.eigvalsh(I)
+        if lam[0] < -tol:
+            problem = f"the inertia of link {link!r} is not positive semi-definite (principal moments {lam.tolist()})"
+        elif lam[2] > lam[0] + lam[1] + tol:
+            problem = (
+                f"the inertia of link {link!r} breaks the triangle inequality: principal moments {lam.tolist()}, "
+                "the largest exceeds the sum of the other two"
+            )
+    if problem is None:
+        return
+    if strict:
+        raise ModelError(f"{path}: {problem}")
+    warnings.warn(f"{path}: {problem} (loaded as is, as Pinocchio does; strict=True refuses it)", InertiaWarning, stacklevel=3)
+
+
+def _pose(T) -> tuple[np.ndarray, np.ndarray]:
+    if T is None:
+        return np.eye(3), np.zeros(3)
+    T = np.asarray(T, dtype=float)
+    return T[:3, :3].copy(), T[:3, 3].copy()
+
+
+def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
+    """Load a URDF file into a :class:`Model` with Pinocchio's joint order and q/v layout.
+
+    root_joint: None (fixed base: the root link is the base, M_0).
+    strict: also refuse physically inconsistent inertias (not positive semi-definite,
+    triangle inequality broken, zero mass with non-zero inertia).  By default these load
+    with an :class:`InertiaWarning`, as Pinocchio loads them: many standard URDFs (anymal,
+    pr2, tiago, allegro, …) carry such CAD inertias.
+    Raises :class:`ModelError` naming the file, the element and the problem for a bad file.
+    """
+    import yourdfpy
+
+    if root_joint not in ROOT_JOINTS:
+        raise ValueError(f"root_joint must be one of {ROOT_JOINTS}, got {root_joint!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    _check_xml(path)
+    try:
+        urdf = yourdfpy.URDF.load(
+            str(path), build_scene_graph=False, build_collision_scene_graph=False, load_meshes=False, load_collision_meshes=False
+        )
+    except Exception as e:  # yourdfpy's own failures, after our checks, still get a clear message
+        raise ModelError(f"{path}: yourdfpy could not read the file: {e}") from None
+    robot = urdf.robot
+    links = {link.name: link for link in robot.links}
+    if not links:
+        raise ModelError(f"{path}: <robot> has no <link>")
+
+    # --- topology: one parent per link, one root, no cycle -----------------------------
+    parent_joint: dict[str, object] = {}
+    children: dict[str, list] = {name: [] for name in links}
+    for j in robot.joints:
+        for role, link in (("parent", j.parent), ("child", j.child)):
+            if link not in links:
+                raise ModelError(f"{path}: joint {j.name!r} names unknown {role} link {link!r}; links are: {_names(links)}")
+        if j.child in parent_joint:
+            raise ModelError(
+                f"{path}: link {j.child!r} has two parents: joints {parent_joint[j.child].name!r} and {j.name!r}"
+            )
+        parent_joint[j.child] = j
+        children[j.parent].append(j)
+    roots = [name for name in links if name not in parent_joint]
+    if len(roots) > 1:
+        raise ModelError(
+            f"{path}: more than one root link ({_names(roots)}); every link but one must be the child of a joint"
+        )
+    reached = set()
+    if roots:
+        stack = [roots[0]]
+        while stack:
+            name = stack.pop()
+            reached.add(name)
+            stack.extend(j.child for j in children[name])
+    if len(reached) != len(links):
+        start = next(name for name in links if name not in reached)
+        cycle, name = [], start
+        while name not in cycle:
+            cycle.append(name)
+            name = parent_joint[name].parent
+        cycle = cycle[cycle.index(name) :]
+        raise ModelError(f"{path}: kinematic cycle through links {' → '.join(reversed(cycle))} → {cycle[-1]}")
+    root = roots[0]
+
+    for j in robot.joints:
+        if j.type not in SUPPORTED_JOINT_TYPES:
+            raise ModelError(
+                f"{path}: joint {j.name!r} has type {j.type!r}, which denoc_pin does not support inside a URDF tree; "
+                f"supported: {', '.join(SUPPORTED_JOINT_TYPES)}"
+            )
+    for name, link in links.items():
+        if link.inertial is not None:
+            _check_inertia(path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict)
+
+    # --- bodies in Pinocchio's order, fixed joints merged ------------------------------
+    names, link_names, parents, kinds, axes, PR, Pp = ["universe"], [root], [0], [0], [np.zeros(3)], [np.eye(3)], [np.zeros(3)]
+    body_of = {root: 0}
+    pose_in_body = {root: (np.eye(3), np.zeros(3))}
+
+    def child_joints(link: str) -> list:
+        # Reversed so that popping the stack visits siblings in name order.
+        return sorted(children[link], key=lambda j: j.name.encode(), reverse=True)
+
+    stack = child_joints(root)  # explicit stack: chains of any length, no recursion limit
+    while stack:
+        j = stack.pop()
+        Rl, pl = pose_in_body[j.parent]
+        Ro, po = _pose(j.origin)
+        R, p = Rl @ Ro, Rl @ po + pl  # joint frame in the parent body's frame
+        if j.type == "fixed":
+            body_of[j.child] = body_of[j.parent]
+            pose_in_body[j.child] = (R, p)
+        else:
+            axis = np.array([1.0, 0.0, 0.0]) if j.axis is None else np.asarray(j.axis, dtype=float)
+            n = np.linalg.norm(axis)
+            if not n > 0:
+                raise ModelError(f"{path}: joint {j.name!r} has a zero-length <axis> ({axis.tolist()})")
+            names.append(j.name)
+            link_names.append(j.child)
+            parents.append(body_of[j.parent])
+            kinds.append(SUPPORTED_JOINT_TYPES[j.type])
+            axes.append(axis / n)
+            PR.append(R)
+            Pp.append(p)
+            body_of[j.child] = len(names) - 1
+            pose_in_body[j.child] = (np.eye(3), np.zeros(3))
+        stack.extend(child_joints(j.child))
+    nj = len(names)
+    if nj < 2:
+        raise ModelError(f"{path}: the robot has no movable joint (revolute, continuous or prismatic)")
+
+    # --- inertias, summed per body about the body origin -------------------------------
+    mass = np.zeros(nj)
+    first_moment = np.zeros((nj, 3))
+    I_o = np.zeros((nj, 3, 3))
+    for name, link in links.items():
+        if link.inertial is None:
+            continue  # zero mass with an inertia still counts: Pinocchio keeps it too
+        k = body_of[name]
+        Rl, pl = pose_in_body[name]
+        Ri, pi = _pose(link.inertial.origin)
+        R, c = Rl @ Ri, Rl @ pi + pl
+        m = float(link.inertial.mass)
+        I_c = R @ np.asarray(link.inertial.inertia, dtype=float) @ R.T
+        mass[k] += m
+        first_moment[k] += m * c
+        I_o[k] += inertia_about_origin(m, c, I_c)
+    com = np.zeros((nj, 3))
+    I_com = np.zeros((nj, 3, 3))
+    for k in range(nj):
+        if mass[k] > 0:
+            com[k] = first_moment[k] / mass[k]
+            I_com[k] = I_o[k] - inertia_about_origin(mass[k], com[k], np.zeros((3, 3)))
+        else:
+            I_com[k] = I_o[k]
+    frames = [Frame(name, body_of[name], *pose_in_body[name]) for name in links]
+    model = Model(
+        name=robot.name or path.stem,
+        names=names,
+        link_names=link_names,
+        parents=parents,
+        kinds=kinds,
+        axes=axes,
+        placement_rotation=PR,
+        placement_translation=Pp,
+        masses=mass,
+        coms=com,
+        inertias=I_com,
+        frames=frames,
+        source=str(path),
+    )
+    check_not_singular(model, where=str(path))
+    return model
