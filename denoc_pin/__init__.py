@@ -2,6 +2,8 @@
 
 from .algorithms import (
     DENSE_LIMIT,
+    DenocMatrices,
+    denoc_matrices,
     forward_dynamics,
     gim,
     gim_inverse,
@@ -19,11 +21,13 @@ __version__ = "0.1.0"
 __all__ = [
     "DENSE_LIMIT",
     "Data",
+    "DenocMatrices",
     "Frame",
     "InertiaWarning",
     "Model",
     "ModelError",
     "Module",
+    "denoc_matrices",
     "forward_dynamics",
     "from_pinocchio",
     "gim",

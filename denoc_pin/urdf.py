@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .algorithms.forward_dynamics import check_not_singular
+from .algorithms.forward import check_not_singular
 from .model import CONTINUOUS, PRISMATIC, REVOLUTE, Frame, Model, ModelError
 from .spatial import inertia_about_origin
 

@@ -21,8 +21,8 @@ from ..spatial import (
     propagate_twist,
     spd_inverse_into,
 )
-from . import inverse_dynamics as _id
-from .gim import ancestor_blocks, check_dense_size
+from . import inverse as _id
+from .composite import ancestor_blocks, check_dense_size
 from .kinematics import joint_kinematics
 
 

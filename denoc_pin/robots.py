@@ -1,0 +1,54 @@
+"""Where the standard robots of example-robot-data live, by short name (``panda``, ``ur5``, …)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+# Short names for files whose stem is not the name people use.
+ALIASES = {
+    "ur3": "ur_description/urdf/ur3_robot.urdf",
+    "ur5": "ur_description/urdf/ur5_robot.urdf",
+    "ur10": "ur_description/urdf/ur10_robot.urdf",
+    "anymal": "anymal_b_simple_description/robots/anymal.urdf",
+    "anymal_b": "anymal_b_simple_description/robots/anymal.urdf",
+    "anymal_c": "anymal_c_simple_description/urdf/anymal.urdf",
+    "allegro": "allegro_hand_description/urdf/allegro_right_hand.urdf",
+    "g1": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+    "romeo": "romeo_description/urdf/romeo_small.urdf",
+}
+
+
+@lru_cache(maxsize=1)
+def robots_dir() -> Path | None:
+    """The ``robots`` folder of the installed example-robot-data package, or None."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("example-robot-data")
+    except metadata.PackageNotFoundError:
+        return None
+    path = Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
+    return path if path.is_dir() else None
+
+
+def example_robot_names() -> list[str]:
+    """Every short name :func:`example_robot_urdf` accepts."""
+    root = robots_dir()
+    if root is None:
+        return []
+    stems = {p.stem for p in root.glob("*/*/*.urdf")}
+    return sorted(stems | set(ALIASES))
+
+
+def example_robot_urdf(name: str) -> Path:
+    """Path of an example-robot-data URDF: an alias (``ur5``, ``anymal``) or a file stem (``panda``)."""
+    root = robots_dir()
+    if root is None:
+        raise FileNotFoundError("example-robot-data is not installed (pip install example-robot-data)")
+    if name in ALIASES:
+        return root / ALIASES[name]
+    found = sorted(root.glob(f"*/*/{name}.urdf"))
+    if not found:
+        raise FileNotFoundError(f"no example-robot-data robot {name!r}; known: {', '.join(example_robot_names())}")
+    return found[0]
