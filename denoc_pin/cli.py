@@ -60,22 +60,37 @@ def cmd_validate(args) -> int:
     if args.json:
         print(
             json.dumps(
-                {"urdf": str(path), "nq": model.nq, "nv": model.nv, "samples": args.samples, "seed": args.seed,
-                 "passed": ok, "checks": as_json(checks)},
+                {
+                    "urdf": str(path),
+                    "nq": model.nq,
+                    "nv": model.nv,
+                    "samples": args.samples,
+                    "seed": args.seed,
+                    "passed": ok,
+                    "checks": as_json(checks),
+                },
                 indent=2,
             )  # fmt: skip
         )
     else:
-        title = f"{path}: {model.name!r}, nq={model.nq}, nv={model.nv}, {len(model.modules)} modules, {args.samples} random states (seed {args.seed})"
+        title = (
+            f"{path}: {model.name!r}, nq={model.nq}, nv={model.nv}, {len(model.modules)} modules, "
+            f"{args.samples} random states (seed {args.seed})"
+        )
         print(format_table(checks, title))
         print(f"\n{'PASS' if ok else 'FAIL'}: relative error ≤ 1e-9 (or absolute ≤ 1e-12 where Pinocchio's value is 0)")
     return 0 if ok else 1
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="denoc-pin", description="DeNOC recursive dynamics, checked against Pinocchio")
+    parser = argparse.ArgumentParser(
+        prog="denoc-pin", description="DeNOC recursive dynamics, checked against Pinocchio"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, help_ in [("info", "model summary and its kinematic-module tree"), ("validate", "every algorithm vs Pinocchio")]:
+    for name, help_ in [
+        ("info", "model summary and its kinematic-module tree"),
+        ("validate", "every algorithm vs Pinocchio"),
+    ]:
         p = sub.add_parser(name, help=help_)
         p.add_argument("urdf", help="URDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
         p.add_argument("--strict", action="store_true", help="refuse physically inconsistent inertias")

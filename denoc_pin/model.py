@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .modules import Module, decompose, draw_module_tree, module_arrays
+from .modules import decompose, draw_module_tree, module_arrays
 from .spatial import inertia_about_origin, mass_matrix
 
 
@@ -110,7 +110,10 @@ class Model:
         coms = np.asarray(coms, dtype=float).reshape(njoints, 3)
         inertias = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
         M = np.stack(
-            [mass_matrix(masses[k], coms[k], inertia_about_origin(masses[k], coms[k], inertias[k])) for k in range(njoints)]
+            [
+                mass_matrix(masses[k], coms[k], inertia_about_origin(masses[k], coms[k], inertias[k]))
+                for k in range(njoints)
+            ]
         )
         M[0] = 0.0  # the base never moves; its inertia plays no part
         set_ = object.__setattr__
@@ -158,13 +161,18 @@ class Model:
         try:
             return self.names.index(name)
         except ValueError:
-            raise ModelError(f"no joint {name!r} in model {self.name!r}; joints are: {', '.join(self.names[1:])}") from None
+            raise ModelError(
+                f"no joint {name!r} in model {self.name!r}; joints are: {', '.join(self.names[1:])}"
+            ) from None
 
     def __repr__(self) -> str:
-        return f"<denoc_pin.Model {self.name!r}: {self.njoints - 1} bodies, nq={self.nq}, nv={self.nv}, {len(self.modules)} modules>"
+        bodies, modules = self.njoints - 1, len(self.modules)
+        return f"<denoc_pin.Model {self.name!r}: {bodies} bodies, nq={self.nq}, nv={self.nv}, {modules} modules>"
 
     def __str__(self) -> str:
-        head = f"Model {self.name!r}: nq={self.nq}, nv={self.nv}, {self.njoints - 1} bodies, {len(self.modules)} modules"
+        head = (
+            f"Model {self.name!r}: nq={self.nq}, nv={self.nv}, {self.njoints - 1} bodies, {len(self.modules)} modules"
+        )
         return head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
 
 

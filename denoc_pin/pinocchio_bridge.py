@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .algorithms.forward import check_not_singular
 from .model import CONTINUOUS, PRISMATIC, REVOLUTE, Frame, Model, ModelError
 from .spatial import from_pinocchio_order
 
@@ -64,7 +65,7 @@ def from_pinocchio(pin_model) -> Model:
             if j not in seen and np.allclose(f.placement.homogeneous, np.eye(4)):
                 link_names[j] = f.name
                 seen.add(j)
-    return Model(
+    model = Model(
         name=pin_model.name,
         names=list(pin_model.names),
         link_names=link_names,
@@ -80,3 +81,5 @@ def from_pinocchio(pin_model) -> Model:
         gravity=np.array(pin_model.gravity.linear),
         source="pinocchio",
     )
+    check_not_singular(model, where=f"pinocchio model {pin_model.name!r}")
+    return model

@@ -97,7 +97,9 @@ def _check_xml(path: Path):
             if not name:
                 raise ModelError(f"{path}: <{tag}> (line {el.sourceline}) has no name attribute")
             if name in seen[tag]:
-                raise ModelError(f"{path}: two <{tag}> elements named {name!r} (lines {seen[tag][name]} and {el.sourceline})")
+                raise ModelError(
+                    f"{path}: two <{tag}> elements named {name!r} (lines {seen[tag][name]} and {el.sourceline})"
+                )
             seen[tag][name] = el.sourceline
     for el in robot.findall("joint"):
         name = el.get("name")
@@ -110,11 +112,13 @@ def _check_xml(path: Path):
         for sub in ("parent", "child"):
             s = el.find(sub)
             if s is None or not s.get("link"):
-                raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has no <{sub} link=\"…\"/>")
+                raise ModelError(f'{path}: joint {name!r} (line {el.sourceline}) has no <{sub} link="…"/>')
     for el in robot.findall("link"):
         inertial = el.find("inertial")
         if inertial is not None and inertial.find("mass") is None:
-            raise ModelError(f"{path}: <inertial> of link {el.get('name')!r} (line {inertial.sourceline}) has no <mass>")
+            raise ModelError(
+                f"{path}: <inertial> of link {el.get('name')!r} (line {inertial.sourceline}) has no <mass>"
+            )
     return robot
 
 
@@ -145,7 +149,9 @@ def _check_inertia(path: Path, link: str, m: float, I: np.ndarray, strict: bool)
         return
     if strict:
         raise ModelError(f"{path}: {problem}")
-    warnings.warn(f"{path}: {problem} (loaded as is, as Pinocchio does; strict=True refuses it)", InertiaWarning, stacklevel=3)
+    warnings.warn(
+        f"{path}: {problem} (loaded as is, as Pinocchio does; strict=True refuses it)", InertiaWarning, stacklevel=3
+    )
 
 
 def _pose(T) -> tuple[np.ndarray, np.ndarray]:
@@ -175,7 +181,11 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     _check_xml(path)
     try:
         urdf = yourdfpy.URDF.load(
-            str(path), build_scene_graph=False, build_collision_scene_graph=False, load_meshes=False, load_collision_meshes=False
+            str(path),
+            build_scene_graph=False,
+            build_collision_scene_graph=False,
+            load_meshes=False,
+            load_collision_meshes=False,
         )
     except Exception as e:  # yourdfpy's own failures, after our checks, still get a clear message
         raise ModelError(f"{path}: yourdfpy could not read the file: {e}") from None
@@ -190,7 +200,9 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     for j in robot.joints:
         for role, link in (("parent", j.parent), ("child", j.child)):
             if link not in links:
-                raise ModelError(f"{path}: joint {j.name!r} names unknown {role} link {link!r}; links are: {_names(links)}")
+                raise ModelError(
+                    f"{path}: joint {j.name!r} names unknown {role} link {link!r}; links are: {_names(links)}"
+                )
         if j.child in parent_joint:
             raise ModelError(
                 f"{path}: link {j.child!r} has two parents: joints {parent_joint[j.child].name!r} and {j.name!r}"
@@ -227,10 +239,20 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
             )
     for name, link in links.items():
         if link.inertial is not None:
-            _check_inertia(path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict)
+            _check_inertia(
+                path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict
+            )
 
     # --- bodies in Pinocchio's order, fixed joints merged ------------------------------
-    names, link_names, parents, kinds, axes, PR, Pp = ["universe"], [root], [0], [0], [np.zeros(3)], [np.eye(3)], [np.zeros(3)]
+    names, link_names, parents, kinds, axes, PR, Pp = (
+        ["universe"],
+        [root],
+        [0],
+        [0],
+        [np.zeros(3)],
+        [np.eye(3)],
+        [np.zeros(3)],
+    )
     body_of = {root: 0}
     pose_in_body = {root: (np.eye(3), np.zeros(3))}
 

@@ -104,7 +104,9 @@ def compare_with_pinocchio(model: Model, pin_model, samples: int = 10, seed: int
         fext[0] = 0.0
         pin_fext = [pin.Force(f) for f in fext]
         checks["id"].add(inverse_dynamics(model, data, q, v, a), pin.rnea(pin_model, pdata, q, v, a))
-        checks["id_fext"].add(inverse_dynamics(model, data, q, v, a, fext), pin.rnea(pin_model, pdata, q, v, a, pin_fext))
+        checks["id_fext"].add(
+            inverse_dynamics(model, data, q, v, a, fext), pin.rnea(pin_model, pdata, q, v, a, pin_fext)
+        )
         checks["fd"].add(forward_dynamics(model, data, q, v, tau), pin.aba(pin_model, pdata, q, v, tau))
         checks["fd_fext"].add(
             forward_dynamics(model, data, q, v, tau, fext), pin.aba(pin_model, pdata, q, v, tau, pin_fext)

@@ -97,7 +97,15 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     check_dense_size(model, "gim")
     q = vector(q, model.nq, "q")
     joint_kinematics(
-        model.kinds, model.idx_q, model.axes, model.placement_rotation, model.placement_translation, q, data.E, data.r, data.S
+        model.kinds,
+        model.idx_q,
+        model.axes,
+        model.placement_rotation,
+        model.placement_translation,
+        q,
+        data.E,
+        data.r,
+        data.S,
     )
     composite_inertias(model.parents, model.module_ptr, model.module_bodies, model.M, data.E, data.r, data.M_tilde)
     data.gim[:] = 0.0

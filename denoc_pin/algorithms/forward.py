@@ -197,7 +197,14 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     np.subtract(tau, h, out=data.phi)
     factor(model, data)
     nj = model.njoints
-    solve(model, data, data.phi.reshape(-1, 1), data.eta.reshape(nj, 1, 6), data.mu.reshape(nj, 1, 6), data.ddq.reshape(-1, 1))
+    solve(
+        model,
+        data,
+        data.phi.reshape(-1, 1),
+        data.eta.reshape(nj, 1, 6),
+        data.mu.reshape(nj, 1, 6),
+        data.ddq.reshape(-1, 1),
+    )
     return data.ddq.copy()
 
 
@@ -224,7 +231,15 @@ def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
 
 def _kinematics(model: Model, data: Data, q: np.ndarray) -> None:
     joint_kinematics(
-        model.kinds, model.idx_q, model.axes, model.placement_rotation, model.placement_translation, q, data.E, data.r, data.S
+        model.kinds,
+        model.idx_q,
+        model.axes,
+        model.placement_rotation,
+        model.placement_translation,
+        q,
+        data.E,
+        data.r,
+        data.S,
     )
 
 

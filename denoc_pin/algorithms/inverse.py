@@ -17,7 +17,9 @@ from .kinematics import joint_kinematics
 
 
 @njit(cache=True)
-def inverse_dynamics_kernel(parents, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, v, a, fext, t, tdot, w, w_tilde, tau):
+def inverse_dynamics_kernel(
+    parents, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, v, a, fext, t, tdot, w, w_tilde, tau
+):
     """Table 1 for a tree of kinematic modules; writes t, tdot, w, w_tilde and tau."""
     t[0, :] = 0.0
     tdot[0, 0:3] = 0.0
@@ -99,7 +101,15 @@ def inverse_dynamics_kernel(parents, module_ptr, module_bodies, idx_v, nvs, M, g
 def _run(model: Model, data: Data, q, v, a, fext) -> np.ndarray:
     """Kinematics plus Table 1 on validated arrays; leaves data.tau filled."""
     joint_kinematics(
-        model.kinds, model.idx_q, model.axes, model.placement_rotation, model.placement_translation, q, data.E, data.r, data.S
+        model.kinds,
+        model.idx_q,
+        model.axes,
+        model.placement_rotation,
+        model.placement_translation,
+        q,
+        data.E,
+        data.r,
+        data.S,
     )
     inverse_dynamics_kernel(
         model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, model.M, model.gravity,

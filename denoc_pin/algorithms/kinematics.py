@@ -31,9 +31,11 @@ def joint_kinematics(kinds, idx_q, axes, placement_R, placement_p, q, E, r, S):
         else:  # prismatic, the only other kind so far
             R[:, :] = placement_R[k]
             for c in range(3):
-                r[k, c] = placement_p[k, c] + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * q[iq]
+                r[k, c] = (
+                    placement_p[k, c]
+                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * q[iq]
+                )
             # p_k = [0; e_k] for a prismatic joint (eq. 7b)
             S[k, 3:6, 0] = e
         E[k, :, :] = R.T  # E_k maps parent-frame components into frame k
     return 0
-

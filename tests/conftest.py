@@ -1,0 +1,156 @@
+"""Shared test cases: bundled URDFs, example-robot-data robots and seeded random trees."""
+
+from __future__ import annotations
+
+import string
+import warnings
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import denoc_pin as dp
+from denoc_pin.robots import example_robot_urdf
+from denoc_pin.validate import errors
+
+ROOT = Path(__file__).resolve().parents[1]
+BUNDLED = sorted((ROOT / "urdf").glob("*.urdf"))
+# Fixed-base robots from example-robot-data: arms, a hand and a humanoid (branched trees),
+# and robots with continuous joints (double pendulum, baxter).
+EXAMPLE_ROBOTS = [
+    "panda",
+    "ur5",
+    "ur10",
+    "talos_left_arm",
+    "talos_reduced",
+    "allegro",
+    "double_pendulum_continuous",
+    "baxter",
+    "kinova",
+    "xarm7",
+]
+N_RANDOM_TREES = 50
+RTOL = 1e-9
+
+
+def assert_close(x, y, rtol: float = RTOL, atol: float = 1e-12, what: str = "") -> None:
+    """‖x − y‖∞ ≤ rtol ‖y‖∞, or ≤ atol when y vanishes; the message gives both errors."""
+    err, rel = errors(x, y)
+    assert rel <= rtol or err <= atol, f"{what}: abs error {err:.3e}, rel error {rel:.3e}"
+
+
+# ----------------------------------------------------------------------------------------
+# Seeded random trees, written as URDF text so that the loader is exercised too.
+# ----------------------------------------------------------------------------------------
+
+
+def _random_rotation(rng) -> np.ndarray:
+    Q, R = np.linalg.qr(rng.standard_normal((3, 3)))
+    Q = Q @ np.diag(np.sign(np.diag(R)))
+    return Q if np.linalg.det(Q) > 0 else -Q
+
+
+def _random_inertia(rng, m: float) -> np.ndarray:
+    """Rotated principal moments that satisfy the triangle inequality."""
+    a, b = rng.uniform(0.2, 1.0, 2) * m * 0.01
+    c = rng.uniform(abs(a - b), a + b) if rng.random() < 0.9 else a + b  # sometimes on the boundary (a lamina)
+    Q = _random_rotation(rng)
+    return Q @ np.diag([a, b, c]) @ Q.T
+
+
+def _fmt(*xs) -> str:
+    return " ".join(f"{float(x):.17g}" for x in xs)
+
+
+def _name(rng, used: set) -> str:
+    while True:
+        s = "".join(rng.choice(list(string.ascii_letters + string.digits + "_"), size=rng.integers(1, 8)))
+        if s not in used:
+            used.add(s)
+            return s
+
+
+def random_tree_urdf(seed: int, n_links: int | None = None) -> str:
+    """A random tree: revolute/continuous/prismatic/fixed joints, random axes (not always unit),
+    origins and inertias, random branching and random names (Pinocchio orders siblings by name)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 16)) if n_links is None else n_links
+    used: set = set()
+    links = ["root_" + _name(rng, used)]
+    parts = [f'<robot name="random_{seed}">', f'<link name="{links[0]}"/>']
+    joint_parent = {}
+    kinds = []
+    for i in range(n):
+        parent = links[int(rng.integers(0, len(links)))] if rng.random() < 0.6 else links[-1]
+        child = "l_" + _name(rng, used)
+        kind = rng.choice(["revolute", "continuous", "prismatic", "fixed"], p=[0.45, 0.2, 0.2, 0.15])
+        if i == 0 and kind == "fixed":
+            kind = "revolute"
+        kinds.append(kind)
+        joint_parent[child] = parent
+        xyz = rng.uniform(-0.3, 0.3, 3)
+        rpy = rng.uniform(-np.pi, np.pi, 3)
+        axis = rng.standard_normal(3) * (1.0 if rng.random() < 0.5 else rng.uniform(0.1, 3.0))
+        j = f'<joint name="j_{_name(rng, used)}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+        j += f'<origin xyz="{_fmt(*xyz)}" rpy="{_fmt(*rpy)}"/>'
+        if kind != "fixed":
+            j += f'<axis xyz="{_fmt(*axis)}"/>'
+        if kind in ("revolute", "prismatic"):
+            j += '<limit lower="-3" upper="3" effort="10" velocity="10"/>'
+        parts.append(j + "</joint>")
+        links.append(child)
+    has_child = set(joint_parent.values())
+    for link in links[1:]:
+        # Inner links may be massless; leaves always carry mass, so the GIM stays regular.
+        if link in has_child and rng.random() < 0.15:
+            parts.append(f'<link name="{link}"/>')
+            continue
+        m = float(rng.uniform(0.05, 3.0))
+        I = _random_inertia(rng, m)
+        c = rng.uniform(-0.2, 0.2, 3)
+        rpy = rng.uniform(-np.pi, np.pi, 3)
+        parts.append(
+            f'<link name="{link}"><inertial><origin xyz="{_fmt(*c)}" rpy="{_fmt(*rpy)}"/>'
+            f'<mass value="{_fmt(m)}"/><inertia ixx="{_fmt(I[0, 0])}" ixy="{_fmt(I[0, 1])}" ixz="{_fmt(I[0, 2])}" '
+            f'iyy="{_fmt(I[1, 1])}" iyz="{_fmt(I[1, 2])}" izz="{_fmt(I[2, 2])}"/></inertial></link>'
+        )
+    parts.append("</robot>")
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="session")
+def random_tree_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("random_trees")
+    for seed in range(N_RANDOM_TREES):
+        (d / f"tree_{seed:02d}.urdf").write_text(random_tree_urdf(seed))
+    return d
+
+
+@cache
+def load_pair(path: Path) -> tuple[dp.Model, pin.Model]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.InertiaWarning)  # standard URDFs with CAD inertias
+        model = dp.load_urdf(path)
+    return model, pin.buildModelFromUrdf(str(path))
+
+
+CASES = (
+    [pytest.param(("bundled", p.name), id=p.stem) for p in BUNDLED]
+    + [pytest.param(("robot", r), id=r) for r in EXAMPLE_ROBOTS]
+    + [pytest.param(("random", s), id=f"random{s:02d}") for s in range(N_RANDOM_TREES)]
+)
+
+
+@pytest.fixture(params=CASES)
+def case(request, random_tree_dir) -> tuple[dp.Model, pin.Model]:
+    """(denoc_pin model, pinocchio model) of one URDF."""
+    kind, name = request.param
+    if kind == "bundled":
+        path = ROOT / "urdf" / name
+    elif kind == "robot":
+        path = example_robot_urdf(name)
+    else:
+        path = random_tree_dir / f"tree_{name:02d}.urdf"
+    return load_pair(path)

@@ -1,0 +1,62 @@
+"""from_pinocchio: any pinocchio.Model with supported joints, same layout and dynamics."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from conftest import ROOT, assert_close
+
+import denoc_pin as dp
+from denoc_pin.robots import example_robot_urdf
+from denoc_pin.validate import random_configuration
+
+
+@pytest.mark.parametrize("name", ["panda", "talos_reduced", "double_pendulum_continuous"])
+def test_from_pinocchio_equals_load_urdf(name):
+    path = example_robot_urdf(name)
+    pm = pin.buildModelFromUrdf(str(path))
+    a, b = dp.from_pinocchio(pm), dp.load_urdf(path)
+    assert a.names == b.names and list(a.parents) == list(b.parents) and list(a.kinds) == list(b.kinds)
+    np.testing.assert_allclose(a.axes, b.axes, atol=1e-15)
+    np.testing.assert_allclose(a.M, b.M, atol=1e-12)
+    q = random_configuration(a, np.random.default_rng(0))
+    v = np.linspace(-1, 1, a.nv)
+    assert_close(dp.forward_dynamics(a, a.create_data(), q, v, v), pin.aba(pm, pm.createData(), q, v, v))
+
+
+def test_hand_built_pinocchio_model_with_unaligned_joints():
+    pm = pin.Model()
+    rng = np.random.default_rng(1)
+    parent = 0
+    joints = [
+        pin.JointModelRevoluteUnaligned(np.array([0.3, -0.4, 0.5]) / np.linalg.norm([0.3, -0.4, 0.5])),
+        pin.JointModelPrismaticUnaligned(np.array([0.0, 0.6, 0.8])),
+        pin.JointModelRUBY(),
+        pin.JointModelPZ(),
+    ]
+    for i, j in enumerate(joints):
+        parent = pm.addJoint(
+            parent, j, pin.SE3(pin.exp3(rng.standard_normal(3)), rng.standard_normal(3) * 0.2), f"j{i}"
+        )
+        pm.appendBodyToJoint(parent, pin.Inertia.Random(), pin.SE3.Identity())
+    model = dp.from_pinocchio(pm)
+    pd, data = pm.createData(), model.create_data()
+    q = random_configuration(model, rng)
+    v, a = rng.uniform(-1, 1, (2, model.nv))
+    assert_close(dp.inverse_dynamics(model, data, q, v, a), pin.rnea(pm, pd, q, v, a))
+    assert_close(dp.forward_dynamics(model, data, q, v, a), pin.aba(pm, pd, q, v, a))
+
+
+def test_unsupported_joint_lists_the_supported_ones():
+    pm = pin.Model()
+    pm.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "ball")
+    with pytest.raises(dp.ModelError, match="joint 'ball' is a JointModelSpherical, .* supported: JointModelPX"):
+        dp.from_pinocchio(pm)
+    with pytest.raises(dp.ModelError, match="expects a pinocchio.Model, got str"):
+        dp.from_pinocchio("panda.urdf")
+
+
+def test_from_pinocchio_refuses_a_singular_model():
+    pm = pin.buildModelFromUrdf(str(ROOT / "urdf" / "gripper.urdf"))
+    pm.inertias[4] = pin.Inertia.Zero()  # finger 1^3 becomes massless
+    with pytest.raises(dp.ModelError, match="joint 'joint_1_3' moves only massless links"):
+        dp.from_pinocchio(pm)

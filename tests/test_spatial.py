@@ -1,0 +1,87 @@
+"""Spatial operators against Pinocchio's SE3/Inertia, and the one [linear; angular] conversion."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from denoc_pin import spatial as sp
+
+
+def test_order_conversion_matches_pinocchio_motion_and_force():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(6)
+    m = pin.Motion(x)  # pinocchio: [linear; angular]
+    y = sp.from_pinocchio_order(x)
+    np.testing.assert_array_equal(y[:3], m.angular)
+    np.testing.assert_array_equal(y[3:], m.linear)
+    np.testing.assert_array_equal(sp.to_pinocchio_order(y), x)
+    X = rng.standard_normal((6, 6))
+    np.testing.assert_array_equal(sp.from_pinocchio_matrix(sp.from_pinocchio_matrix(X)), X)
+    with pytest.raises(ValueError, match="last dimension of 6"):
+        sp.from_pinocchio_order(np.zeros(5))
+    with pytest.raises(ValueError, match=r"\(\.\.\., 6, 6\)"):
+        sp.from_pinocchio_matrix(np.zeros((6, 5)))
+
+
+def test_twist_propagation_is_pinocchio_frame_change():
+    rng = np.random.default_rng(1)
+    R = pin.exp3(rng.standard_normal(3))
+    r = rng.standard_normal(3)
+    pose = pin.SE3(R, r)  # frame k in the parent frame
+    E = R.T
+    A = sp.twist_matrix(E, r)
+    np.testing.assert_allclose(A, sp.from_pinocchio_matrix(pose.inverse().action), atol=1e-14)
+    t = rng.standard_normal(6)
+    out = np.empty(6)
+    sp.propagate_twist(E, r, t, out)
+    np.testing.assert_allclose(out, A @ t, atol=1e-14)
+    w = rng.standard_normal(6)
+    acc = np.zeros(6)
+    sp.add_transferred_wrench(E, r, w, acc)
+    np.testing.assert_allclose(acc, A.T @ w, atol=1e-14)
+    X = rng.standard_normal((6, 6))
+    acc6 = np.zeros((6, 6))
+    sp.add_congruence(E, r, X, acc6)
+    np.testing.assert_allclose(acc6, A.T @ X @ A, atol=1e-13)
+
+
+def test_axis_angle_and_skew():
+    rng = np.random.default_rng(2)
+    e = rng.standard_normal(3)
+    e /= np.linalg.norm(e)
+    np.testing.assert_allclose(sp.axis_angle(e, 0.7), pin.exp3(0.7 * e), atol=1e-15)
+    x, y = rng.standard_normal((2, 3))
+    np.testing.assert_allclose(sp.skew(x) @ y, np.cross(x, y), atol=1e-15)
+
+
+def test_newton_euler_wrench_matches_pinocchio_inertia():
+    """w = M ṫ + Ω M E t with classical accelerations equals Pinocchio's I a + v ×* I v
+    with the spatial acceleration a = ṫ − [0; ω × v]."""
+    rng = np.random.default_rng(3)
+    m, c = 1.7, rng.standard_normal(3) * 0.2
+    L = rng.standard_normal((3, 3))
+    I_c = L @ L.T + np.eye(3) * 0.1
+    M = sp.mass_matrix(m, c, sp.inertia_about_origin(m, c, I_c))
+    np.testing.assert_allclose(M, sp.from_pinocchio_matrix(pin.Inertia(m, c, I_c).matrix()), atol=1e-14)
+    t, tdot = rng.standard_normal((2, 6))
+    w = np.empty(6)
+    sp.newton_euler_wrench(M, t, tdot, w)
+    v = pin.Motion(sp.to_pinocchio_order(t))
+    a_spatial = tdot.copy()
+    a_spatial[3:] -= np.cross(t[:3], t[3:])
+    inertia = pin.Inertia(m, c, I_c)
+    f = inertia * pin.Motion(sp.to_pinocchio_order(a_spatial)) + v.cross(inertia * v)
+    np.testing.assert_allclose(w, sp.from_pinocchio_order(f.vector), atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_spd_inverse(n):
+    rng = np.random.default_rng(n)
+    L = rng.standard_normal((n, n))
+    A = np.zeros((6, 6))
+    A[:n, :n] = L @ L.T + n * np.eye(n)
+    out = np.zeros((6, 6))
+    assert sp.spd_inverse_into(A, n, out)
+    np.testing.assert_allclose(out[:n, :n] @ A[:n, :n], np.eye(n), atol=1e-12)
+    A[:n, :n] = -np.eye(n)
+    assert not sp.spd_inverse_into(A, n, out)
