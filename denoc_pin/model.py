@@ -20,13 +20,20 @@ class ModelError(ValueError):
     """A model (URDF file, Pinocchio model, builder input) that denoc_pin cannot accept."""
 
 
-# Joint kinds: code -> (name, nq, nv).  Index 0 is the base, which has no joint.
-BASE, REVOLUTE, CONTINUOUS, PRISMATIC = 0, 1, 2, 3
+# Joint kinds: code -> (name, nq, nv), q and v laid out as Pinocchio's joint of that kind.
+# Index 0 is the base, which has no joint.
+BASE, REVOLUTE, CONTINUOUS, PRISMATIC, FREE_FLYER, PLANAR, SPHERICAL, UNIVERSAL = range(8)
 JOINT_KINDS: dict[int, tuple[str, int, int]] = {
     BASE: ("base", 0, 0),
     REVOLUTE: ("revolute", 1, 1),
     CONTINUOUS: ("continuous", 2, 1),  # q = (cos θ, sin θ), as Pinocchio's RevoluteUnbounded
     PRISMATIC: ("prismatic", 1, 1),
+    # q = (x, y, z, qx, qy, qz, qw); v = (linear, angular) twist of the body in its own frame
+    FREE_FLYER: ("free-flyer", 7, 6),
+    # q = (x, y, cos θ, sin θ); v = (vx, vy, ω) in the body frame, motion in the joint's x-y plane
+    PLANAR: ("planar", 4, 3),
+    SPHERICAL: ("spherical", 4, 3),  # q = (qx, qy, qz, qw); v = angular velocity in the body frame
+    UNIVERSAL: ("universal", 2, 2),  # R = R(e1, q1) R(e2, q2), e1 = axes[k], e2 = axes2[k]
 }
 KIND_CODES = {name: code for code, (name, _, _) in JOINT_KINDS.items() if code != BASE}
 
@@ -61,7 +68,9 @@ class Model:
     - ``parents``: (njoints,) int, parent body, ``parents[k] < k``; ``parents[0] == 0``.
     - ``kinds``: (njoints,) int joint-kind codes (see ``JOINT_KINDS``).
     - ``idx_q``, ``idx_v``, ``nqs``, ``nvs``: (njoints,) int, where each joint sits in q and v.
-    - ``axes``: (njoints, 3) unit joint axis e_k, in the joint (body) frame.
+    - ``axes``: (njoints, 3) unit joint axis e_k, in the joint (body) frame; for a universal
+      joint the first axis, in the parent's joint frame.  ``axes2``: (njoints, 3) the universal
+      joint's second axis (zero for other kinds).
     - ``placement_rotation``: (njoints, 3, 3) and ``placement_translation``: (njoints, 3):
       pose of joint frame k in its parent body's frame at q = 0.
     - ``masses``: (njoints,); ``coms``: (njoints, 3) centre of mass d_k in the body frame;
@@ -91,6 +100,7 @@ class Model:
         frames=(),
         gravity=(0.0, 0.0, -9.81),
         source: str | None = None,
+        axes2=None,
     ):
         parents = np.asarray(parents, dtype=np.int64)
         kinds = np.asarray(kinds, dtype=np.int64)
@@ -102,6 +112,25 @@ class Model:
                 raise ModelError(f"model {name!r}: parent of body {k} is {parents[k]}; expected 0 <= parent < {k}")
             if int(kinds[k]) not in JOINT_KINDS or kinds[k] == BASE:
                 raise ModelError(f"model {name!r}: unknown joint kind code {kinds[k]} for joint {names[k]!r}")
+        axes = np.array(axes, dtype=float).reshape(njoints, 3)
+        axes2 = np.zeros((njoints, 3)) if axes2 is None else np.array(axes2, dtype=float).reshape(njoints, 3)
+        for k in range(1, njoints):
+            kind = int(kinds[k])
+            for which, ax in (("axis", axes), ("second axis", axes2)):
+                if kind in (FREE_FLYER, PLANAR, SPHERICAL) or (which == "second axis" and kind != UNIVERSAL):
+                    ax[k] = 0.0
+                    continue
+                n = np.linalg.norm(ax[k])
+                if not n > 0 or not np.isfinite(n):
+                    raise ModelError(
+                        f"model {name!r}: joint {names[k]!r} has a zero or non-finite {which} {ax[k].tolist()}"
+                    )
+                ax[k] /= n
+            if kind == UNIVERSAL and abs(axes[k] @ axes2[k]) > 1e-9:
+                raise ModelError(
+                    f"model {name!r}: the axes of universal joint {names[k]!r} must be orthogonal, "
+                    f"got {axes[k].tolist()} and {axes2[k].tolist()}"
+                )
         nqs = np.array([JOINT_KINDS[int(c)][1] for c in kinds], dtype=np.int64)
         nvs = np.array([JOINT_KINDS[int(c)][2] for c in kinds], dtype=np.int64)
         idx_q = np.concatenate([[0], np.cumsum(nqs)[:-1]])
@@ -131,7 +160,8 @@ class Model:
             ("nvs", nvs, np.int64),
             ("idx_q", idx_q, np.int64),
             ("idx_v", idx_v, np.int64),
-            ("axes", np.asarray(axes, dtype=float).reshape(njoints, 3), float),
+            ("axes", axes, float),
+            ("axes2", axes2, float),
             ("placement_rotation", np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3), float),
             ("placement_translation", np.asarray(placement_translation, dtype=float).reshape(njoints, 3), float),
             ("masses", masses, float),
@@ -155,6 +185,12 @@ class Model:
     def create_data(self) -> Data:
         """A preallocated workspace for the algorithms (Pinocchio's ``model.createData()``)."""
         return Data(self)
+
+    def to_pinocchio(self):
+        """The equivalent ``pinocchio.Model`` (same q/v layout), to cross-check any model."""
+        from .pinocchio_bridge import to_pinocchio
+
+        return to_pinocchio(self)
 
     def joint_id(self, name: str) -> int:
         """Body/joint index of a joint name, with the valid names in the error."""
@@ -185,6 +221,8 @@ class Data:
     - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
       ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
     - ``S``: (njoints, 6, 6) joint-motion propagation p_k in its first ``nvs[k]`` columns.
+    - ``Sdot_coef``: (njoints, 6) for a universal joint, ṗ_k q̇_k = Sdot_coef[k] q̇_1 q̇_2 (its p_k
+      turns with q_2); zero for every other kind.
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
     - ``w``: (njoints, 6) Newton-Euler wrenches w_k; ``w_tilde``: (njoints, 6) the composite
       wrenches w̃_k of Table 1, step 2.
@@ -206,6 +244,7 @@ class Data:
         self.E[:] = np.eye(3)
         self.r = np.zeros((nj, 3))
         self.S = np.zeros((nj, 6, 6))
+        self.Sdot_coef = np.zeros((nj, 6))
         self.t = np.zeros((nj, 6))
         self.tdot = np.zeros((nj, 6))
         self.w = np.zeros((nj, 6))

@@ -1,11 +1,22 @@
-"""Conversion from a ``pinocchio.Model`` (the joint kinds denoc_pin supports)."""
+"""Conversion between denoc_pin models and ``pinocchio.Model`` (the joint kinds denoc_pin supports)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .algorithms.forward import check_not_singular
-from .model import CONTINUOUS, PRISMATIC, REVOLUTE, Frame, Model, ModelError
+from .model import (
+    CONTINUOUS,
+    FREE_FLYER,
+    PLANAR,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    UNIVERSAL,
+    Frame,
+    Model,
+    ModelError,
+)
 from .spatial import from_pinocchio_order
 
 _KINDS = {
@@ -15,21 +26,30 @@ _KINDS = {
     "JointModelRevoluteUnaligned": REVOLUTE,
     "JointModelRevoluteUnboundedUnaligned": CONTINUOUS,
     "JointModelPrismaticUnaligned": PRISMATIC,
+    "JointModelFreeFlyer": FREE_FLYER,
+    "JointModelPlanar": PLANAR,
+    "JointModelSpherical": SPHERICAL,
+    "JointModelUniversal": UNIVERSAL,
 }
+_NO_AXIS = (FREE_FLYER, PLANAR, SPHERICAL)
 SUPPORTED_PINOCCHIO_JOINTS = sorted(_KINDS)
 
 
-def _kind_and_axis(joint) -> tuple[int, np.ndarray] | None:
-    """Joint kind and axis, the axis read off the joint's motion subspace S (Pinocchio order)."""
+def _kind_and_axis(joint) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """Joint kind and axes; a 1-DOF joint's axis is read off its motion subspace S (Pinocchio order)."""
     kind = _KINDS.get(joint.shortname())
     if kind is None:
         return None
     jm = joint.extract()
+    if kind in _NO_AXIS:
+        return kind, np.zeros(3), np.zeros(3)
+    if kind == UNIVERSAL:
+        return kind, np.asarray(jm.axis1, dtype=float), np.asarray(jm.axis2, dtype=float)
     jd = jm.createData()
     q0 = np.array([1.0, 0.0]) if kind == CONTINUOUS else np.zeros(1)
     jm.calc(jd, q0)
     p = from_pinocchio_order(np.asarray(jd.S, dtype=float).reshape(6))
-    return kind, (p[3:] if kind == PRISMATIC else p[:3])
+    return kind, (p[3:] if kind == PRISMATIC else p[:3]), np.zeros(3)
 
 
 def from_pinocchio(pin_model) -> Model:
@@ -41,6 +61,7 @@ def from_pinocchio(pin_model) -> Model:
     nj = pin_model.njoints
     kinds = np.zeros(nj, dtype=np.int64)
     axes = np.zeros((nj, 3))
+    axes2 = np.zeros((nj, 3))
     for k in range(1, nj):
         found = _kind_and_axis(pin_model.joints[k])
         if found is None:
@@ -49,11 +70,7 @@ def from_pinocchio(pin_model) -> Model:
                 f"{pin_model.joints[k].shortname()}, which denoc_pin does not support; supported: "
                 + ", ".join(SUPPORTED_PINOCCHIO_JOINTS)
             )
-        kinds[k], axis = found
-        n = np.linalg.norm(axis)
-        if not n > 0:
-            raise ModelError(f"pinocchio model {pin_model.name!r}: joint {pin_model.names[k]!r} has a zero axis")
-        axes[k] = axis / n
+        kinds[k], axes[k], axes2[k] = found
     frames = []
     link_names = list(pin_model.names)
     link_names[0] = "universe"
@@ -80,6 +97,48 @@ def from_pinocchio(pin_model) -> Model:
         frames=frames,
         gravity=np.array(pin_model.gravity.linear),
         source="pinocchio",
+        axes2=axes2,
     )
     check_not_singular(model, where=f"pinocchio model {pin_model.name!r}")
     return model
+
+
+def _aligned(axis: np.ndarray) -> str | None:
+    for name, e in zip("XYZ", np.eye(3), strict=True):
+        if np.array_equal(axis, e):
+            return name
+    return None
+
+
+def to_pinocchio(model: Model):
+    """The equivalent ``pinocchio.Model``: same joints (aligned kinds where the axis is x, y or z),
+    placements, inertias, gravity, and a BODY frame per link."""
+    import pinocchio as pin
+
+    pm = pin.Model()
+    pm.name = model.name
+    pm.gravity = pin.Motion(np.concatenate([model.gravity, np.zeros(3)]))
+    for k in range(1, model.njoints):
+        kind, e = int(model.kinds[k]), model.axes[k]
+        a = _aligned(e)
+        if kind == REVOLUTE:
+            joint = getattr(pin, f"JointModelR{a}")() if a else pin.JointModelRevoluteUnaligned(e)
+        elif kind == CONTINUOUS:
+            joint = getattr(pin, f"JointModelRUB{a}")() if a else pin.JointModelRevoluteUnboundedUnaligned(e)
+        elif kind == PRISMATIC:
+            joint = getattr(pin, f"JointModelP{a}")() if a else pin.JointModelPrismaticUnaligned(e)
+        elif kind == FREE_FLYER:
+            joint = pin.JointModelFreeFlyer()
+        elif kind == PLANAR:
+            joint = pin.JointModelPlanar()
+        elif kind == SPHERICAL:
+            joint = pin.JointModelSpherical()
+        else:
+            joint = pin.JointModelUniversal(e, model.axes2[k])
+        placement = pin.SE3(model.placement_rotation[k], model.placement_translation[k])
+        jid = pm.addJoint(int(model.parents[k]), joint, placement, model.names[k])
+        pm.appendBodyToJoint(jid, pin.Inertia(model.masses[k], model.coms[k], model.inertias[k]), pin.SE3.Identity())
+    for f in model.frames:
+        parent_frame = pm.getFrameId(model.names[f.body]) if f.body > 0 else 0
+        pm.addBodyFrame(f.name, f.body, pin.SE3(f.rotation, f.translation), int(parent_frame))
+    return pm

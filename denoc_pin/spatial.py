@@ -102,6 +102,24 @@ def axis_angle(e, angle):
 
 
 @njit(cache=True)
+def quaternion_rotation(x, y, z, w):
+    """Rotation matrix of the quaternion (x, y, z, w) after normalising it (Pinocchio's order)."""
+    n = np.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    R = np.empty((3, 3))
+    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    R[0, 1] = 2.0 * (x * y - z * w)
+    R[0, 2] = 2.0 * (x * z + y * w)
+    R[1, 0] = 2.0 * (x * y + z * w)
+    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    R[1, 2] = 2.0 * (y * z - x * w)
+    R[2, 0] = 2.0 * (x * z - y * w)
+    R[2, 1] = 2.0 * (y * z + x * w)
+    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    return R
+
+
+@njit(cache=True)
 def cross_into(a, b, out):
     """out = a × b (3-vectors; out may not alias a or b)."""
     out[0] = a[1] * b[2] - a[2] * b[1]

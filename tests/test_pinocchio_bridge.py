@@ -48,8 +48,8 @@ def test_hand_built_pinocchio_model_with_unaligned_joints():
 
 def test_unsupported_joint_lists_the_supported_ones():
     pm = pin.Model()
-    pm.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "ball")
-    with pytest.raises(dp.ModelError, match="joint 'ball' is a JointModelSpherical, .* supported: JointModelPX"):
+    pm.addJoint(0, pin.JointModelSphericalZYX(), pin.SE3.Identity(), "ball")
+    with pytest.raises(dp.ModelError, match="joint 'ball' is a JointModelSphericalZYX, .* supported: JointModelFreeFlyer"):
         dp.from_pinocchio(pm)
     with pytest.raises(dp.ModelError, match="expects a pinocchio.Model, got str"):
         dp.from_pinocchio("panda.urdf")

@@ -11,7 +11,7 @@ from numba import njit
 
 from ..model import Data, Model, ModelError, check_data, vector
 from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
-from .kinematics import joint_kinematics
+from .kinematics import run_kinematics
 
 DENSE_LIMIT = 5_000
 """Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
@@ -96,17 +96,7 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     check_data(model, data)
     check_dense_size(model, "gim")
     q = vector(q, model.nq, "q")
-    joint_kinematics(
-        model.kinds,
-        model.idx_q,
-        model.axes,
-        model.placement_rotation,
-        model.placement_translation,
-        q,
-        data.E,
-        data.r,
-        data.S,
-    )
+    run_kinematics(model, data, q)
     composite_inertias(model.parents, model.module_ptr, model.module_bodies, model.M, data.E, data.r, data.M_tilde)
     data.gim[:] = 0.0
     gim_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.M_tilde, data.Psi_hat, data.gim)

@@ -23,7 +23,7 @@ from ..spatial import (
 )
 from . import inverse as _id
 from .composite import ancestor_blocks, check_dense_size
-from .kinematics import joint_kinematics
+from .kinematics import run_kinematics
 
 
 @njit(cache=True)
@@ -157,7 +157,7 @@ def check_not_singular(model: Model, where: str) -> None:
     data = model.create_data()
     rng = np.random.default_rng(12345)
     q = rng.uniform(-np.pi, np.pi, model.nq)
-    _kinematics(model, data, q)
+    run_kinematics(model, data, q)
     k = udut_factor(
         model.parents, model.module_ptr, model.module_bodies, model.nvs, model.M,
         data.E, data.r, data.S, data.M_hat, data.Psi_hat, data.Psi, data.I_hat, data.I_hat_inv,
@@ -217,7 +217,7 @@ def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
     check_data(model, data)
     check_dense_size(model, "udut")
     q = vector(q, model.nq, "q")
-    _kinematics(model, data, q)
+    run_kinematics(model, data, q)
     factor(model, data)
     data.U[:] = 0.0
     data.D[:] = 0.0
@@ -229,20 +229,6 @@ def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
     return data.U.copy(), data.D.copy()
 
 
-def _kinematics(model: Model, data: Data, q: np.ndarray) -> None:
-    joint_kinematics(
-        model.kinds,
-        model.idx_q,
-        model.axes,
-        model.placement_rotation,
-        model.placement_translation,
-        q,
-        data.E,
-        data.r,
-        data.S,
-    )
-
-
 def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
     """GIM⁻¹ from the UDUᵀ factors: the recursions of Table 3 applied to the identity; ``pinocchio.computeMinverse``.
 
@@ -251,7 +237,7 @@ def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
     check_data(model, data)
     check_dense_size(model, "gim_inverse")
     q = vector(q, model.nq, "q")
-    _kinematics(model, data, q)
+    run_kinematics(model, data, q)
     factor(model, data)
     nv, nj = model.nv, model.njoints
     # Columns in chunks keep the η/μ workspaces (njoints x chunk x 6) small for large nv.

@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..model import Data, Model, check_data, external_forces, vector
+from ..model import UNIVERSAL, Data, Model, check_data, external_forces, vector
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
-from .kinematics import joint_kinematics
+from .kinematics import run_kinematics
 
 
 @njit(cache=True)
 def inverse_dynamics_kernel(
-    parents, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, v, a, fext, t, tdot, w, w_tilde, tau
-):
+    parents, kinds, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, Sdot_coef, v, a, fext, t, tdot, w,
+    w_tilde, tau,
+):  # fmt: skip
     """Table 1 for a tree of kinematic modules; writes t, tdot, w, w_tilde and tau."""
     t[0, :] = 0.0
     tdot[0, 0:3] = 0.0
@@ -75,6 +76,10 @@ def inverse_dynamics_kernel(
                 for d in range(z):
                     s += S[k, c, d] * a[iv + d]
                 tdot[k, c] += s
+            if kinds[k] == UNIVERSAL:
+                # ṗ_k θ̇_k: the universal joint's first axis turns with its second angle
+                for c in range(6):
+                    tdot[k, c] += Sdot_coef[k, c] * v[iv] * v[iv + 1]
             # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k                         (eq. 1, 11)
             newton_euler_wrench(M[k], t[k], tdot[k], w[k])
             for c in range(6):
@@ -100,20 +105,11 @@ def inverse_dynamics_kernel(
 
 def _run(model: Model, data: Data, q, v, a, fext) -> np.ndarray:
     """Kinematics plus Table 1 on validated arrays; leaves data.tau filled."""
-    joint_kinematics(
-        model.kinds,
-        model.idx_q,
-        model.axes,
-        model.placement_rotation,
-        model.placement_translation,
-        q,
-        data.E,
-        data.r,
-        data.S,
-    )
+    run_kinematics(model, data, q)
     inverse_dynamics_kernel(
-        model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, model.M, model.gravity,
-        data.E, data.r, data.S, v, a, fext, data.t, data.tdot, data.w, data.w_tilde, data.tau,
+        model.parents, model.kinds, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, model.M,
+        model.gravity, data.E, data.r, data.S, data.Sdot_coef, v, a, fext, data.t, data.tdot, data.w, data.w_tilde,
+        data.tau,
     )  # fmt: skip
     return data.tau
 

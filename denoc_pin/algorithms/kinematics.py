@@ -1,41 +1,90 @@
-"""Joint kinematics: the pieces (E_k, r_k) of A_{k,β} and the joint-motion propagation p_k (eq. 7b)."""
+"""Joint kinematics: the pieces (E_k, r_k) of A_{k,β} and the joint-motion propagation p_k (eq. 7b).
+
+One branch per joint kind (joint kinds are data).  For joint k with placement (R_p, p_p) in
+its parent body and joint motion (R_j, p_j): the body frame sits at R = R_p R_j, r = p_p + R_p p_j
+in the parent frame, and E_k = Rᵀ.  p_k holds, column by column, the body-frame twist produced
+by a unit rate of each joint velocity, in Pinocchio's order of v.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ..model import CONTINUOUS, REVOLUTE
-from ..spatial import axis_angle, matmul_into
+from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from ..spatial import axis_angle, matmul_into, quaternion_rotation
 
 
 @njit(cache=True)
-def joint_kinematics(kinds, idx_q, axes, placement_R, placement_p, q, E, r, S):
-    """Fill E[k], r[k] (A_{k,β}) and S[k] (p_k, body frame) for every body from q."""
+def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef):
+    """Fill E[k], r[k] (A_{k,β}), S[k] (p_k, body frame) and Sdot_coef[k] for every body from q."""
+    Rj = np.empty((3, 3))
     R = np.empty((3, 3))
+    pj = np.zeros(3)
     for k in range(1, len(kinds)):
         kind = kinds[k]
         e = axes[k]
         iq = idx_q[k]
         S[k, :, :] = 0.0
-        if kind == REVOLUTE or kind == CONTINUOUS:
-            if kind == REVOLUTE:
-                angle = q[iq]
-            else:
-                # (cos θ, sin θ) need not be exactly unit: the angle is what counts.
-                angle = np.arctan2(q[iq + 1], q[iq])
-            matmul_into(placement_R[k], axis_angle(e, angle), R)
-            r[k, :] = placement_p[k]
-            # p_k = [e_k; 0] for a revolute joint (eq. 7b)
+        Sdot_coef[k, :] = 0.0
+        pj[:] = 0.0
+        if kind == REVOLUTE:
+            Rj[:, :] = axis_angle(e, q[iq])
+            S[k, 0:3, 0] = e  # p_k = [e_k; 0] (eq. 7b)
+        elif kind == CONTINUOUS:
+            # (cos θ, sin θ) need not be exactly unit: the angle is what counts.
+            Rj[:, :] = axis_angle(e, np.arctan2(q[iq + 1], q[iq]))
             S[k, 0:3, 0] = e
-        else:  # prismatic, the only other kind so far
-            R[:, :] = placement_R[k]
+        elif kind == PRISMATIC:
+            Rj[:, :] = np.eye(3)
             for c in range(3):
-                r[k, c] = (
-                    placement_p[k, c]
-                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * q[iq]
-                )
-            # p_k = [0; e_k] for a prismatic joint (eq. 7b)
-            S[k, 3:6, 0] = e
+                pj[c] = e[c] * q[iq]
+            S[k, 3:6, 0] = e  # p_k = [0; e_k] (eq. 7b)
+        elif kind == FREE_FLYER:
+            Rj[:, :] = quaternion_rotation(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6])
+            for c in range(3):
+                pj[c] = q[iq + c]
+                S[k, 3 + c, c] = 1.0  # v[0:3]: linear velocity of o_k, body frame
+                S[k, c, 3 + c] = 1.0  # v[3:6]: angular velocity, body frame
+        elif kind == PLANAR:
+            Rj[:, :] = axis_angle(np.array([0.0, 0.0, 1.0]), np.arctan2(q[iq + 3], q[iq + 2]))
+            pj[0] = q[iq]
+            pj[1] = q[iq + 1]
+            S[k, 3, 0] = 1.0
+            S[k, 4, 1] = 1.0
+            S[k, 2, 2] = 1.0
+        elif kind == SPHERICAL:
+            Rj[:, :] = quaternion_rotation(q[iq], q[iq + 1], q[iq + 2], q[iq + 3])
+            for c in range(3):
+                S[k, c, c] = 1.0
+        else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
+            e2 = axes2[k]
+            R2 = axis_angle(e2, q[iq + 1])
+            matmul_into(axis_angle(e, q[iq]), R2, Rj)
+            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame; R2ᵀ e1 turns with q2, so
+            # ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2.
+            for c in range(3):
+                S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
+                S[k, c, 1] = e2[c]
+            s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
+            Sdot_coef[k, 0] = s1 * e2[2] - s2 * e2[1]
+            Sdot_coef[k, 1] = s2 * e2[0] - s0 * e2[2]
+            Sdot_coef[k, 2] = s0 * e2[1] - s1 * e2[0]
+        matmul_into(placement_R[k], Rj, R)
+        for c in range(3):
+            r[k, c] = (
+                placement_p[k, c]
+                + placement_R[k, c, 0] * pj[0]
+                + placement_R[k, c, 1] * pj[1]
+                + placement_R[k, c, 2] * pj[2]
+            )
         E[k, :, :] = R.T  # E_k maps parent-frame components into frame k
     return 0
+
+
+def run_kinematics(model, data, q) -> None:
+    """joint_kinematics on a model and its data."""
+    joint_kinematics(
+        model.kinds, model.idx_q, model.axes, model.axes2, model.placement_rotation, model.placement_translation,
+        q, data.E, data.r, data.S, data.Sdot_coef,
+    )  # fmt: skip
