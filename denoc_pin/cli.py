@@ -28,7 +28,7 @@ def _resolve(path: str) -> Path:
 def _load(args):
     from .urdf import load_urdf
 
-    return load_urdf(_resolve(args.urdf), strict=args.strict)
+    return load_urdf(_resolve(args.urdf), root_joint=args.root_joint, strict=args.strict)
 
 
 def cmd_info(args) -> int:
@@ -54,7 +54,8 @@ def cmd_validate(args) -> int:
 
     path = _resolve(args.urdf)
     model = _load(args)
-    pin_model = pin.buildModelFromUrdf(str(path))
+    root = {None: None, "free-flyer": pin.JointModelFreeFlyer, "planar": pin.JointModelPlanar}[args.root_joint]
+    pin_model = pin.buildModelFromUrdf(str(path)) if root is None else pin.buildModelFromUrdf(str(path), root())
     checks = compare_with_pinocchio(model, pin_model, samples=args.samples, seed=args.seed)
     ok = all(c.passed for c in checks)
     if args.json:
@@ -94,6 +95,9 @@ def main(argv=None) -> int:
         p = sub.add_parser(name, help=help_)
         p.add_argument("urdf", help="URDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
         p.add_argument("--strict", action="store_true", help="refuse physically inconsistent inertias")
+        p.add_argument(
+            "--root-joint", choices=["free-flyer", "planar"], default=None, help="floating base (default: fixed base)"
+        )
         if name == "validate":
             p.add_argument("--samples", type=int, default=10, help="random states (default 10)")
             p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

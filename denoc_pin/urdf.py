@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from .algorithms.forward import check_not_singular
-from .model import CONTINUOUS, PRISMATIC, REVOLUTE, Frame, Model, ModelError
+from .model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, Frame, Model, ModelError
 from .spatial import inertia_about_origin
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 SUPPORTED_JOINT_TYPES = {"revolute": REVOLUTE, "continuous": CONTINUOUS, "prismatic": PRISMATIC, "fixed": None}
-ROOT_JOINTS = (None,)
+ROOT_JOINTS = {None: None, "free-flyer": FREE_FLYER, "planar": PLANAR}
 
 # Numeric attributes checked before parsing: element tag -> {attribute: number of values}.
 _NUMERIC = {
@@ -164,7 +164,9 @@ def _pose(T) -> tuple[np.ndarray, np.ndarray]:
 def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     """Load a URDF file into a :class:`Model` with Pinocchio's joint order and q/v layout.
 
-    root_joint: None (fixed base: the root link is the base, M_0).
+    root_joint: None (fixed base: the root link is the base, M_0), ``"free-flyer"`` or
+    ``"planar"``: a 6-DOF (resp. x, y, θ) joint named ``root_joint`` carries the root link, exactly as
+    ``pinocchio.buildModelFromUrdf(path, pinocchio.JointModelFreeFlyer())`` (resp. ``JointModelPlanar()``).
     strict: also refuse physically inconsistent inertias (not positive semi-definite,
     triangle inequality broken, zero mass with non-zero inertia).  By default these load
     with an :class:`InertiaWarning`, as Pinocchio loads them: many standard URDFs (anymal,
@@ -174,7 +176,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     import yourdfpy
 
     if root_joint not in ROOT_JOINTS:
-        raise ValueError(f"root_joint must be one of {ROOT_JOINTS}, got {root_joint!r}")
+        raise ValueError(f"root_joint must be one of {list(ROOT_JOINTS)}, got {root_joint!r}")
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
@@ -244,6 +246,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
             )
 
     # --- bodies in Pinocchio's order, fixed joints merged ------------------------------
+    # Per body k (index 0 = the base): joint name, link name, parent body, kind, axis, placement.
     names, link_names, parents, kinds, axes, PR, Pp = (
         ["universe"],
         [root],
@@ -254,6 +257,17 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
         [np.zeros(3)],
     )
     body_of = {root: 0}
+    if root_joint is not None:
+        # The root link rides on the root joint, which Pinocchio names "root_joint".
+        names.append("root_joint")
+        link_names[0] = "universe"
+        link_names.append(root)
+        parents.append(0)
+        kinds.append(ROOT_JOINTS[root_joint])
+        axes.append(np.zeros(3))
+        PR.append(np.eye(3))
+        Pp.append(np.zeros(3))
+        body_of[root] = 1
     pose_in_body = {root: (np.eye(3), np.zeros(3))}
 
     def child_joints(link: str) -> list:

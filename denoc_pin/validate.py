@@ -13,25 +13,11 @@ import numpy as np
 
 from .algorithms import explicit as _dm
 from .algorithms import forward_dynamics, gim, gim_inverse, inverse_dynamics, nonlinear_effects, udut
-from .model import CONTINUOUS, PRISMATIC, Model
+from .configuration import random_configuration
+from .model import Model
 
 RTOL = 1e-9
 ATOL = 1e-12
-
-
-def random_configuration(model: Model, rng: np.random.Generator) -> np.ndarray:
-    """Angles uniform in [-π, π] (continuous joints as (cos, sin)), prismatic offsets in [-0.5, 0.5] m."""
-    q = np.empty(model.nq)
-    for k in range(1, model.njoints):
-        i = model.idx_q[k]
-        if model.kinds[k] == CONTINUOUS:
-            th = rng.uniform(-np.pi, np.pi)
-            q[i : i + 2] = np.cos(th), np.sin(th)
-        elif model.kinds[k] == PRISMATIC:
-            q[i] = rng.uniform(-0.5, 0.5)
-        else:
-            q[i] = rng.uniform(-np.pi, np.pi)
-    return q
 
 
 def errors(x, y) -> tuple[float, float]:

@@ -7,7 +7,7 @@ from conftest import ROOT, assert_close
 
 import denoc_pin as dp
 from denoc_pin.robots import example_robot_urdf
-from denoc_pin.validate import random_configuration
+from denoc_pin.configuration import random_configuration
 
 
 @pytest.mark.parametrize("name", ["panda", "talos_reduced", "double_pendulum_continuous"])
@@ -49,7 +49,9 @@ def test_hand_built_pinocchio_model_with_unaligned_joints():
 def test_unsupported_joint_lists_the_supported_ones():
     pm = pin.Model()
     pm.addJoint(0, pin.JointModelSphericalZYX(), pin.SE3.Identity(), "ball")
-    with pytest.raises(dp.ModelError, match="joint 'ball' is a JointModelSphericalZYX, .* supported: JointModelFreeFlyer"):
+    with pytest.raises(
+        dp.ModelError, match="joint 'ball' is a JointModelSphericalZYX, .* supported: JointModelFreeFlyer"
+    ):
         dp.from_pinocchio(pm)
     with pytest.raises(dp.ModelError, match="expects a pinocchio.Model, got str"):
         dp.from_pinocchio("panda.urdf")

@@ -13,8 +13,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import CONTINUOUS, PRISMATIC, REVOLUTE, Model, ModelError, vector
-from ..spatial import axis_angle, inertia_about_origin, skew
+from ..model import (
+    CONTINUOUS,
+    FREE_FLYER,
+    PLANAR,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    UNIVERSAL,
+    Model,
+    ModelError,
+    vector,
+)
+from ..spatial import axis_angle, inertia_about_origin, quaternion_rotation, skew
 
 MAX_BODIES = 500
 """denoc_matrices refuses larger models: its 6n x 6n matrices grow as n²."""
@@ -49,28 +60,55 @@ class DenocMatrices:
 
 
 def _world_poses(model: Model, q: np.ndarray):
-    """Orientation R_k and origin o_k of every body in the world frame, and p_k in world components."""
+    """Orientation R_k and origin o_k of every body in the world frame, and p_k in world components.
+
+    Also, per column of p_k, the body whose rotation carries that column (ṗ = ω × p for it):
+    body k itself, except the first axis of a universal joint, which is fixed in the parent.
+    """
     nj = model.njoints
     R = np.zeros((nj, 3, 3))
     o = np.zeros((nj, 3))
     R[0] = np.eye(3)
-    P = [np.zeros((6, 0))]
+    P, carrier = [np.zeros((6, 0))], [[]]
     for k in range(1, nj):
         b, e, iq = model.parents[k], model.axes[k], model.idx_q[k]
         kind = model.kinds[k]
-        Rj = np.eye(3)
-        offset = np.zeros(3)
+        Rj, offset = np.eye(3), np.zeros(3)
         if kind == REVOLUTE:
             Rj = axis_angle(e, q[iq])
         elif kind == CONTINUOUS:
             Rj = axis_angle(e, np.arctan2(q[iq + 1], q[iq]))
         elif kind == PRISMATIC:
             offset = e * q[iq]
-        R[k] = R[b] @ model.placement_rotation[k] @ Rj
+        elif kind in (SPHERICAL, FREE_FLYER):
+            x, y, z, w = q[iq + 3 * (kind == FREE_FLYER) : iq + 4 + 3 * (kind == FREE_FLYER)]
+            Rj = quaternion_rotation(x, y, z, w)
+            if kind == FREE_FLYER:
+                offset = q[iq : iq + 3].copy()
+        elif kind == PLANAR:
+            Rj = axis_angle(np.array([0.0, 0.0, 1.0]), np.arctan2(q[iq + 3], q[iq + 2]))
+            offset = np.array([q[iq], q[iq + 1], 0.0])
+        elif kind == UNIVERSAL:
+            Rj = axis_angle(e, q[iq]) @ axis_angle(model.axes2[k], q[iq + 1])
+        R_joint = R[b] @ model.placement_rotation[k]  # the joint frame before the joint moves
+        R[k] = R_joint @ Rj
         o[k] = o[b] + R[b] @ (model.placement_translation[k] + model.placement_rotation[k] @ offset)
-        e_w = R[k] @ e
-        P.append(np.concatenate([np.zeros(3), e_w]) if kind == PRISMATIC else np.concatenate([e_w, np.zeros(3)]))
-    return R, o, P
+        Z, I3 = np.zeros(3), np.eye(3)
+        if kind == REVOLUTE or kind == CONTINUOUS:
+            cols = [np.r_[R[k] @ e, Z]]  # p_k = [e_k; 0]
+        elif kind == PRISMATIC:
+            cols = [np.r_[Z, R[k] @ e]]  # p_k = [0; e_k]
+        elif kind == SPHERICAL:
+            cols = [np.r_[R[k] @ c, Z] for c in I3]
+        elif kind == FREE_FLYER:  # v = (linear, angular) in the body frame
+            cols = [np.r_[Z, R[k] @ c] for c in I3] + [np.r_[R[k] @ c, Z] for c in I3]
+        elif kind == PLANAR:  # v = (vx, vy, ω) in the body frame
+            cols = [np.r_[Z, R[k] @ I3[0]], np.r_[Z, R[k] @ I3[1]], np.r_[R[k] @ I3[2], Z]]
+        else:  # UNIVERSAL: e1 turns with the parent, e2 with the body
+            cols = [np.r_[R_joint @ e, Z], np.r_[R[k] @ model.axes2[k], Z]]
+        P.append(np.column_stack(cols))
+        carrier.append([b if (kind == UNIVERSAL and c == 0) else k for c in range(len(cols))])
+    return R, o, P, carrier
 
 
 def denoc_matrices(model: Model, q, v) -> DenocMatrices:
@@ -86,7 +124,7 @@ def denoc_matrices(model: Model, q, v) -> DenocMatrices:
         )
     q = vector(q, model.nq, "q")
     v = vector(v, model.nv, "v")
-    R, o, P = _world_poses(model, q)
+    R, o, P, carrier = _world_poses(model, q)
 
     def blk(k: int) -> slice:  # rows of body k ≥ 1 in the 6n-vectors
         return slice(6 * (k - 1), 6 * k)
@@ -110,7 +148,7 @@ def denoc_matrices(model: Model, q, v) -> DenocMatrices:
     for k in range(1, n + 1):
         for j in ancestors[k]:
             N_l[blk(k), blk(j)] = A(k, j)
-        N_d[blk(k), cols(k)] = P[k].reshape(6, -1)
+        N_d[blk(k), cols(k)] = P[k]
     N = N_l @ N_d
     t = N @ v  # t = N_l N_d q̇ (eq. 9)
     omega = [np.zeros(3)] + [t[blk(k)][:3] for k in range(1, n + 1)]
@@ -134,8 +172,11 @@ def denoc_matrices(model: Model, q, v) -> DenocMatrices:
         for j in ancestors[k][1:]:
             # Ȧ_{k,j} = [[O, O], [(ȯ_j − ȯ_k)~, O]]
             N_l_dot[blk(k), blk(j)][3:, :3] = skew(odot[j] - odot[k])
-        # ṗ_k = Ω_k p_k: the joint axis turns with body k
-        N_d_dot[blk(k), cols(k)] = (Omega[blk(k), blk(k)] @ P[k]).reshape(6, -1)
+        # ṗ_k = Ω p_k column by column, Ω of the body that carries the axis (body k, or the parent
+        # for a universal joint's first axis)
+        for c, body in enumerate(carrier[k]):
+            Wc = skew(omega[body])
+            N_d_dot[blk(k), model.idx_v[k] + c] = np.r_[Wc @ P[k][:3, c], Wc @ P[k][3:, c]]
         # gravity m g at the centre of mass: moment d × m g about o_k, force m g
         w_g[blk(k)] = np.concatenate([np.cross(d, m * model.gravity), m * model.gravity])
     N_dot = N_l_dot @ N_d + N_l @ N_d_dot
