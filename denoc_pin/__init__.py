@@ -1,5 +1,6 @@
 """denoc_pin: DeNOC recursive dynamics on kinematic modules, proven against Pinocchio."""
 
+from . import models
 from .algorithms import (
     DENSE_LIMIT,
     DenocMatrices,
@@ -11,6 +12,8 @@ from .algorithms import (
     nonlinear_effects,
     udut,
 )
+from .builder import ModelBuilder
+from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .model import Data, Frame, Model, ModelError
 from .modules import Module
 from .pinocchio_bridge import from_pinocchio
@@ -27,13 +30,20 @@ __all__ = [
     "Model",
     "ModelError",
     "Module",
+    "ModelBuilder",
     "denoc_matrices",
+    "difference",
     "forward_dynamics",
     "from_pinocchio",
     "gim",
     "gim_inverse",
+    "integrate",
     "inverse_dynamics",
     "load_urdf",
+    "models",
+    "neutral",
+    "normalize",
+    "random_configuration",
     "nonlinear_effects",
     "udut",
 ]

@@ -12,7 +12,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL, Model, vector
+from .model import (
+    CONTINUOUS,
+    FREE_FLYER,
+    PLANAR,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    UNIVERSAL,
+    Model,
+    configuration,
+    vector,
+)
 from .spatial import matmul_into, quaternion_rotation, skew
 
 # ---------------------------------------------------------------------------------------
@@ -226,7 +237,7 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
 
     Quaternions and (cos, sin) pairs of the result are unit.
     """
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     v = vector(v, model.nv, "v")
     out = np.empty(model.nq)
     integrate_kernel(model.kinds, model.idx_q, model.idx_v, q, v, float(dt), out)
@@ -235,8 +246,8 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
 
 def difference(model: Model, q0, q1) -> np.ndarray:
     """The velocity v with q0 ⊕ v = q1 (shortest rotation); ``pinocchio.difference``."""
-    q0 = vector(q0, model.nq, "q0")
-    q1 = vector(q1, model.nq, "q1")
+    q0 = configuration(model, q0, "q0")
+    q1 = configuration(model, q1, "q1")
     out = np.empty(model.nv)
     difference_kernel(model.kinds, model.idx_q, model.idx_v, q0, q1, out)
     return out
@@ -244,7 +255,7 @@ def difference(model: Model, q0, q1) -> np.ndarray:
 
 def normalize(model: Model, q) -> np.ndarray:
     """q with every quaternion and (cos, sin) pair scaled to unit norm; ``pinocchio.normalize``."""
-    q = vector(q, model.nq, "q").copy()
+    q = configuration(model, q).copy()
     for k in range(1, model.njoints):
         i, kind = model.idx_q[k], model.kinds[k]
         s = {CONTINUOUS: slice(i, i + 2), SPHERICAL: slice(i, i + 4), FREE_FLYER: slice(i + 3, i + 7)}.get(kind)

@@ -234,7 +234,8 @@ class Data:
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
     - ``eta``: (njoints, 6) η_k, ``mu``: (njoints, 6) μ_k of Table 3.
     - ``ddq``: (nv,) result of forward dynamics.
-    - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors.
+    - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
+      (allocated on first use).
     """
 
     def __init__(self, model: Model):
@@ -261,11 +262,20 @@ class Data:
         self.I_hat_inv = np.zeros((nj, 6, 6))
         self.eta = np.zeros((nj, 6))
         self.mu = np.zeros((nj, 6))
-        self.gim = np.zeros((nv, nv))
-        self.gim_inv = np.zeros((nv, nv))
-        self.U = np.zeros((nv, nv))
-        self.D = np.zeros((nv, nv))
         self.zeros_v = np.zeros(nv)
+        self._dense: dict[str, np.ndarray] = {}
+
+    def dense(self, name: str) -> np.ndarray:
+        """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:
+        data for a 100,000-DOF chain must stay O(n)."""
+        if name not in self._dense:
+            self._dense[name] = np.zeros((self.model.nv, self.model.nv))
+        return self._dense[name]
+
+    gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
+    gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")
+    U = property(lambda self: self.dense("U"), doc="(nv, nv) U of the last ``udut``")
+    D = property(lambda self: self.dense("D"), doc="(nv, nv) D of the last ``udut``")
 
     def __repr__(self) -> str:
         return f"<denoc_pin.Data of {self.model.name!r}>"
@@ -295,6 +305,23 @@ def vector(x, n: int, what: str) -> np.ndarray:
         bad = np.flatnonzero(~np.isfinite(a))
         raise ValueError(f"{what} has non-finite entries (NaN or inf) at indices {bad.tolist()}")
     return a
+
+
+_ROOT_LAYOUT = {FREE_FLYER: "[x, y, z, qx, qy, qz, qw]", PLANAR: "[x, y, cos θ, sin θ]"}
+
+
+def configuration(model: Model, q, what: str = "q") -> np.ndarray:
+    """q as a float64 (nq,) array; a q that lacks a floating root's entries is named as such."""
+    a = np.asarray(q, dtype=np.float64)
+    if a.shape != (model.nq,) and model.njoints > 1 and int(model.kinds[1]) in _ROOT_LAYOUT:
+        root = int(model.kinds[1])
+        if a.ndim == 1 and a.shape[0] == model.nq - model.nqs[1]:
+            raise ValueError(
+                f"{what} must have shape ({model.nq},), got {a.shape}: this model has a {JOINT_KINDS[root][0]} root "
+                f"joint {model.names[1]!r}, so {what} starts with its {model.nqs[1]} entries {_ROOT_LAYOUT[root]}; "
+                f"{a.shape[0]} is the size of a fixed-base {what}"
+            )
+    return vector(a, model.nq, what)
 
 
 def external_forces(model: Model, fext) -> np.ndarray:

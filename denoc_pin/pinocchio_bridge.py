@@ -118,6 +118,7 @@ def to_pinocchio(model: Model):
     pm = pin.Model()
     pm.name = model.name
     pm.gravity = pin.Motion(np.concatenate([model.gravity, np.zeros(3)]))
+    joint_frame = [0]
     for k in range(1, model.njoints):
         kind, e = int(model.kinds[k]), model.axes[k]
         a = _aligned(e)
@@ -138,7 +139,7 @@ def to_pinocchio(model: Model):
         placement = pin.SE3(model.placement_rotation[k], model.placement_translation[k])
         jid = pm.addJoint(int(model.parents[k]), joint, placement, model.names[k])
         pm.appendBodyToJoint(jid, pin.Inertia(model.masses[k], model.coms[k], model.inertias[k]), pin.SE3.Identity())
+        joint_frame.append(pm.addJointFrame(jid, joint_frame[int(model.parents[k])]))
     for f in model.frames:
-        parent_frame = pm.getFrameId(model.names[f.body]) if f.body > 0 else 0
-        pm.addBodyFrame(f.name, f.body, pin.SE3(f.rotation, f.translation), int(parent_frame))
+        pm.addBodyFrame(f.name, f.body, pin.SE3(f.rotation, f.translation), joint_frame[f.body])
     return pm

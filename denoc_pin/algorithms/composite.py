@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..model import Data, Model, ModelError, check_data, vector
+from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
 from .kinematics import run_kinematics
 
@@ -95,7 +95,7 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     """
     check_data(model, data)
     check_dense_size(model, "gim")
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     run_kinematics(model, data, q)
     composite_inertias(model.parents, model.module_ptr, model.module_bodies, model.M, data.E, data.r, data.M_tilde)
     data.gim[:] = 0.0

@@ -23,6 +23,7 @@ from ..model import (
     UNIVERSAL,
     Model,
     ModelError,
+    configuration,
     vector,
 )
 from ..spatial import axis_angle, inertia_about_origin, quaternion_rotation, skew
@@ -122,7 +123,7 @@ def denoc_matrices(model: Model, q, v) -> DenocMatrices:
             f"denoc_matrices: model {model.name!r} has {n} bodies; the explicit 6n x 6n matrices are built only up to "
             f"n = {MAX_BODIES} (use the recursive algorithms beyond that)"
         )
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     v = vector(v, model.nv, "v")
     R, o, P, carrier = _world_poses(model, q)
 

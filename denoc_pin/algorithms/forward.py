@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..model import Data, Model, ModelError, check_data, vector
+from ..model import Data, Model, ModelError, check_data, configuration, vector
 from ..spatial import (
     add_congruence,
     add_transferred_wrench,
@@ -190,7 +190,7 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     Returns q̈ as a new (nv,) array (also left in ``data.ddq``).
     """
     check_data(model, data)
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     v = vector(v, model.nv, "v")
     tau = vector(tau, model.nv, "tau")
     h = _id._run(model, data, q, v, data.zeros_v, _id._fext_array(model, data, fext))
@@ -216,7 +216,7 @@ def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
     """
     check_data(model, data)
     check_dense_size(model, "udut")
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     run_kinematics(model, data, q)
     factor(model, data)
     data.U[:] = 0.0
@@ -236,7 +236,7 @@ def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
     """
     check_data(model, data)
     check_dense_size(model, "gim_inverse")
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     run_kinematics(model, data, q)
     factor(model, data)
     nv, nj = model.nv, model.njoints

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..model import UNIVERSAL, Data, Model, check_data, external_forces, vector
+from ..model import UNIVERSAL, Data, Model, check_data, configuration, external_forces, vector
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
 from .kinematics import run_kinematics
 
@@ -129,7 +129,7 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
     Returns τ as a new (nv,) array (also left in ``data.tau``).
     """
     check_data(model, data)
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     v = vector(v, model.nv, "v")
     a = vector(a, model.nv, "a")
     return _run(model, data, q, v, a, _fext_array(model, data, fext)).copy()
@@ -138,6 +138,6 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
 def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
     """h(q, q̇) = C(q, q̇) q̇ + gravity term: inverse dynamics with q̈ = 0; ``pinocchio.nonLinearEffects``."""
     check_data(model, data)
-    q = vector(q, model.nq, "q")
+    q = configuration(model, q)
     v = vector(v, model.nv, "v")
     return _run(model, data, q, v, data.zeros_v, _fext_array(model, data, None)).copy()

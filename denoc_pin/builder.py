@@ -1,0 +1,172 @@
+"""Build a :class:`Model` in Python, for systems that have no URDF (ropes, huge chains, test trees)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model import KIND_CODES, Frame, Model, ModelError
+from .spatial import inertia_about_origin
+
+BUILDER_JOINTS = ("revolute", "continuous", "prismatic", "spherical", "universal", "free-flyer", "planar", "fixed")
+
+
+def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
+    if placement is None:
+        return np.eye(3), np.zeros(3)
+    if isinstance(placement, tuple | list) and len(placement) == 2:
+        R, p = (np.asarray(x, dtype=float) for x in placement)
+    else:
+        T = np.asarray(placement, dtype=float)
+        if T.shape != (4, 4):
+            raise ValueError(f"placement must be (R, p) or a 4x4 homogeneous matrix, got shape {T.shape}")
+        R, p = T[:3, :3], T[:3, 3]
+    if R.shape != (3, 3) or p.shape != (3,):
+        raise ValueError(f"placement (R, p) must be a (3, 3) rotation and a (3,) position, got {R.shape} and {p.shape}")
+    if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+        raise ValueError("placement rotation R is not a rotation matrix (RᵀR ≠ 1 or det R < 0)")
+    return R.copy(), p.copy()
+
+
+class ModelBuilder:
+    """Add bodies one by one (parents first), then ``build()`` a :class:`Model`.
+
+    >>> b = ModelBuilder("pendulum")
+    >>> link = b.add_body(0, joint="revolute", axis=(0, 1, 0), mass=1.0, com=(0, 0, -0.5))
+    >>> model = b.build()
+    """
+
+    def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81)):
+        self.name = name
+        self.gravity = np.asarray(gravity, dtype=float)
+        self._names = ["universe"]
+        self._links = ["universe"]
+        self._parents = [0]
+        self._kinds = [0]
+        self._axes = [np.zeros(3)]
+        self._axes2 = [np.zeros(3)]
+        self._R = [np.eye(3)]
+        self._p = [np.zeros(3)]
+        # per body: mass, first moment m c, inertia about the body origin (fixed links add here)
+        self._mass = [0.0]
+        self._h = [np.zeros(3)]
+        self._I_o = [np.zeros((3, 3))]
+        # link name -> (body, R, p): where a link frame sits on its body
+        self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {"universe": (0, np.eye(3), np.zeros(3))}
+
+    def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
+        if isinstance(parent, str):
+            if parent in self._frames:
+                return self._frames[parent]
+            if parent in self._names:
+                k = self._names.index(parent)
+                return k, np.eye(3), np.zeros(3)
+            raise ModelError(f"ModelBuilder: no link or joint named {parent!r}; links are: {', '.join(self._frames)}")
+        k = int(parent)
+        if not 0 <= k < len(self._names):
+            raise ModelError(f"ModelBuilder: parent body {k} does not exist yet (bodies 0..{len(self._names) - 1})")
+        return k, np.eye(3), np.zeros(3)
+
+    def add_body(
+        self,
+        parent=0,
+        joint: str = "revolute",
+        axis=(0.0, 0.0, 1.0),
+        placement=None,
+        mass: float = 0.0,
+        com=(0.0, 0.0, 0.0),
+        inertia=None,
+        name: str | None = None,
+        link: str | None = None,
+    ) -> int:
+        """Attach a link to ``parent`` (body index, 0 = base, or a link/joint name) through ``joint``.
+
+        axis: unit joint axis in the joint frame; for "universal" a pair (e1, e2) of orthogonal axes.
+        placement: (R, p) or 4x4, the joint frame in the parent link's frame at q = 0.
+        mass, com (centre of mass in the link frame), inertia (3x3 about the centre of mass).
+        Returns the body index; a "fixed" joint merges the link into its parent body and
+        returns that body's index (attach to the fixed link's own frame by its link name).
+        """
+        if joint not in BUILDER_JOINTS:
+            raise ModelError(f"ModelBuilder: unknown joint {joint!r}; valid joints are: {', '.join(BUILDER_JOINTS)}")
+        b, Rl, pl = self._resolve_parent(parent)
+        Rj, pj = _placement(placement)
+        R, p = Rl @ Rj, Rl @ pj + pl  # joint frame in the parent body's frame
+        k = len(self._names)
+        name = name or f"joint_{k}"
+        link = link or f"link_{k}"
+        if name in self._names:
+            raise ModelError(f"ModelBuilder: a joint named {name!r} exists already")
+        if link in self._frames:
+            raise ModelError(f"ModelBuilder: a link named {link!r} exists already")
+        mass = float(mass)
+        com = np.asarray(com, dtype=float).reshape(3)
+        I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float).reshape(3, 3)
+        if mass < 0 or not np.isfinite(mass):
+            raise ModelError(f"ModelBuilder: link {link!r} has a negative or non-finite mass ({mass})")
+        if not np.all(np.isfinite(I_c)) or np.linalg.eigvalsh(0.5 * (I_c + I_c.T))[0] < -1e-12 * max(
+            1.0, np.trace(I_c)
+        ):
+            raise ModelError(f"ModelBuilder: the inertia of link {link!r} is not positive semi-definite")
+        if joint == "fixed":
+            target, Rf, pf = b, R, p
+            self._frames[link] = (b, R, p)
+        else:
+            if joint == "universal":
+                a = np.asarray(axis, dtype=float)
+                if a.shape != (2, 3):
+                    raise ModelError(
+                        f"ModelBuilder: a universal joint takes axis=(e1, e2), two 3-vectors; got {a.tolist()}"
+                    )
+                e1, e2 = a
+            else:
+                e1, e2 = np.asarray(axis, dtype=float).reshape(3), np.zeros(3)
+            self._names.append(name)
+            self._links.append(link)
+            self._parents.append(b)
+            self._kinds.append(KIND_CODES[joint])
+            self._axes.append(e1)
+            self._axes2.append(e2)
+            self._R.append(R)
+            self._p.append(p)
+            self._mass.append(0.0)
+            self._h.append(np.zeros(3))
+            self._I_o.append(np.zeros((3, 3)))
+            self._frames[link] = (k, np.eye(3), np.zeros(3))
+            target, Rf, pf = k, np.eye(3), np.zeros(3)
+        # the link's inertia, expressed in its body's frame
+        c = Rf @ com + pf
+        self._mass[target] += mass
+        self._h[target] += mass * c
+        self._I_o[target] += inertia_about_origin(mass, c, Rf @ I_c @ Rf.T)
+        return target
+
+    def build(self) -> Model:
+        """The immutable :class:`Model` (its GIM checked to be regular, as for URDFs)."""
+        from .algorithms.forward import check_not_singular
+
+        nj = len(self._names)
+        masses = np.array(self._mass)
+        coms = np.array([h / m if m > 0 else np.zeros(3) for h, m in zip(self._h, masses, strict=True)])
+        inertias = np.array(
+            [I - inertia_about_origin(m, c, np.zeros((3, 3))) for I, m, c in zip(self._I_o, masses, coms, strict=True)]
+        )
+        model = Model(
+            name=self.name,
+            names=self._names,
+            link_names=self._links,
+            parents=self._parents,
+            kinds=self._kinds,
+            axes=self._axes,
+            axes2=self._axes2,
+            placement_rotation=self._R,
+            placement_translation=self._p,
+            masses=masses,
+            coms=coms,
+            inertias=inertias,
+            frames=[Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != "universe"],
+            gravity=self.gravity,
+            source="ModelBuilder",
+        )
+        if nj > 1:
+            check_not_singular(model, where=f"model {self.name!r}")
+        return model
