@@ -30,6 +30,9 @@ def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
 class ModelBuilder:
     """Add bodies one by one (parents first), then ``build()`` a :class:`Model`.
 
+    Any order with parents first works for denoc_pin; to cross-check with ``model.to_pinocchio()``
+    add them depth-first (finish a branch before starting the next), as Pinocchio requires.
+
     >>> b = ModelBuilder("pendulum")
     >>> link = b.add_body(0, joint="revolute", axis=(0, 1, 0), mass=1.0, com=(0, 0, -0.5))
     >>> model = b.build()
@@ -38,6 +41,7 @@ class ModelBuilder:
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81)):
         self.name = name
         self.gravity = np.asarray(gravity, dtype=float)
+        self._added = 0
         self._names = ["universe"]
         self._links = ["universe"]
         self._parents = [0]
@@ -92,8 +96,9 @@ class ModelBuilder:
         Rj, pj = _placement(placement)
         R, p = Rl @ Rj, Rl @ pj + pl  # joint frame in the parent body's frame
         k = len(self._names)
-        name = name or f"joint_{k}"
-        link = link or f"link_{k}"
+        self._added += 1  # default names count every call, fixed joints included
+        name = name or f"joint_{self._added}"
+        link = link or f"link_{self._added}"
         if name in self._names:
             raise ModelError(f"ModelBuilder: a joint named {name!r} exists already")
         if link in self._frames:

@@ -110,11 +110,47 @@ def _aligned(axis: np.ndarray) -> str | None:
     return None
 
 
-def to_pinocchio(model: Model):
-    """The equivalent ``pinocchio.Model``: same joints (aligned kinds where the axis is x, y or z),
-    placements, inertias, gravity, and a BODY frame per link."""
+def _unbounded_unaligned(e: np.ndarray):
+    """A RevoluteUnboundedUnaligned joint about e.  Pinocchio's Python API has no constructor
+    with an axis, but its URDF parser makes one: take the joint from a one-joint URDF."""
     import pinocchio as pin
 
+    axis = " ".join(f"{float(x):.17g}" for x in e)
+    xml = (
+        '<robot name="axis"><link name="a"/><link name="b"/><joint name="j" type="continuous">'
+        f'<parent link="a"/><child link="b"/><axis xyz="{axis}"/></joint></robot>'
+    )
+    return pin.buildModelFromXML(xml).joints[1]
+
+
+def _is_depth_first(parents: np.ndarray) -> bool:
+    """Every subtree occupies consecutive indices: the order Pinocchio's crba and Minv assume."""
+    path = [0]
+    for k in range(1, len(parents)):
+        while path[-1] != parents[k]:
+            path.pop()
+            if not path:
+                return False
+        path.append(k)
+    return True
+
+
+def to_pinocchio(model: Model):
+    """The equivalent ``pinocchio.Model``: same joints (aligned kinds where the axis is x, y or z),
+    placements, inertias, gravity, and a BODY frame per link.
+
+    Pinocchio's crba and computeMinverse assume a depth-first joint order (each subtree on
+    consecutive indices) and are silently wrong otherwise, so a model in another order (possible
+    with :class:`ModelBuilder`; URDF models are depth-first) is refused.
+    """
+    import pinocchio as pin
+
+    if not _is_depth_first(model.parents):
+        raise ModelError(
+            f"to_pinocchio: model {model.name!r} is not in depth-first order (parents {model.parents.tolist()}); "
+            "Pinocchio's crba and computeMinverse require every subtree on consecutive joint indices. "
+            "Add bodies depth-first (finish a branch before starting the next)."
+        )
     pm = pin.Model()
     pm.name = model.name
     pm.gravity = pin.Motion(np.concatenate([model.gravity, np.zeros(3)]))
@@ -125,7 +161,7 @@ def to_pinocchio(model: Model):
         if kind == REVOLUTE:
             joint = getattr(pin, f"JointModelR{a}")() if a else pin.JointModelRevoluteUnaligned(e)
         elif kind == CONTINUOUS:
-            joint = getattr(pin, f"JointModelRUB{a}")() if a else pin.JointModelRevoluteUnboundedUnaligned(e)
+            joint = getattr(pin, f"JointModelRUB{a}")() if a else _unbounded_unaligned(e)
         elif kind == PRISMATIC:
             joint = getattr(pin, f"JointModelP{a}")() if a else pin.JointModelPrismaticUnaligned(e)
         elif kind == FREE_FLYER:

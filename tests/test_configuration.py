@@ -1,0 +1,81 @@
+"""neutral / integrate / difference / normalize against Pinocchio, on every joint kind."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import denoc_pin as dp
+from denoc_pin.model import CONTINUOUS, FREE_FLYER, PLANAR, SPHERICAL
+
+
+def mixed_pinocchio_model():
+    """Every joint kind denoc_pin supports, in one tree with random placements."""
+    pin.seed(0)
+    pm = pin.Model()
+    j = pm.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "ff")
+    u = pm.addJoint(j, pin.JointModelUniversal(np.array([0.0, 0, 1]), np.array([1.0, 0, 0])), pin.SE3.Random(), "u")
+    pm.addJoint(u, pin.JointModelSpherical(), pin.SE3.Random(), "s")
+    p = pm.addJoint(j, pin.JointModelPlanar(), pin.SE3.Random(), "p")
+    c = pm.addJoint(p, pin.JointModelRUBY(), pin.SE3.Random(), "c")
+    x = pm.addJoint(c, pin.JointModelPrismaticUnaligned(np.array([0.6, 0.0, 0.8])), pin.SE3.Random(), "x")
+    pm.addJoint(x, pin.JointModelRevoluteUnaligned(np.array([0.0, 0.6, 0.8])), pin.SE3.Random(), "r")
+    for k in range(1, pm.njoints):
+        pm.appendBodyToJoint(k, pin.Inertia.Random(), pin.SE3.Identity())
+    return pm
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    pm = mixed_pinocchio_model()
+    return dp.from_pinocchio(pm), pm
+
+
+def test_neutral(mixed):
+    model, pm = mixed
+    np.testing.assert_array_equal(dp.neutral(model), pin.neutral(pm))
+
+
+@pytest.mark.parametrize("scale", [1e-10, 1e-4, 1.0, 4.0])
+def test_integrate_matches_pinocchio(mixed, scale):
+    model, pm = mixed
+    rng = np.random.default_rng(int(scale * 1e4) % 97)
+    for _ in range(20):
+        q = dp.random_configuration(model, rng)
+        v = rng.standard_normal(model.nv) * scale
+        dt = rng.uniform(0.01, 1.0)
+        qi = dp.integrate(model, q, v, dt)
+        # Compare on the manifold: quaternions q and -q are the same rotation.
+        assert np.abs(pin.difference(pm, pin.integrate(pm, q, v * dt), qi)).max() < 1e-12
+        for k in range(1, model.njoints):
+            i, kind = model.idx_q[k], model.kinds[k]
+            unit = {SPHERICAL: slice(i, i + 4), FREE_FLYER: slice(i + 3, i + 7), CONTINUOUS: slice(i, i + 2)}
+            unit[PLANAR] = slice(i + 2, i + 4)
+            if kind in unit:
+                assert abs(np.linalg.norm(qi[unit[kind]]) - 1) < 1e-14
+
+
+def test_difference_matches_pinocchio_and_inverts_integrate(mixed):
+    model, pm = mixed
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        q0, q1 = dp.random_configuration(model, rng), dp.random_configuration(model, rng)
+        np.testing.assert_allclose(dp.difference(model, q0, q1), pin.difference(pm, q0, q1), atol=1e-10)
+        v = rng.uniform(-1, 1, model.nv)
+        np.testing.assert_allclose(dp.difference(model, q0, dp.integrate(model, q0, v, 0.5)), 0.5 * v, atol=1e-12)
+
+
+def test_normalize_and_random_configuration(mixed):
+    model, pm = mixed
+    q = dp.random_configuration(model, 3) * 1.3
+    expected = pin.normalize(pm, q)
+    np.testing.assert_allclose(dp.normalize(model, q), expected, atol=1e-15)
+    q = dp.random_configuration(model, 4)
+    np.testing.assert_allclose(dp.normalize(model, q), q, atol=1e-15)
+
+
+def test_integrate_checks_shapes(mixed):
+    model, _ = mixed
+    with pytest.raises(ValueError, match=r"v must have shape \(17,\)"):
+        dp.integrate(model, dp.neutral(model), np.zeros(3), 0.1)
+    with pytest.raises(ValueError, match=r"q1 has non-finite"):
+        dp.difference(model, dp.neutral(model), np.full(model.nq, np.nan))
