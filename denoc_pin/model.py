@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .layout import data_views, model_buffer_sizes, model_views, workspace_size
 from .modules import decompose, draw_module_tree, module_arrays
 from .spatial import inertia_about_origin, mass_matrix
 
@@ -153,30 +154,36 @@ class Model:
         set_(self, "njoints", njoints)
         set_(self, "nq", int(nqs.sum()))
         set_(self, "nv", int(nvs.sum()))
-        for field, value, dtype in [
-            ("parents", parents, np.int64),
-            ("kinds", kinds, np.int64),
-            ("nqs", nqs, np.int64),
-            ("nvs", nvs, np.int64),
-            ("idx_q", idx_q, np.int64),
-            ("idx_v", idx_v, np.int64),
-            ("axes", axes, float),
-            ("axes2", axes2, float),
-            ("placement_rotation", np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3), float),
-            ("placement_translation", np.asarray(placement_translation, dtype=float).reshape(njoints, 3), float),
-            ("masses", masses, float),
-            ("coms", coms, float),
-            ("inertias", inertias, float),
-            ("M", M, float),
-            ("gravity", np.asarray(gravity, dtype=float).reshape(3), float),
-        ]:
-            set_(self, field, _frozen(value, dtype))
-        modules = decompose(self.parents, self.names, self.nvs)
+        modules = decompose(parents, tuple(names), nvs)
         ptr, bodies, body_module = module_arrays(modules, njoints - 1)
+        zmax = int(nvs.max())
+        # Two flat buffers hold every array the kernels read (layout.py); the fields are views.
+        mi = np.concatenate(
+            [[njoints, nvs.sum(), len(modules), zmax, nqs.sum()], parents, kinds, idx_q, idx_v, nqs, nvs, ptr, bodies,
+             body_module]
+        ).astype(np.int64)  # fmt: skip
+        gravity = np.asarray(gravity, dtype=float).reshape(3)
+        mf = np.concatenate(
+            [np.asarray(x, dtype=float).ravel() for x in (
+                np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3),
+                np.asarray(placement_translation, dtype=float).reshape(njoints, 3),
+                axes, axes2, M, gravity, masses, coms, inertias,
+            )]
+        )  # fmt: skip
+        assert (mi.size, mf.size) == model_buffer_sizes(njoints, len(modules))
+        mi.setflags(write=False)
+        mf.setflags(write=False)
+        set_(self, "_mi", mi)
+        set_(self, "_mf", mf)
+        set_(self, "zmax", zmax)
+        fields = (
+            "parents", "kinds", "idx_q", "idx_v", "nqs", "nvs", "module_ptr", "module_bodies", "body_module",
+            "placement_rotation", "placement_translation", "axes", "axes2", "M", "gravity", "masses", "coms",
+            "inertias",
+        )  # fmt: skip
+        for field, view in zip(fields, model_views(mi, mf), strict=True):
+            set_(self, field, view)
         set_(self, "modules", modules)
-        set_(self, "module_ptr", _frozen(ptr, np.int64))
-        set_(self, "module_bodies", _frozen(bodies, np.int64))
-        set_(self, "body_module", _frozen(body_module, np.int64))
         set_(self, "frames", tuple(frames))
 
     def __setattr__(self, key, value):
@@ -241,27 +248,16 @@ class Data:
     def __init__(self, model: Model):
         nj, nv = model.njoints, model.nv
         self.model = model
-        self.E = np.zeros((nj, 3, 3))
+        # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
+        self._ws = np.zeros(workspace_size(nj, nv, model.zmax))
+        fields = (
+            "E", "r", "S", "Sdot_coef", "t", "tdot", "w", "w_tilde", "fext", "eta", "mu", "M_hat", "Psi_hat", "Psi",
+            "I_hat", "I_hat_inv", "tau", "phi", "ddq",
+        )  # fmt: skip
+        for field, view in zip(fields, data_views(self._ws, model._mi), strict=True):
+            setattr(self, field, view)
         self.E[:] = np.eye(3)
-        self.r = np.zeros((nj, 3))
-        self.S = np.zeros((nj, 6, 6))
-        self.Sdot_coef = np.zeros((nj, 6))
-        self.t = np.zeros((nj, 6))
-        self.tdot = np.zeros((nj, 6))
-        self.w = np.zeros((nj, 6))
-        self.w_tilde = np.zeros((nj, 6))
-        self.fext = np.zeros((nj, 6))
-        self.tau = np.zeros(nv)
-        self.phi = np.zeros(nv)
-        self.ddq = np.zeros(nv)
-        self.M_tilde = np.zeros((nj, 6, 6))
-        self.M_hat = np.zeros((nj, 6, 6))
-        self.Psi_hat = np.zeros((nj, 6, 6))
-        self.Psi = np.zeros((nj, 6, 6))
-        self.I_hat = np.zeros((nj, 6, 6))
-        self.I_hat_inv = np.zeros((nj, 6, 6))
-        self.eta = np.zeros((nj, 6))
-        self.mu = np.zeros((nj, 6))
+        self.fext_is_zero = True
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}
 
@@ -269,9 +265,11 @@ class Data:
         """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:
         data for a 100,000-DOF chain must stay O(n)."""
         if name not in self._dense:
-            self._dense[name] = np.zeros((self.model.nv, self.model.nv))
+            shape = (self.model.njoints, 6, 6) if name == "M_tilde" else (self.model.nv, self.model.nv)
+            self._dense[name] = np.zeros(shape)
         return self._dense[name]
 
+    M_tilde = property(lambda self: self.dense("M_tilde"), doc="(njoints, 6, 6) composite inertias M̃_k of ``gim``")
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
     gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")
     U = property(lambda self: self.dense("U"), doc="(nv, nv) U of the last ``udut``")

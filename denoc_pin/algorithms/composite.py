@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..layout import all_finite, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
-from .kinematics import run_kinematics
+from ._call import raise_for_status
+from .kinematics import joint_kinematics
 
 DENSE_LIMIT = 5_000
 """Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
@@ -87,17 +89,32 @@ def gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, B, out):
     return 0
 
 
+@njit(cache=True)
+def crba_entry(mi, mf, ws, M_tilde, q, out):
+    """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite."""
+    if not all_finite(q):
+        return 1
+    (parents, kinds, idx_q, idx_v, _, nvs, module_ptr, module_bodies, _,
+     placement_R, placement_p, axes, axes2, M, _, _, _, _) = model_views(mi, mf)  # fmt: skip
+    (E, r, S, Sdot_coef, _, _, _, _, _, _, _, _, Psi_hat, _, _, _, _, _, _) = data_views(ws, mi)
+    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde)
+    out[:, :] = 0.0
+    gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, Psi_hat, out)
+    return 0
+
+
 def gim(model: Model, data: Data, q) -> np.ndarray:
     """The full symmetric generalized inertia matrix I(q) (eq. 13, 16–17); ``pinocchio.crba``.
 
     O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
     (also left in ``data.gim``).
     """
-    check_data(model, data)
+    if getattr(data, "model", None) is not model:
+        check_data(model, data)
     check_dense_size(model, "gim")
-    q = configuration(model, q)
-    run_kinematics(model, data, q)
-    composite_inertias(model.parents, model.module_ptr, model.module_bodies, model.M, data.E, data.r, data.M_tilde)
-    data.gim[:] = 0.0
-    gim_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.M_tilde, data.Psi_hat, data.gim)
-    return data.gim.copy()
+    if not (type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (model.nq,) and q.flags.c_contiguous):
+        q = np.ascontiguousarray(configuration(model, q))
+    out = data.gim
+    raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, data.M_tilde, q, out), q, None, None, "")
+    return out.copy()

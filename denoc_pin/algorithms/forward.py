@@ -8,10 +8,12 @@ U D Uᵀ q̈ = φ is solved by one backward and one forward recursion.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
 
-from ..model import Data, Model, ModelError, check_data, configuration, vector
+from ..layout import all_finite, data_views, model_views
+from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
     add_transferred_wrench,
@@ -21,9 +23,10 @@ from ..spatial import (
     propagate_twist,
     spd_inverse_into,
 )
-from . import inverse as _id
+from ._call import raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
-from .kinematics import run_kinematics
+from .inverse import rnea_entry
+from .kinematics import joint_kinematics
 
 
 @njit(cache=True)
@@ -123,17 +126,63 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
     return 0
 
 
-def factor(model: Model, data: Data) -> None:
-    """UDUᵀ factors at the configuration already in data.E/r/S; a clear error when singular."""
-    k = udut_factor(
-        model.parents, model.module_ptr, model.module_bodies, model.nvs, model.M,
-        data.E, data.r, data.S, data.M_hat, data.Psi_hat, data.Psi, data.I_hat, data.I_hat_inv,
-    )  # fmt: skip
+@njit(cache=True)
+def factor_entry(mi, mf, ws, q):
+    """Kinematics and the UDUᵀ factors at q; returns 1 if q is not finite, 2 + k if Î_k is singular."""
+    if not all_finite(q):
+        return 1
+    (parents, kinds, idx_q, _, _, nvs, module_ptr, module_bodies, _,
+     placement_R, placement_p, axes, axes2, M, _, _, _, _) = model_views(mi, mf)  # fmt: skip
+    (E, r, S, Sdot_coef, _, _, _, _, _, _, _, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, _, _, _) = data_views(ws, mi)
+    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    k = udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_hat, Psi, I_hat, I_hat_inv)
+    return 2 + k if k else 0
+
+
+@njit(cache=True)
+def aba_entry(mi, mf, ws, q, v, tau):
+    """q̈ = GIM⁻¹ (τ − h): φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3."""
+    if not all_finite(tau):
+        return 1
+    nj, nv = mi[0], mi[1]
+    (parents, _, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = model_views(mi, mf)
+    (E, r, S, _, _, _, _, _, _, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, h, phi, ddq) = data_views(ws, mi)
+    ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
+    status = rnea_entry(mi, mf, ws, q, v, ddq)
+    if status:
+        return status
+    for i in range(nv):
+        phi[i] = tau[i] - h[i]  # φ = τ − C q̇ − gravity (A.1)
+    k = udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_hat, Psi, I_hat, I_hat_inv)
     if k:
-        raise ValueError(
-            f"the generalized inertia matrix is singular at this configuration: joint {model.names[k]!r} moves no mass "
-            f"(articulated inertia Î_k is not positive definite)"
-        )
+        return 2 + k
+    udut_solve(
+        parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv,
+        phi.reshape(nv, 1), eta.reshape(nj, 1, 6), mu.reshape(nj, 1, 6), ddq.reshape(nv, 1),
+    )  # fmt: skip
+    return 0
+
+
+@njit(cache=True, parallel=True)
+def aba_batch(mi, mf, ws0, Q, V, T, out):
+    """Forward dynamics for a batch of states, split over the threads."""
+    B = Q.shape[0]
+    nchunks = min(B, 4 * numba.get_num_threads())
+    status = np.zeros(nchunks, dtype=np.int64)
+    for c in numba.prange(nchunks):
+        ws = ws0.copy()
+        ddq = data_views(ws, mi)[18]
+        for i in range(c * B // nchunks, (c + 1) * B // nchunks):
+            s = aba_entry(mi, mf, ws, Q[i], V[i], T[i])
+            if s:
+                status[c] = s
+            out[i, :] = ddq
+    return status.max()
+
+
+def factor(model: Model, data: Data, q: np.ndarray) -> None:
+    """Kinematics and UDUᵀ factors at q into data; a clear error when singular."""
+    raise_for_status(model, factor_entry(model._mi, model._mf, data._ws, q), q, None, None, "")
 
 
 def check_not_singular(model: Model, where: str) -> None:
@@ -157,12 +206,9 @@ def check_not_singular(model: Model, where: str) -> None:
     data = model.create_data()
     rng = np.random.default_rng(12345)
     q = rng.uniform(-np.pi, np.pi, model.nq)
-    run_kinematics(model, data, q)
-    k = udut_factor(
-        model.parents, model.module_ptr, model.module_bodies, model.nvs, model.M,
-        data.E, data.r, data.S, data.M_hat, data.Psi_hat, data.Psi, data.I_hat, data.I_hat_inv,
-    )  # fmt: skip
-    if k:
+    status = factor_entry(model._mi, model._mf, data._ws, q)
+    if status:
+        k = status - 2
         raise ModelError(
             f"{where}: joint {model.names[k]!r} moves no inertia about its axis at a generic configuration, so the "
             "generalized inertia matrix is singular"
@@ -176,6 +222,7 @@ def _is_in_subtree(model: Model, k: int, root: int) -> bool:
 
 
 def solve(model: Model, data: Data, phi: np.ndarray, eta: np.ndarray, mu: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """U D Uᵀ X = φ for the factors in data (m right-hand sides)."""
     udut_solve(
         model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs,
         data.E, data.r, data.S, data.Psi, data.I_hat_inv, phi, eta, mu, out,
@@ -187,25 +234,17 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     """Joint accelerations q̈ = GIM⁻¹ φ, φ = τ − C q̇ − gravity (A.1), in O(n); ``pinocchio.aba``.
 
     φ comes from inverse dynamics with q̈ = 0 (note 1 of Table 3); then the UDUᵀ recursions.
-    Returns q̈ as a new (nv,) array (also left in ``data.ddq``).
+    One state q (nq,), v, tau (nv,), or a batch (B, nq), (B, nv), (B, nv) computed on all cores.
+    Returns q̈ as a new (nv,) array (also left in ``data.ddq``), or (B, nv).
     """
-    check_data(model, data)
-    q = configuration(model, q)
-    v = vector(v, model.nv, "v")
-    tau = vector(tau, model.nv, "tau")
-    h = _id._run(model, data, q, v, data.zeros_v, _id._fext_array(model, data, fext))
-    np.subtract(tau, h, out=data.phi)
-    factor(model, data)
-    nj = model.njoints
-    solve(
-        model,
-        data,
-        data.phi.reshape(-1, 1),
-        data.eta.reshape(nj, 1, 6),
-        data.mu.reshape(nj, 1, 6),
-        data.ddq.reshape(-1, 1),
-    )
-    return data.ddq.copy()
+    q, v, tau, batch = states(model, data, q, v, tau, "tau")
+    set_fext(model, data, fext)
+    if batch is None:
+        raise_for_status(model, aba_entry(model._mi, model._mf, data._ws, q, v, tau), q, v, tau, "tau")
+        return data.ddq.copy()
+    out = np.empty((batch, model.nv))
+    raise_for_status(model, aba_batch(model._mi, model._mf, data._ws, q, v, tau, out), q, v, tau, "tau")
+    return out
 
 
 def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
@@ -216,9 +255,8 @@ def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
     """
     check_data(model, data)
     check_dense_size(model, "udut")
-    q = configuration(model, q)
-    run_kinematics(model, data, q)
-    factor(model, data)
+    q = np.ascontiguousarray(configuration(model, q))
+    factor(model, data, q)
     data.U[:] = 0.0
     data.D[:] = 0.0
     for k in range(1, model.njoints):
@@ -236,9 +274,8 @@ def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
     """
     check_data(model, data)
     check_dense_size(model, "gim_inverse")
-    q = configuration(model, q)
-    run_kinematics(model, data, q)
-    factor(model, data)
+    q = np.ascontiguousarray(configuration(model, q))
+    factor(model, data, q)
     nv, nj = model.nv, model.njoints
     # Columns in chunks keep the η/μ workspaces (njoints x chunk x 6) small for large nv.
     chunk = min(nv, 256)

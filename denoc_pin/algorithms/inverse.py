@@ -8,12 +8,15 @@ Gravity enters as an acceleration of the base (note under Table 1).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
 
-from ..model import UNIVERSAL, Data, Model, check_data, configuration, external_forces, vector
+from ..layout import all_finite, data_views, model_views
+from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
-from .kinematics import run_kinematics
+from ._call import raise_for_status, set_fext, states
+from .kinematics import joint_kinematics
 
 
 @njit(cache=True)
@@ -103,41 +106,66 @@ def inverse_dynamics_kernel(
     return 0
 
 
-def _run(model: Model, data: Data, q, v, a, fext) -> np.ndarray:
-    """Kinematics plus Table 1 on validated arrays; leaves data.tau filled."""
-    run_kinematics(model, data, q)
+@njit(cache=True)
+def rnea_entry(mi, mf, ws, q, v, a):
+    """Kinematics and Table 1 on the flat buffers (layout.py); returns 1 if an input is not finite."""
+    if not (all_finite(q) and all_finite(v) and all_finite(a)):
+        return 1
+    (parents, kinds, idx_q, idx_v, _, nvs, module_ptr, module_bodies, _,
+     placement_R, placement_p, axes, axes2, M, gravity, _, _, _) = model_views(mi, mf)  # fmt: skip
+    (E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, _, _, _, _, _, _, _, tau, _, _) = data_views(ws, mi)
+    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
     inverse_dynamics_kernel(
-        model.parents, model.kinds, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, model.M,
-        model.gravity, data.E, data.r, data.S, data.Sdot_coef, v, a, fext, data.t, data.tdot, data.w, data.w_tilde,
-        data.tau,
+        parents, kinds, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, Sdot_coef, v, a, fext,
+        t, tdot, w, w_tilde, tau,
     )  # fmt: skip
-    return data.tau
+    return 0
 
 
-def _fext_array(model: Model, data: Data, fext) -> np.ndarray:
-    if fext is None:
-        data.fext[:] = 0.0
-        return data.fext
-    return external_forces(model, fext)
+@njit(cache=True, parallel=True)
+def rnea_batch(mi, mf, ws0, Q, V, A, out):
+    """Table 1 for a batch of states, split over the threads, each with its own copy of the workspace."""
+    B = Q.shape[0]
+    nchunks = min(B, 4 * numba.get_num_threads())
+    status = np.zeros(nchunks, dtype=np.int64)
+    for c in numba.prange(nchunks):
+        ws = ws0.copy()
+        tau = data_views(ws, mi)[16]
+        for i in range(c * B // nchunks, (c + 1) * B // nchunks):
+            s = rnea_entry(mi, mf, ws, Q[i], V[i], A[i])
+            if s:
+                status[c] = s
+            out[i, :] = tau
+    return status.max()
+
+
+def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
+    q, v, a, batch = states(model, data, q, v, a, aname)
+    set_fext(model, data, fext)
+    if batch is None:
+        status = rnea_entry(model._mi, model._mf, data._ws, q, v, a)
+        raise_for_status(model, status, q, v, a, aname)
+        return data.tau.copy()
+    out = np.empty((batch, model.nv))
+    raise_for_status(model, rnea_batch(model._mi, model._mf, data._ws, q, v, a, out), q, v, a, aname)
+    return out
 
 
 def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray:
     """Joint torques τ(q, q̇, q̈) by the recursive DeNOC algorithm (Table 1); ``pinocchio.rnea``.
 
-    q: (nq,), v: (nv,), a: (nv,) in Pinocchio's layout.  fext: None, an (njoints, 6) array
-    of [linear, angular] forces in each joint frame, or a list of ``pinocchio.Force``.
-    Returns τ as a new (nv,) array (also left in ``data.tau``).
+    q: (nq,), v: (nv,), a: (nv,) in Pinocchio's layout, or a batch (B, nq), (B, nv), (B, nv)
+    computed on all cores.  fext: None, an (njoints, 6) array of [linear, angular] forces in each
+    joint frame, or a list of ``pinocchio.Force`` (the same for the whole batch).
+    Returns τ as a new (nv,) array (also left in ``data.tau``), or (B, nv) for a batch.
     """
-    check_data(model, data)
-    q = configuration(model, q)
-    v = vector(v, model.nv, "v")
-    a = vector(a, model.nv, "a")
-    return _run(model, data, q, v, a, _fext_array(model, data, fext)).copy()
+    return _rnea(model, data, q, v, a, fext, "a")
 
 
 def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
-    """h(q, q̇) = C(q, q̇) q̇ + gravity term: inverse dynamics with q̈ = 0; ``pinocchio.nonLinearEffects``."""
-    check_data(model, data)
-    q = configuration(model, q)
-    v = vector(v, model.nv, "v")
-    return _run(model, data, q, v, data.zeros_v, _fext_array(model, data, None)).copy()
+    """h(q, q̇) = C(q, q̇) q̇ + gravity term: inverse dynamics with q̈ = 0; ``pinocchio.nonLinearEffects``.
+
+    Also for a batch (B, nq), (B, nv).
+    """
+    a = data.zeros_v if np.ndim(q) == 1 else np.zeros(np.shape(v))
+    return _rnea(model, data, q, v, a, None, "a")

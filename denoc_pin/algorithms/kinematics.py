@@ -80,11 +80,3 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             )
         E[k, :, :] = R.T  # E_k maps parent-frame components into frame k
     return 0
-
-
-def run_kinematics(model, data, q) -> None:
-    """joint_kinematics on a model and its data."""
-    joint_kinematics(
-        model.kinds, model.idx_q, model.axes, model.axes2, model.placement_rotation, model.placement_translation,
-        q, data.E, data.r, data.S, data.Sdot_coef,
-    )  # fmt: skip

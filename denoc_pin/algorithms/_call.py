@@ -1,0 +1,73 @@
+"""Argument handling shared by the algorithms: a fast path for ready arrays, clear errors otherwise.
+
+One state: q (nq,), v (nv,), x (nv,).  A batch: q (B, nq), v (B, nv), x (B, nv).  Arrays that are
+already float64, C-contiguous and of the right shape go straight to the compiled kernels, which
+check finiteness themselves; anything else is converted here, with an error naming the shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Data, Model, check_data, configuration, external_forces, vector
+
+
+def _ready(x, shape) -> bool:
+    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == shape and x.flags.c_contiguous
+
+
+def states(model: Model, data: Data, q, v, x, xname: str):
+    """(q, v, x, batch) ready for the kernels; batch is None for one state, else B."""
+    if getattr(data, "model", None) is not model:
+        check_data(model, data)
+    nq, nv = model.nq, model.nv
+    if _ready(q, (nq,)) and _ready(v, (nv,)) and (x is None or _ready(x, (nv,))):
+        return q, v, x, None
+    qa = np.asarray(q, dtype=np.float64)
+    if qa.ndim == 2:
+        B = qa.shape[0]
+        arrays = []
+        for arr, n, name in ((q, nq, "q"), (v, nv, "v"), (x, nv, xname)):
+            if arr is None:
+                arrays.append(None)
+                continue
+            a = np.ascontiguousarray(arr, dtype=np.float64)
+            if a.shape != (B, n):
+                raise ValueError(f"a batch of {B} states needs {name} of shape ({B}, {n}), got {a.shape}")
+            arrays.append(a)
+        return (*arrays, B)
+    q = np.ascontiguousarray(configuration(model, q))
+    v = np.ascontiguousarray(vector(v, nv, "v"))
+    x = None if x is None else np.ascontiguousarray(vector(x, nv, xname))
+    return q, v, x, None
+
+
+def set_fext(model: Model, data: Data, fext) -> None:
+    """fext into data.fext (DeNOC order), zeroing it only when the last call had forces."""
+    if fext is None:
+        if not data.fext_is_zero:
+            data.fext[:] = 0.0
+            data.fext_is_zero = True
+    else:
+        data.fext[:] = external_forces(model, fext)
+        data.fext_is_zero = False
+
+
+def raise_for_status(model: Model, status: int, q, v, x, xname: str) -> None:
+    """Turn a kernel's status into the error the user should see (1: non-finite input, 2 + k: singular at k)."""
+    if status == 0:
+        return
+    if status == 1:
+        for arr, name in ((q, "q"), (v, "v"), (x, xname)):
+            if arr is None:
+                continue
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                where = np.argwhere(bad).tolist() if np.ndim(arr) > 1 else np.flatnonzero(bad).tolist()
+                raise ValueError(f"{name} has non-finite entries (NaN or inf) at indices {where[:10]}")
+        raise ValueError("non-finite input")
+    k = status - 2
+    raise ValueError(
+        f"the generalized inertia matrix is singular at this configuration: joint {model.names[k]!r} moves no mass "
+        f"(articulated inertia Î_k is not positive definite)"
+    )
