@@ -84,11 +84,18 @@ def skew(x):
 @njit(cache=True)
 def axis_angle(e, angle):
     """Rotation matrix by ``angle`` about the unit vector ``e`` (Rodrigues)."""
+    R = np.empty((3, 3))
+    axis_angle_into(e, angle, R)
+    return R
+
+
+@njit(cache=True, inline="always")
+def axis_angle_into(e, angle, R):
+    """R = rotation by ``angle`` about the unit vector ``e``, written in place."""
     c = np.cos(angle)
     s = np.sin(angle)
     C = 1.0 - c
     x, y, z = e[0], e[1], e[2]
-    R = np.empty((3, 3))
     R[0, 0] = c + x * x * C
     R[0, 1] = x * y * C - z * s
     R[0, 2] = x * z * C + y * s
@@ -98,15 +105,21 @@ def axis_angle(e, angle):
     R[2, 0] = z * x * C - y * s
     R[2, 1] = z * y * C + x * s
     R[2, 2] = c + z * z * C
-    return R
 
 
 @njit(cache=True)
 def quaternion_rotation(x, y, z, w):
     """Rotation matrix of the quaternion (x, y, z, w) after normalising it (Pinocchio's order)."""
+    R = np.empty((3, 3))
+    quaternion_rotation_into(x, y, z, w, R)
+    return R
+
+
+@njit(cache=True, inline="always")
+def quaternion_rotation_into(x, y, z, w, R):
+    """R = rotation of the quaternion (x, y, z, w) after normalising it, written in place."""
     n = np.sqrt(x * x + y * y + z * z + w * w)
     x, y, z, w = x / n, y / n, z / n, w / n
-    R = np.empty((3, 3))
     R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
     R[0, 1] = 2.0 * (x * y - z * w)
     R[0, 2] = 2.0 * (x * z + y * w)
@@ -116,10 +129,9 @@ def quaternion_rotation(x, y, z, w):
     R[2, 0] = 2.0 * (x * z - y * w)
     R[2, 1] = 2.0 * (y * z + x * w)
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
-    return R
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cross_into(a, b, out):
     """out = a × b (3-vectors; out may not alias a or b)."""
     out[0] = a[1] * b[2] - a[2] * b[1]
@@ -127,21 +139,21 @@ def cross_into(a, b, out):
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rotate_into(E, x, out):
     """out = E x for a 3x3 E."""
     for i in range(3):
         out[i] = E[i, 0] * x[0] + E[i, 1] * x[1] + E[i, 2] * x[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rotate_T_into(E, x, out):
     """out = Eᵀ x for a 3x3 E."""
     for i in range(3):
         out[i] = E[0, i] * x[0] + E[1, i] * x[1] + E[2, i] * x[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def matmul_into(A, B, out):
     """out = A B for the small dense blocks of the recursions (no BLAS needed, any layout)."""
     n, m, l = A.shape[0], A.shape[1], B.shape[1]
@@ -153,7 +165,7 @@ def matmul_into(A, B, out):
             out[i, j] = s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def matmul_tn_into(A, B, out):
     """out = Aᵀ B."""
     n, m, l = A.shape[1], A.shape[0], B.shape[1]
@@ -165,7 +177,7 @@ def matmul_tn_into(A, B, out):
             out[i, j] = s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def matmul_nt_into(A, B, out):
     """out = A Bᵀ."""
     n, m, l = A.shape[0], A.shape[1], B.shape[0]
@@ -196,7 +208,7 @@ def twist_matrix(E, r):
     return A
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def propagate_twist(E, r, t_b, out):
     """out = A_{k,β} t_β: ω_k = E ω_β, ȯ_k = E (ȯ_β + ω_β × r)."""
     c0 = t_b[1] * r[2] - t_b[2] * r[1] + t_b[3]
@@ -207,7 +219,7 @@ def propagate_twist(E, r, t_b, out):
         out[3 + i] = E[i, 0] * c0 + E[i, 1] * c1 + E[i, 2] * c2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_transferred_wrench(E, r, w_k, out_b):
     """out_b += A_{k,β}ᵀ w_k: f_β = Eᵀ f_k, n_β = Eᵀ n_k + r × f_β."""
     f0 = E[0, 0] * w_k[3] + E[1, 0] * w_k[4] + E[2, 0] * w_k[5]
@@ -224,17 +236,56 @@ def add_transferred_wrench(E, r, w_k, out_b):
 
 
 @njit(cache=True)
-def add_congruence(E, r, X, out):
-    """out += A_{k,β}ᵀ X A_{k,β} for a 6x6 X (eq. 17 and eq. 20 / A.6)."""
-    A = twist_matrix(E, r)
-    XA = np.zeros((6, 6))
-    matmul_into(X, A, XA)
-    for i in range(6):
-        for j in range(6):
-            s = 0.0
-            for p in range(6):
-                s += A[p, i] * XA[p, j]
-            out[i, j] += s
+def add_congruence(E, r, X, out, scratch):
+    """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6).
+
+    scratch: a (4, 6, 6) work array from the caller, so that the recursions do not allocate.
+
+    A = T B with B = diag(E, E) (change of frame) and T = [[1, O], [-r̃, 1]] (shift of the
+    reference point by r): first Y = Bᵀ X B block by block, then Tᵀ Y T.
+    """
+    # Y = Bᵀ X B: Y_ab = Eᵀ X_ab E for the four 3x3 blocks.
+    Y = scratch[0]
+    for bi in range(2):
+        for bj in range(2):
+            for i in range(3):
+                for j in range(3):
+                    s = 0.0
+                    for p in range(3):
+                        xp = 0.0
+                        for l in range(3):
+                            xp += X[3 * bi + p, 3 * bj + l] * E[l, j]
+                        s += E[p, i] * xp
+                    Y[3 * bi + i, 3 * bj + j] = s
+    # Tᵀ Y T with T = [[1, 0], [-r̃, 1]]: Z11 = Y11 - Y12 r̃ ; Z21 = Y21 - Y22 r̃ (Z = Y T),
+    # then W11 = Z11 + r̃ Z21, W12 = Y12 + r̃ Y22, W21 = Z21, W22 = Y22 (W = Tᵀ Z, r̃ᵀ = -r̃).
+    rx, ry, rz = r[0], r[1], r[2]
+    R = scratch[1, :3, :3]
+    R[0, 0], R[0, 1], R[0, 2] = 0.0, -rz, ry
+    R[1, 0], R[1, 1], R[1, 2] = rz, 0.0, -rx
+    R[2, 0], R[2, 1], R[2, 2] = -ry, rx, 0.0
+    Z11 = scratch[2, :3, :3]
+    Z21 = scratch[3, :3, :3]
+    for i in range(3):
+        for j in range(3):
+            s1 = Y[i, j]
+            s2 = Y[3 + i, j]
+            for p in range(3):
+                s1 -= Y[i, 3 + p] * R[p, j]
+                s2 -= Y[3 + i, 3 + p] * R[p, j]
+            Z11[i, j] = s1
+            Z21[i, j] = s2
+    for i in range(3):
+        for j in range(3):
+            w11 = Z11[i, j]
+            w12 = Y[i, 3 + j]
+            for p in range(3):
+                w11 += R[i, p] * Z21[p, j]
+                w12 += R[i, p] * Y[3 + p, 3 + j]
+            out[i, j] += w11
+            out[i, 3 + j] += w12
+            out[3 + i, j] += Z21[i, j]
+            out[3 + i, 3 + j] += Y[3 + i, 3 + j]
 
 
 # ---------------------------------------------------------------------------------------
@@ -260,25 +311,28 @@ def inertia_about_origin(m: float, com: np.ndarray, I_c: np.ndarray) -> np.ndarr
     return np.asarray(I_c, dtype=float) + m * (com @ com * np.eye(3) - np.outer(com, com))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def newton_euler_wrench(Mk, t, tdot, out):
     """out = M_k ṫ_k + Ω_k M_k E_k t_k (eq. 1/2b): E_k keeps ω, Ω_k = diag(ω̃, ω̃)."""
     w0, w1, w2 = t[0], t[1], t[2]
-    # M_k E_k t_k uses only the angular part of the twist.
-    h = np.empty(6)
-    for i in range(6):
-        h[i] = Mk[i, 0] * w0 + Mk[i, 1] * w1 + Mk[i, 2] * w2
+    # M_k E_k t_k uses only the angular part of the twist: h = [I ω; -m d̃ ω].
+    h0 = Mk[0, 0] * w0 + Mk[0, 1] * w1 + Mk[0, 2] * w2
+    h1 = Mk[1, 0] * w0 + Mk[1, 1] * w1 + Mk[1, 2] * w2
+    h2 = Mk[2, 0] * w0 + Mk[2, 1] * w1 + Mk[2, 2] * w2
+    h3 = Mk[3, 0] * w0 + Mk[3, 1] * w1 + Mk[3, 2] * w2
+    h4 = Mk[4, 0] * w0 + Mk[4, 1] * w1 + Mk[4, 2] * w2
+    h5 = Mk[5, 0] * w0 + Mk[5, 1] * w1 + Mk[5, 2] * w2
     for i in range(6):
         acc = 0.0
         for j in range(6):
             acc += Mk[i, j] * tdot[j]
         out[i] = acc
-    out[0] += w1 * h[2] - w2 * h[1]
-    out[1] += w2 * h[0] - w0 * h[2]
-    out[2] += w0 * h[1] - w1 * h[0]
-    out[3] += w1 * h[5] - w2 * h[4]
-    out[4] += w2 * h[3] - w0 * h[5]
-    out[5] += w0 * h[4] - w1 * h[3]
+    out[0] += w1 * h2 - w2 * h1
+    out[1] += w2 * h0 - w0 * h2
+    out[2] += w0 * h1 - w1 * h0
+    out[3] += w1 * h5 - w2 * h4
+    out[4] += w2 * h3 - w0 * h5
+    out[5] += w0 * h4 - w1 * h3
 
 
 # ---------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ def check_dense_size(model: Model, what: str) -> None:
 @njit(cache=True)
 def composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde):
     """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17)."""
+    scratch = np.empty((4, 6, 6))
     for k in range(len(parents)):
         M_tilde[k, :, :] = M[k]
     for i in range(len(module_ptr) - 2, -1, -1):
@@ -39,7 +40,7 @@ def composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde):
             k = module_bodies[j]
             b = parents[k]
             if b > 0:
-                add_congruence(E[k], r[k], M_tilde[k], M_tilde[b])
+                add_congruence(E[k], r[k], M_tilde[k], M_tilde[b], scratch)
     return 0
 
 

@@ -36,6 +36,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_
     Returns 0, or the body index k whose Î_k is not positive definite (singular GIM).
     """
     M_bar = np.zeros((6, 6))
+    scratch = np.empty((4, 6, 6))
     for k in range(len(parents)):
         M_hat[k, :, :] = M[k]
     for i in range(len(module_ptr) - 2, -1, -1):
@@ -56,7 +57,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_
                 # M̂_β += A_{k,β}ᵀ Φ_k M̂_k A_{k,β},  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
                 matmul_nt_into(Psi_hat[k, :, :z], Psi[k, :, :z], M_bar)
                 M_bar[:, :] = M_hat[k] - M_bar
-                add_congruence(E[k], r[k], M_bar, M_hat[b])
+                add_congruence(E[k], r[k], M_bar, M_hat[b], scratch)
     return 0
 
 

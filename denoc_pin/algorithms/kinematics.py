@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ..spatial import axis_angle, matmul_into, quaternion_rotation
+from ..spatial import axis_angle_into, matmul_into, quaternion_rotation_into
 
 
 @njit(cache=True)
@@ -20,7 +20,10 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
     """Fill E[k], r[k] (A_{k,β}), S[k] (p_k, body frame) and Sdot_coef[k] for every body from q."""
     Rj = np.empty((3, 3))
     R = np.empty((3, 3))
+    R1 = np.empty((3, 3))
+    R2 = np.empty((3, 3))
     pj = np.zeros(3)
+    ez = np.array([0.0, 0.0, 1.0])
     for k in range(1, len(kinds)):
         kind = kinds[k]
         e = axes[k]
@@ -29,38 +32,40 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
         Sdot_coef[k, :] = 0.0
         pj[:] = 0.0
         if kind == REVOLUTE:
-            Rj[:, :] = axis_angle(e, q[iq])
+            axis_angle_into(e, q[iq], Rj)
             S[k, 0:3, 0] = e  # p_k = [e_k; 0] (eq. 7b)
         elif kind == CONTINUOUS:
             # (cos θ, sin θ) need not be exactly unit: the angle is what counts.
-            Rj[:, :] = axis_angle(e, np.arctan2(q[iq + 1], q[iq]))
+            axis_angle_into(e, np.arctan2(q[iq + 1], q[iq]), Rj)
             S[k, 0:3, 0] = e
         elif kind == PRISMATIC:
-            Rj[:, :] = np.eye(3)
             for c in range(3):
+                for d in range(3):
+                    Rj[c, d] = 1.0 if c == d else 0.0
                 pj[c] = e[c] * q[iq]
             S[k, 3:6, 0] = e  # p_k = [0; e_k] (eq. 7b)
         elif kind == FREE_FLYER:
-            Rj[:, :] = quaternion_rotation(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6])
+            quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
             for c in range(3):
                 pj[c] = q[iq + c]
                 S[k, 3 + c, c] = 1.0  # v[0:3]: linear velocity of o_k, body frame
                 S[k, c, 3 + c] = 1.0  # v[3:6]: angular velocity, body frame
         elif kind == PLANAR:
-            Rj[:, :] = axis_angle(np.array([0.0, 0.0, 1.0]), np.arctan2(q[iq + 3], q[iq + 2]))
+            axis_angle_into(ez, np.arctan2(q[iq + 3], q[iq + 2]), Rj)
             pj[0] = q[iq]
             pj[1] = q[iq + 1]
             S[k, 3, 0] = 1.0
             S[k, 4, 1] = 1.0
             S[k, 2, 2] = 1.0
         elif kind == SPHERICAL:
-            Rj[:, :] = quaternion_rotation(q[iq], q[iq + 1], q[iq + 2], q[iq + 3])
+            quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
             for c in range(3):
                 S[k, c, c] = 1.0
         else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
             e2 = axes2[k]
-            R2 = axis_angle(e2, q[iq + 1])
-            matmul_into(axis_angle(e, q[iq]), R2, Rj)
+            axis_angle_into(e2, q[iq + 1], R2)
+            axis_angle_into(e, q[iq], R1)
+            matmul_into(R1, R2, Rj)
             # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame; R2ᵀ e1 turns with q2, so
             # ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2.
             for c in range(3):
