@@ -108,43 +108,45 @@ class Model:
         njoints = len(parents)
         if njoints < 2:
             raise ModelError(f"model {name!r} has no movable joint")
-        for k in range(1, njoints):
-            if not 0 <= parents[k] < k:
-                raise ModelError(f"model {name!r}: parent of body {k} is {parents[k]}; expected 0 <= parent < {k}")
-            if int(kinds[k]) not in JOINT_KINDS or kinds[k] == BASE:
-                raise ModelError(f"model {name!r}: unknown joint kind code {kinds[k]} for joint {names[k]!r}")
+        body = np.arange(njoints)
+        bad = np.flatnonzero((parents[1:] < 0) | (parents[1:] >= body[1:])) + 1
+        if bad.size:
+            k = int(bad[0])
+            raise ModelError(f"model {name!r}: parent of body {k} is {parents[k]}; expected 0 <= parent < {k}")
+        bad = np.flatnonzero((kinds[1:] <= BASE) | (kinds[1:] >= len(JOINT_KINDS))) + 1
+        if bad.size:
+            k = int(bad[0])
+            raise ModelError(f"model {name!r}: unknown joint kind code {kinds[k]} for joint {names[k]!r}")
+        # Axes: unit, where the kind has one (vectorised: models reach 100,000 bodies).
         axes = np.array(axes, dtype=float).reshape(njoints, 3)
         axes2 = np.zeros((njoints, 3)) if axes2 is None else np.array(axes2, dtype=float).reshape(njoints, 3)
-        for k in range(1, njoints):
-            kind = int(kinds[k])
-            for which, ax in (("axis", axes), ("second axis", axes2)):
-                if kind in (FREE_FLYER, PLANAR, SPHERICAL) or (which == "second axis" and kind != UNIVERSAL):
-                    ax[k] = 0.0
-                    continue
-                n = np.linalg.norm(ax[k])
-                if not n > 0 or not np.isfinite(n):
-                    raise ModelError(
-                        f"model {name!r}: joint {names[k]!r} has a zero or non-finite {which} {ax[k].tolist()}"
-                    )
-                ax[k] /= n
-            if kind == UNIVERSAL and abs(axes[k] @ axes2[k]) > 1e-9:
+        has_axis = np.isin(kinds, (REVOLUTE, CONTINUOUS, PRISMATIC, UNIVERSAL))
+        has_axis[0] = False
+        for which, ax, used in (("axis", axes, has_axis), ("second axis", axes2, kinds == UNIVERSAL)):
+            ax[~used] = 0.0
+            norms = np.linalg.norm(ax, axis=1)
+            bad = np.flatnonzero(used & ~(np.isfinite(norms) & (norms > 0)))
+            if bad.size:
+                k = int(bad[0])
                 raise ModelError(
-                    f"model {name!r}: the axes of universal joint {names[k]!r} must be orthogonal, "
-                    f"got {axes[k].tolist()} and {axes2[k].tolist()}"
+                    f"model {name!r}: joint {names[k]!r} has a zero or non-finite {which} {ax[k].tolist()}"
                 )
-        nqs = np.array([JOINT_KINDS[int(c)][1] for c in kinds], dtype=np.int64)
-        nvs = np.array([JOINT_KINDS[int(c)][2] for c in kinds], dtype=np.int64)
+            ax[used] /= norms[used, None]
+        bad = np.flatnonzero((kinds == UNIVERSAL) & (np.abs(np.einsum("ij,ij->i", axes, axes2)) > 1e-9))
+        if bad.size:
+            k = int(bad[0])
+            raise ModelError(
+                f"model {name!r}: the axes of universal joint {names[k]!r} must be orthogonal, "
+                f"got {axes[k].tolist()} and {axes2[k].tolist()}"
+            )
+        nqs = np.array([JOINT_KINDS[c][1] for c in range(len(JOINT_KINDS))], dtype=np.int64)[kinds]
+        nvs = np.array([JOINT_KINDS[c][2] for c in range(len(JOINT_KINDS))], dtype=np.int64)[kinds]
         idx_q = np.concatenate([[0], np.cumsum(nqs)[:-1]])
         idx_v = np.concatenate([[0], np.cumsum(nvs)[:-1]])
         masses = np.asarray(masses, dtype=float)
         coms = np.asarray(coms, dtype=float).reshape(njoints, 3)
         inertias = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
-        M = np.stack(
-            [
-                mass_matrix(masses[k], coms[k], inertia_about_origin(masses[k], coms[k], inertias[k]))
-                for k in range(njoints)
-            ]
-        )
+        M = mass_matrix(masses, coms, inertia_about_origin(masses, coms, inertias))
         M[0] = 0.0  # the base never moves; its inertia plays no part
         set_ = object.__setattr__
         set_(self, "name", str(name))

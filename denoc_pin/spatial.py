@@ -293,22 +293,33 @@ def add_congruence(E, r, X, out, scratch):
 # ---------------------------------------------------------------------------------------
 
 
-def mass_matrix(m: float, d: np.ndarray, I_o: np.ndarray) -> np.ndarray:
-    """M_k = [[I_k, m d̃], [-m d̃, m 1]] with I_k about the body origin and d the centre of mass."""
+def mass_matrix(m, d, I_o) -> np.ndarray:
+    """M_k = [[I_k, m d̃], [-m d̃, m 1]] with I_k about the body origin and d the centre of mass.
+
+    Also for stacks: m (...,), d (..., 3), I_o (..., 3, 3) → (..., 6, 6).
+    """
+    m = np.asarray(m, dtype=float)
     d = np.asarray(d, dtype=float)
-    D = np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
-    M = np.zeros((6, 6))
-    M[:3, :3] = I_o
-    M[:3, 3:] = m * D
-    M[3:, :3] = -m * D
-    M[3:, 3:] = m * np.eye(3)
+    M = np.zeros(m.shape + (6, 6))
+    md = m[..., None] * d
+    D = np.zeros(m.shape + (3, 3))
+    D[..., 0, 1], D[..., 0, 2], D[..., 1, 2] = -md[..., 2], md[..., 1], -md[..., 0]
+    D[..., 1, 0], D[..., 2, 0], D[..., 2, 1] = md[..., 2], -md[..., 1], md[..., 0]
+    M[..., :3, :3] = I_o
+    M[..., :3, 3:] = D
+    M[..., 3:, :3] = -D
+    M[..., 3:, 3:] = m[..., None, None] * np.eye(3)
     return M
 
 
-def inertia_about_origin(m: float, com: np.ndarray, I_c: np.ndarray) -> np.ndarray:
-    """Parallel-axis theorem: I_o = I_c + m (|c|² 1 − c cᵀ)."""
+def inertia_about_origin(m, com, I_c) -> np.ndarray:
+    """Parallel-axis theorem: I_o = I_c + m (|c|² 1 − c cᵀ); also for stacks (..., 3, 3)."""
+    m = np.asarray(m, dtype=float)
     com = np.asarray(com, dtype=float)
-    return np.asarray(I_c, dtype=float) + m * (com @ com * np.eye(3) - np.outer(com, com))
+    cc = np.einsum("...i,...j->...ij", com, com)
+    return np.asarray(I_c, dtype=float) + m[..., None, None] * (
+        np.einsum("...i,...i->...", com, com)[..., None, None] * np.eye(3) - cc
+    )
 
 
 @njit(cache=True, inline="always")

@@ -23,6 +23,7 @@ from ..spatial import (
     propagate_twist,
     spd_inverse_into,
 )
+from ._call import chunks as _chunks
 from ._call import raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
 from .inverse import rnea_entry
@@ -165,10 +166,9 @@ def aba_entry(mi, mf, ws, q, v, tau):
 
 
 @njit(cache=True, parallel=True)
-def aba_batch(mi, mf, ws0, Q, V, T, out):
+def aba_batch(nchunks, mi, mf, ws0, Q, V, T, out):
     """Forward dynamics for a batch of states, split over the threads."""
     B = Q.shape[0]
-    nchunks = min(B, 4 * numba.get_num_threads())
     status = np.zeros(nchunks, dtype=np.int64)
     for c in numba.prange(nchunks):
         ws = ws0.copy()
@@ -193,8 +193,7 @@ def check_not_singular(model: Model, where: str) -> None:
     link), then by the UDUᵀ pivots Î_k at a generic (seeded random) configuration.
     """
     nj = model.njoints
-    has_inertia = np.array([model.masses[k] > 0 or np.any(model.inertias[k] != 0) for k in range(nj)])
-    subtree = has_inertia.copy()
+    subtree = (model.masses > 0) | np.any(model.inertias != 0, axis=(1, 2))
     for k in range(nj - 1, 0, -1):
         subtree[model.parents[k]] |= subtree[k]
     for k in range(1, nj):
@@ -244,7 +243,7 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
         raise_for_status(model, aba_entry(model._mi, model._mf, data._ws, q, v, tau), q, v, tau, "tau")
         return data.ddq.copy()
     out = np.empty((batch, model.nv))
-    raise_for_status(model, aba_batch(model._mi, model._mf, data._ws, q, v, tau, out), q, v, tau, "tau")
+    raise_for_status(model, aba_batch(_chunks(batch), model._mi, model._mf, data._ws, q, v, tau, out), q, v, tau, "tau")
     return out
 
 

@@ -15,6 +15,7 @@ from numba import njit
 from ..layout import all_finite, data_views, model_views
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
+from ._call import chunks as _chunks
 from ._call import raise_for_status, set_fext, states
 from .kinematics import joint_kinematics
 
@@ -123,10 +124,9 @@ def rnea_entry(mi, mf, ws, q, v, a):
 
 
 @njit(cache=True, parallel=True)
-def rnea_batch(mi, mf, ws0, Q, V, A, out):
+def rnea_batch(nchunks, mi, mf, ws0, Q, V, A, out):
     """Table 1 for a batch of states, split over the threads, each with its own copy of the workspace."""
     B = Q.shape[0]
-    nchunks = min(B, 4 * numba.get_num_threads())
     status = np.zeros(nchunks, dtype=np.int64)
     for c in numba.prange(nchunks):
         ws = ws0.copy()
@@ -147,7 +147,7 @@ def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
         raise_for_status(model, status, q, v, a, aname)
         return data.tau.copy()
     out = np.empty((batch, model.nv))
-    raise_for_status(model, rnea_batch(model._mi, model._mf, data._ws, q, v, a, out), q, v, a, aname)
+    raise_for_status(model, rnea_batch(_chunks(batch), model._mi, model._mf, data._ws, q, v, a, out), q, v, a, aname)
     return out
 
 

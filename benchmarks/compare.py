@@ -1,0 +1,330 @@
+"""denoc_pin side by side with Pinocchio, in one run: per-call medians, batches, huge chains, memory, accuracy.
+
+    python benchmarks/compare.py            # the table (about 3 minutes on 2 cores)
+    python benchmarks/compare.py --json     # the same numbers for machines
+    python benchmarks/compare.py --quick    # smaller repeats, chains up to 10,000
+
+Writes ``benchmarks/scaling.png`` (time per call against DOF, both libraries) when matplotlib is
+installed.  Pinocchio is measured only where it can build its data: its ``createData`` for a
+500-DOF chain needs about 7.5 GB on this machine, so chains stop at 200 DOF for it.
+Peak memory is measured in a fresh subprocess per case (VmHWM, the peak resident set of the whole process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import denoc_pin as dp
+from denoc_pin.robots import example_robot_urdf
+
+HERE = Path(__file__).resolve().parent
+PIN_MAX_CHAIN = 200
+
+
+def median_time(fn, min_time: float = 0.2, max_calls: int = 20000) -> float:
+    """Median seconds per call over batches of calls, about ``min_time`` of measurement."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - t0, 1e-7)
+    per_batch = max(1, min(max_calls, int(0.02 / once)))
+    samples = []
+    start = time.perf_counter()
+    while time.perf_counter() - start < min_time or len(samples) < 5:
+        t0 = time.perf_counter()
+        for _ in range(per_batch):
+            fn()
+        samples.append((time.perf_counter() - t0) / per_batch)
+    return float(np.median(samples))
+
+
+def robot_models(name: str):
+    import pinocchio as pin
+
+    path = str(example_robot_urdf(name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dp.load_urdf(path)
+    return model, pin.buildModelFromUrdf(path)
+
+
+def state(model, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    q = dp.random_configuration(model, rng)
+    v, a = rng.uniform(-1, 1, (2, model.nv))
+    return q, v, a
+
+
+def per_call(name: str, model, pin_model, quick: bool) -> dict:
+    import pinocchio as pin
+
+    data = model.create_data()
+    q, v, a = state(model)
+    tau = dp.inverse_dynamics(model, data, q, v, a)
+    t = 0.05 if quick else 0.3
+    row = {"case": name, "nv": model.nv}
+    row["ID"] = median_time(lambda: dp.inverse_dynamics(model, data, q, v, a), t)
+    row["FD"] = median_time(lambda: dp.forward_dynamics(model, data, q, v, tau), t)
+    if model.nv <= dp.DENSE_LIMIT:
+        row["GIM"] = median_time(lambda: dp.gim(model, data, q), t)
+    if pin_model is not None:
+        pdata = pin_model.createData()
+        row["rnea"] = median_time(lambda: pin.rnea(pin_model, pdata, q, v, a), t)
+        row["aba"] = median_time(lambda: pin.aba(pin_model, pdata, q, v, tau), t)
+        row["crba"] = median_time(lambda: pin.crba(pin_model, pdata, q), t)
+    return row
+
+
+def batch(model, pin_model, B: int) -> dict:
+    import pinocchio as pin
+
+    data, pdata = model.create_data(), pin_model.createData()
+    rng = np.random.default_rng(1)
+    Q = np.stack([dp.random_configuration(model, rng) for _ in range(B)])
+    V, A = rng.uniform(-1, 1, (2, B, model.nv))
+    dp.inverse_dynamics(model, data, Q[:2], V[:2], A[:2])
+    dp.forward_dynamics(model, data, Q[:2], V[:2], A[:2])
+    out = {"B": B, "threads": __import__("numba").get_num_threads()}
+    for label, ours, theirs in [
+        ("ID", lambda: dp.inverse_dynamics(model, data, Q, V, A), lambda q, v, a: pin.rnea(pin_model, pdata, q, v, a)),
+        ("FD", lambda: dp.forward_dynamics(model, data, Q, V, A), lambda q, v, a: pin.aba(pin_model, pdata, q, v, a)),
+    ]:
+        t0 = time.perf_counter()
+        ours()
+        t_ours = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        for i in range(B):
+            theirs(Q[i], V[i], A[i])
+        t_loop = time.perf_counter() - t0
+        out[label] = {"denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
+    return out
+
+
+MEMORY_SNIPPET = """
+import sys, time, numpy as np
+lib, n = sys.argv[1], int(sys.argv[2])
+import denoc_pin as dp
+t0 = time.perf_counter()
+model = dp.models.chain(n)
+build = time.perf_counter() - t0
+rng = np.random.default_rng(0)
+q, v, a = rng.uniform(-np.pi, np.pi, (3, n))
+if lib == "denoc_pin":
+    data = model.create_data()
+    tau = dp.inverse_dynamics(model, data, q, v, a)
+    dp.forward_dynamics(model, data, q, v, tau)
+else:
+    import pinocchio as pin
+    pm = model.to_pinocchio(); pd = pm.createData()
+    pin.aba(pm, pd, q, v, pin.rnea(pm, pd, q, v, a))
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork+exec from the (large) parent.
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]
+print(int(hwm) / 1024, build)
+"""
+
+
+def peak_memory(lib: str, n: int) -> tuple[float, float]:
+    res = subprocess.run(
+        [sys.executable, "-c", MEMORY_SNIPPET, lib, str(n)], capture_output=True, text=True, check=True
+    )
+    mb, build = res.stdout.split()
+    return float(mb), float(build)
+
+
+def accuracy(n: int, with_pinocchio: bool, samples: int = 3) -> dict:
+    """Forward error ‖FD(ID(a)) − a‖∞/‖a‖∞ and backward error ‖ID(FD(τ)) − τ‖∞/‖τ‖∞, worst sample."""
+    import pinocchio as pin
+
+    model = dp.models.chain(n)
+    data = model.create_data()
+    row = {"n": n, "forward": 0.0, "backward": 0.0}
+    if with_pinocchio:
+        pm = model.to_pinocchio()
+        pd = pm.createData()
+        row["pin_forward"] = row["pin_backward"] = 0.0
+    for s in range(samples):
+        rng = np.random.default_rng(s)
+        q, v, a = rng.uniform(-np.pi, np.pi, n), rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+        tau = dp.inverse_dynamics(model, data, q, v, a)
+        a2 = dp.forward_dynamics(model, data, q, v, tau)
+        row["forward"] = max(row["forward"], np.abs(a2 - a).max() / np.abs(a).max())
+        back = dp.inverse_dynamics(model, data, q, v, a2)
+        row["backward"] = max(row["backward"], np.abs(back - tau).max() / np.abs(tau).max())
+        if with_pinocchio:
+            tp = pin.rnea(pm, pd, q, v, a)
+            ap = pin.aba(pm, pd, q, v, tp)
+            row["pin_forward"] = max(row["pin_forward"], np.abs(ap - a).max() / np.abs(a).max())
+            bp = pin.rnea(pm, pd, q, v, ap)
+            row["pin_backward"] = max(row["pin_backward"], np.abs(bp - tp).max() / np.abs(tp).max())
+    return row
+
+
+def cold_start() -> float:
+    """Seconds for import + model + first ID and FD call in a fresh process (numba cache warm)."""
+    code = (
+        "import time; t=time.perf_counter(); import numpy as np, denoc_pin as dp; m=dp.load_urdf('urdf/gripper.urdf');"
+        "d=m.create_data(); z=np.zeros(4); dp.forward_dynamics(m,d,z,z,dp.inverse_dynamics(m,d,z,z,z));"
+        "print(time.perf_counter()-t)"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=HERE.parent, check=True, capture_output=True)  # warm the cache
+    res = subprocess.run([sys.executable, "-c", code], cwd=HERE.parent, check=True, capture_output=True, text=True)
+    return float(res.stdout)
+
+
+def us(x) -> str:
+    if x is None:
+        return "—"
+    return f"{x * 1e6:.1f} µs" if x < 1e-3 else f"{x * 1e3:.2f} ms"
+
+
+def ratio(a, b) -> str:
+    return "—" if a is None or b is None else f"{a / b:.2f}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--no-plot", action="store_true")
+    args = p.parse_args(argv)
+    import pinocchio as pin
+
+    results: dict = {
+        "machine": f"{platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
+        f"Python {platform.python_version()}",
+        "pinocchio": pin.__version__,
+        "denoc_pin": dp.__version__,
+    }
+    chains = [100, 1000, 10000] if args.quick else [100, 1000, 10000, 100000]
+    rows = []
+    for name in ["panda", "talos_reduced"]:
+        model, pm = robot_models(name)
+        rows.append(per_call(name, model, pm, args.quick))
+    for n in chains:
+        model = dp.models.chain(n)
+        rows.append(per_call(f"chain {n}", model, model.to_pinocchio() if n <= PIN_MAX_CHAIN else None, args.quick))
+    results["per_call"] = rows
+    model, pm = robot_models("panda")
+    results["batch_panda"] = batch(model, pm, 2000 if args.quick else 10000)
+    results["memory"] = []
+    for n in chains:
+        mb, build = peak_memory("denoc_pin", n)
+        entry = {"n": n, "denoc_pin_MB": mb, "build_s": build}
+        if n <= PIN_MAX_CHAIN:
+            entry["pinocchio_MB"] = peak_memory("pinocchio", n)[0]
+        results["memory"].append(entry)
+    acc_sizes = [100, 200, 1000, 10000] + ([] if args.quick else [100000])
+    results["accuracy"] = [accuracy(n, n <= PIN_MAX_CHAIN) for n in acc_sizes]
+    results["cold_start_s"] = cold_start()
+    scaling = [10, 30, 100, 200, 1000, 3000, 10000] + ([] if args.quick else [30000, 100000])
+    results["scaling"] = []
+    for n in scaling:
+        model = dp.models.chain(n)
+        data = model.create_data()
+        q, v, a = state(model)
+        entry = {
+            "n": n,
+            "ID": median_time(lambda m=model, d=data, q=q, v=v, a=a: dp.inverse_dynamics(m, d, q, v, a), 0.05),
+        }
+        entry["FD"] = median_time(lambda m=model, d=data, q=q, v=v, a=a: dp.forward_dynamics(m, d, q, v, a), 0.05)
+        if n <= PIN_MAX_CHAIN:
+            pm = model.to_pinocchio()
+            pd = pm.createData()
+            entry["rnea"] = median_time(lambda pm=pm, pd=pd, q=q, v=v, a=a: pin.rnea(pm, pd, q, v, a), 0.05)
+            entry["aba"] = median_time(lambda pm=pm, pd=pd, q=q, v=v, a=a: pin.aba(pm, pd, q, v, a), 0.05)
+        results["scaling"].append(entry)
+    if not args.no_plot:
+        results["plot"] = plot(results["scaling"])
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(report(results))
+    return 0
+
+
+def plot(scaling) -> str | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for key, style, label in [
+        ("ID", "o-", "denoc_pin inverse_dynamics"),
+        ("FD", "s-", "denoc_pin forward_dynamics"),
+        ("rnea", "o--", "pinocchio rnea"),
+        ("aba", "s--", "pinocchio aba"),
+    ]:
+        pts = [(e["n"], e[key] / e["n"]) for e in scaling if key in e]
+        if pts:
+            x, y = zip(*pts, strict=True)
+            ax.loglog(x, np.array(y) * 1e6, style, label=label)
+    ax.set_xlabel("DOF of the spatial chain")
+    ax.set_ylabel("time per call per DOF [µs]")
+    ax.set_title("Time per DOF: flat = linear scaling")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    out = HERE / "scaling.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    return str(out)
+
+
+def report(r: dict) -> str:
+    lines = [f"denoc_pin {r['denoc_pin']} vs Pinocchio {r['pinocchio']} — {r['machine']}", ""]
+    lines.append("Per call from Python, median (ratio = denoc_pin / Pinocchio, ≤ 1 is faster):")
+    lines.append("| case | nv | ID | rnea | ratio | FD | aba | ratio | GIM | crba | ratio |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in r["per_call"]:
+        g = row.get
+        lines.append(
+            f"| {row['case']} | {row['nv']} | {us(g('ID'))} | {us(g('rnea'))} | {ratio(g('ID'), g('rnea'))} | "
+            f"{us(g('FD'))} | {us(g('aba'))} | {ratio(g('FD'), g('aba'))} | {us(g('GIM'))} | {us(g('crba'))} | "
+            f"{ratio(g('GIM'), g('crba'))} |"
+        )
+    b = r["batch_panda"]
+    lines += ["", f"Batch of {b['B']} panda states ({b['threads']} threads) against a Python loop over Pinocchio:"]
+    for k in ("ID", "FD"):
+        e = b[k]
+        lines.append(
+            f"- {k}: {e['denoc_pin_per_s']:,.0f} states/s vs {e['pinocchio_loop_per_s']:,.0f} states/s "
+            f"({e['speedup']:.2f}x)"
+        )
+    lines += ["", "Huge chains (fresh process each): build time and peak resident memory of the whole process"]
+    lines.append("| n | build | denoc_pin peak RSS | pinocchio peak RSS |")
+    lines.append("|---|---|---|---|")
+    for m in r["memory"]:
+        pin_mb = f"{m['pinocchio_MB']:.0f} MB" if "pinocchio_MB" in m else "—"
+        lines.append(f"| {m['n']:,} | {m['build_s']:.2f} s | {m['denoc_pin_MB']:.0f} MB | {pin_mb} |")
+    lines += ["", "Accuracy on spatial chains, random |q| ≤ π, |v|, |a| ≤ 1, worst of 3 states:"]
+    lines.append("| n | FD(ID(a)) forward error | ID(FD(τ)) backward error | pinocchio forward | pinocchio backward |")
+    lines.append("|---|---|---|---|---|")
+    for a in r["accuracy"]:
+        pf = f"{a['pin_forward']:.1e}" if "pin_forward" in a else "—"
+        pb = f"{a['pin_backward']:.1e}" if "pin_backward" in a else "—"
+        lines.append(f"| {a['n']:,} | {a['forward']:.1e} | {a['backward']:.1e} | {pf} | {pb} |")
+    lines += ["", "Scaling, time per call per DOF (spatial chain):"]
+    lines.append("| n | ID / DOF | FD / DOF | rnea / DOF | aba / DOF |")
+    lines.append("|---|---|---|---|---|")
+    for e in r["scaling"]:
+        per = {k: (f"{e[k] / e['n'] * 1e9:.0f} ns" if k in e else "—") for k in ("ID", "FD", "rnea", "aba")}
+        lines.append(f"| {e['n']:,} | {per['ID']} | {per['FD']} | {per['rnea']} | {per['aba']} |")
+    lines += ["", f"Cold start (fresh process, warm numba cache, import to first FD): {r['cold_start_s']:.2f} s"]
+    if r.get("plot"):
+        lines.append(f"Plot: {r['plot']}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

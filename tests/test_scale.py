@@ -1,0 +1,113 @@
+"""Batches and huge chains: correctness only (timings live in benchmarks/compare.py)."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from conftest import ROOT, assert_close
+
+import denoc_pin as dp
+from denoc_pin.robots import example_robot_urdf
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return dp.load_urdf(example_robot_urdf("panda"))
+
+
+def test_batched_calls_equal_single_calls(panda):
+    data = panda.create_data()
+    rng = np.random.default_rng(0)
+    B = 37  # not a multiple of the number of chunks
+    Q = np.stack([dp.random_configuration(panda, rng) for _ in range(B)])
+    V, A = rng.uniform(-1, 1, (2, B, panda.nv))
+    F = rng.uniform(-1, 1, (panda.njoints, 6))
+    tau = dp.inverse_dynamics(panda, data, Q, V, A, F)
+    ddq = dp.forward_dynamics(panda, data, Q, V, tau, F)
+    h = dp.nonlinear_effects(panda, data, Q, V)
+    assert tau.shape == ddq.shape == h.shape == (B, panda.nv)
+    for i in range(B):
+        np.testing.assert_array_equal(tau[i], dp.inverse_dynamics(panda, data, Q[i], V[i], A[i], F))
+        np.testing.assert_array_equal(ddq[i], dp.forward_dynamics(panda, data, Q[i], V[i], tau[i], F))
+        np.testing.assert_array_equal(h[i], dp.nonlinear_effects(panda, data, Q[i], V[i]))
+    assert_close(ddq, A, rtol=1e-9, what="batched FD(ID(a))")
+
+
+def test_batch_shapes_and_bad_values_are_checked(panda):
+    data = panda.create_data()
+    Q = np.zeros((4, panda.nq))
+    with pytest.raises(ValueError, match=r"a batch of 4 states needs v of shape \(4, 9\), got \(3, 9\)"):
+        dp.inverse_dynamics(panda, data, Q, np.zeros((3, 9)), np.zeros((4, 9)))
+    V = np.zeros((4, 9))
+    V[2, 5] = np.nan
+    with pytest.raises(ValueError, match=r"v has non-finite entries .* \[\[2, 5\]\]"):
+        dp.forward_dynamics(panda, data, Q, V, np.zeros((4, 9)))
+
+
+def test_chain_model():
+    planar, spatial = dp.models.chain(6, planar=True), dp.models.chain(6)
+    assert planar.nv == spatial.nv == 6 and len(planar.modules) == 1
+    np.testing.assert_array_equal(planar.axes[1:], [[0, 1, 0]] * 6)
+    np.testing.assert_array_equal(spatial.axes[1:4], [[0, 1, 0], [0, 0, 1], [0, 1, 0]])
+    np.testing.assert_allclose(spatial.masses[1:], 0.004)
+    # horizontal at q = 0: gravity pulls every link down, the base joint carries the most torque
+    z = np.zeros(6)
+    g = dp.inverse_dynamics(planar, planar.create_data(), z, z, z)
+    assert np.all(np.abs(np.diff(np.abs(g))) > 0) and abs(g[0]) > abs(g[-1])
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        dp.models.chain(0)
+
+
+@pytest.mark.parametrize("planar", [False, True])
+def test_chain_matches_pinocchio(planar):
+    model = dp.models.chain(60, planar=planar)
+    pm = model.to_pinocchio()
+    data, pd = model.create_data(), pm.createData()
+    rng = np.random.default_rng(3)
+    q, v, a = rng.uniform(-np.pi, np.pi, (3, 60))
+    assert_close(dp.inverse_dynamics(model, data, q, v, a), pin.rnea(pm, pd, q, v, a), what="rnea")
+    assert_close(dp.forward_dynamics(model, data, q, v, a), pin.aba(pm, pd, q, v, a), rtol=1e-8, what="aba")
+
+
+def test_forward_of_inverse_on_a_1000_dof_chain():
+    model = dp.models.chain(1000)
+    data = model.create_data()
+    rng = np.random.default_rng(0)
+    q, v, a = rng.uniform(-np.pi, np.pi, 1000), rng.uniform(-1, 1, 1000), rng.uniform(-1, 1, 1000)
+    a2 = dp.forward_dynamics(model, data, q, v, dp.inverse_dynamics(model, data, q, v, a))
+    assert_close(a2, a, rtol=1e-6, what="FD(ID(a)), 1000 DOF")  # measured 5e-8
+
+
+def test_100000_dof_chain_is_backward_stable():
+    """At 100,000 DOF the GIM's condition number (≈ n⁴) makes any float64 forward error large,
+    but the UDUᵀ recursions stay backward stable: the accelerations they return reproduce the
+    torques, ID(FD(τ)) = τ, to a few 1e-14 (see the README's accuracy section)."""
+    n = 100_000
+    model = dp.models.chain(n)
+    assert (model.nq, model.nv, len(model.modules)) == (n, n, 1)
+    data = model.create_data()
+    rng = np.random.default_rng(0)
+    q, v, a = rng.uniform(-np.pi, np.pi, n), rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    tau = dp.inverse_dynamics(model, data, q, v, a)
+    ddq = dp.forward_dynamics(model, data, q, v, tau)
+    assert np.all(np.isfinite(ddq))
+    assert_close(dp.inverse_dynamics(model, data, q, v, ddq), tau, rtol=1e-12, what="ID(FD(τ)) = τ at 100,000 DOF")
+    assert_close(ddq, a, rtol=1e-1, what="FD(ID(a)), 100,000 DOF")  # measured 6e-3: conditioning, not the solver
+    with pytest.raises(dp.ModelError, match="dense nv x nv matrices are formed only up to"):
+        dp.gim(model, data, q)
+
+
+def test_data_for_a_huge_chain_stays_linear_in_n():
+    model = dp.models.chain(20_000)
+    data = model.create_data()
+    per_body = data._ws.nbytes / model.njoints
+    assert per_body < 1000, per_body  # bytes per body: no nv x nv array is allocated up front
+    assert not data._dense
+
+
+def test_gripper_still_fine_with_batches_of_one():
+    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    data = model.create_data()
+    Q = np.zeros((1, 4))
+    np.testing.assert_allclose(
+        dp.inverse_dynamics(model, data, Q, Q, Q)[0], dp.nonlinear_effects(model, data, Q[0], Q[0])
+    )
