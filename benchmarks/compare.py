@@ -270,6 +270,12 @@ def plot(scaling) -> str | None:
         if pts:
             x, y = zip(*pts, strict=True)
             ax.loglog(x, np.array(y) * 1e6, style, label=label)
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    ax.yaxis.set_major_locator(FixedLocator([0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10]))
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel("DOF of the spatial chain")
     ax.set_ylabel("time per call per DOF [µs]")
     ax.set_title("Time per DOF: flat = linear scaling")
