@@ -12,9 +12,13 @@ import numpy as np
 
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 
+_F64 = np.dtype(np.float64)
+_UNIT_STRIDE = (8,)
 
-def _ready(x, shape) -> bool:
-    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == shape and x.flags.c_contiguous
+
+def _ready(x, n: int) -> bool:
+    """A C-contiguous float64 (n,) array: passed to the kernels as it is (cheap checks only)."""
+    return type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,) and x.strides == _UNIT_STRIDE
 
 
 def states(model: Model, data: Data, q, v, x, xname: str):
@@ -22,7 +26,7 @@ def states(model: Model, data: Data, q, v, x, xname: str):
     if getattr(data, "model", None) is not model:
         check_data(model, data)
     nq, nv = model.nq, model.nv
-    if _ready(q, (nq,)) and _ready(v, (nv,)) and (x is None or _ready(x, (nv,))):
+    if _ready(q, nq) and _ready(v, nv) and (x is None or _ready(x, nv)):
         return q, v, x, None
     qa = np.asarray(q, dtype=np.float64)
     if qa.ndim == 2:

@@ -12,7 +12,7 @@ from numba import njit
 from ..layout import all_finite, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
-from ._call import raise_for_status
+from ._call import _ready, raise_for_status
 from .kinematics import joint_kinematics
 
 DENSE_LIMIT = 5_000
@@ -114,7 +114,7 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     if getattr(data, "model", None) is not model:
         check_data(model, data)
     check_dense_size(model, "gim")
-    if not (type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (model.nq,) and q.flags.c_contiguous):
+    if not _ready(q, model.nq):
         q = np.ascontiguousarray(configuration(model, q))
     out = data.gim
     raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, data.M_tilde, q, out), q, None, None, "")
