@@ -222,24 +222,26 @@ class Model:
 
 
 class Data:
-    """Preallocated workspace of one model.  Algorithms write here and return views or copies.
+    """Preallocated workspace of one model.  Algorithms write here and return copies.
 
-    Fields (njoints = number of bodies + 1; index 0 is the base; all in body frames, [ω; v]):
+    All per-body fields are views of one flat buffer (``layout.py``); zmax = ``model.zmax``, the
+    largest joint DOF.  Fields (njoints = number of bodies + 1; index 0 is the base; body frames, [ω; v]):
 
     - ``E``: (njoints, 3, 3) rotation taking parent-frame components to body-frame ones.
     - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
       ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
-    - ``S``: (njoints, 6, 6) joint-motion propagation p_k in its first ``nvs[k]`` columns.
+    - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns.
     - ``Sdot_coef``: (njoints, 6) for a universal joint, ṗ_k q̇_k = Sdot_coef[k] q̇_1 q̇_2 (its p_k
       turns with q_2); zero for every other kind.
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
     - ``w``: (njoints, 6) Newton-Euler wrenches w_k; ``w_tilde``: (njoints, 6) the composite
       wrenches w̃_k of Table 1, step 2.
+    - ``fext``: (njoints, 6) external wrenches [n; f] of the last call, body frames.
     - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
-    - ``M_tilde``: (njoints, 6, 6) composite-module mass matrices M̃_k (eq. 17).
+    - ``M_tilde``: (njoints, 6, 6) composite-module mass matrices M̃_k (eq. 17), allocated by ``gim``.
     - ``M_hat``: (njoints, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6).
-    - ``Psi_hat``, ``Psi``: (njoints, 6, 6) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
-      first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, 6, 6) Î_k = p_kᵀ Ψ̂_k and
+    - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
+      first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
     - ``eta``: (njoints, 6) η_k, ``mu``: (njoints, 6) μ_k of Table 3.
     - ``ddq``: (nv,) result of forward dynamics.
