@@ -7,7 +7,6 @@ check finiteness themselves; anything else is converted here, with an error nami
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..model import Data, Model, check_data, configuration, external_forces, vector
@@ -45,11 +44,6 @@ def states(model: Model, data: Data, q, v, x, xname: str):
     v = np.ascontiguousarray(vector(v, nv, "v"))
     x = None if x is None else np.ascontiguousarray(vector(x, nv, xname))
     return q, v, x, None
-
-
-def chunks(batch: int) -> int:
-    """How many pieces a batch is cut into for the threads (a few per thread, for balance)."""
-    return max(1, min(batch, 4 * numba.get_num_threads()))
 
 
 def set_fext(model: Model, data: Data, fext) -> None:

@@ -8,7 +8,6 @@ U D Uᵀ q̈ = φ is solved by one backward and one forward recursion.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -23,7 +22,6 @@ from ..spatial import (
     propagate_twist,
     spd_inverse_into,
 )
-from ._call import chunks as _chunks
 from ._call import raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
 from .inverse import rnea_entry
@@ -165,22 +163,6 @@ def aba_entry(mi, mf, ws, q, v, tau):
     return 0
 
 
-@njit(cache=True, parallel=True)
-def aba_batch(nchunks, mi, mf, ws0, Q, V, T, out):
-    """Forward dynamics for a batch of states, split over the threads."""
-    B = Q.shape[0]
-    status = np.zeros(nchunks, dtype=np.int64)
-    for c in numba.prange(nchunks):
-        ws = ws0.copy()
-        ddq = data_views(ws, mi)[18]
-        for i in range(c * B // nchunks, (c + 1) * B // nchunks):
-            s = aba_entry(mi, mf, ws, Q[i], V[i], T[i])
-            if s:
-                status[c] = s
-            out[i, :] = ddq
-    return status.max()
-
-
 def factor(model: Model, data: Data, q: np.ndarray) -> None:
     """Kinematics and UDUᵀ factors at q into data; a clear error when singular."""
     raise_for_status(model, factor_entry(model._mi, model._mf, data._ws, q), q, None, None, "")
@@ -242,8 +224,10 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     if batch is None:
         raise_for_status(model, aba_entry(model._mi, model._mf, data._ws, q, v, tau), q, v, tau, "tau")
         return data.ddq.copy()
-    out = np.empty((batch, model.nv))
-    raise_for_status(model, aba_batch(_chunks(batch), model._mi, model._mf, data._ws, q, v, tau, out), q, v, tau, "tau")
+    from .batch import batch as run  # a circular import at module level: batch.py uses this module
+
+    out, status = run(True, model, data, q, v, tau)
+    raise_for_status(model, status, q, v, tau, "tau")
     return out
 
 

@@ -8,14 +8,12 @@ Gravity enters as an acceleration of the base (note under Table 1).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit
 
 from ..layout import all_finite, data_views, model_views
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
-from ._call import chunks as _chunks
 from ._call import raise_for_status, set_fext, states
 from .kinematics import joint_kinematics
 
@@ -123,22 +121,6 @@ def rnea_entry(mi, mf, ws, q, v, a):
     return 0
 
 
-@njit(cache=True, parallel=True)
-def rnea_batch(nchunks, mi, mf, ws0, Q, V, A, out):
-    """Table 1 for a batch of states, split over the threads, each with its own copy of the workspace."""
-    B = Q.shape[0]
-    status = np.zeros(nchunks, dtype=np.int64)
-    for c in numba.prange(nchunks):
-        ws = ws0.copy()
-        tau = data_views(ws, mi)[16]
-        for i in range(c * B // nchunks, (c + 1) * B // nchunks):
-            s = rnea_entry(mi, mf, ws, Q[i], V[i], A[i])
-            if s:
-                status[c] = s
-            out[i, :] = tau
-    return status.max()
-
-
 def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
     q, v, a, batch = states(model, data, q, v, a, aname)
     set_fext(model, data, fext)
@@ -146,8 +128,10 @@ def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
         status = rnea_entry(model._mi, model._mf, data._ws, q, v, a)
         raise_for_status(model, status, q, v, a, aname)
         return data.tau.copy()
-    out = np.empty((batch, model.nv))
-    raise_for_status(model, rnea_batch(_chunks(batch), model._mi, model._mf, data._ws, q, v, a, out), q, v, a, aname)
+    from .batch import batch as run  # a circular import at module level: batch.py uses this module
+
+    out, status = run(False, model, data, q, v, a)
+    raise_for_status(model, status, q, v, a, aname)
     return out
 
 
