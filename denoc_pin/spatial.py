@@ -235,57 +235,69 @@ def add_transferred_wrench(E, r, w_k, out_b):
     out_b[5] += f2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_congruence(E, r, X, out, scratch):
     """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6).
 
+    X = [[A, B], [Bᵀ, C]] (3x3 blocks, A and C symmetric).  A_{k,β} = T·diag(E, E) with
+    T = [[1, O], [-r̃, 1]], so the result is, with A' = EᵀAE, B' = EᵀBE, C' = EᵀCE:
+        W11 = A' - B'r̃ - (B'r̃)ᵀ - r̃C'r̃,   W12 = B' + r̃C',   W22 = C'
+    Symmetric blocks are computed as upper triangles.  X must be symmetric (M̃_k, M̂_k − Ψ̂_kΨ_kᵀ).
     scratch: a (4, 6, 6) work array from the caller, so that the recursions do not allocate.
-
-    A = T B with B = diag(E, E) (change of frame) and T = [[1, O], [-r̃, 1]] (shift of the
-    reference point by r): first Y = Bᵀ X B block by block, then Tᵀ Y T.
     """
-    # Y = Bᵀ X B: Y_ab = Eᵀ X_ab E for the four 3x3 blocks.
-    Y = scratch[0]
-    for bi in range(2):
-        for bj in range(2):
-            for i in range(3):
-                for j in range(3):
-                    s = 0.0
-                    for p in range(3):
-                        xp = 0.0
-                        for l in range(3):
-                            xp += X[3 * bi + p, 3 * bj + l] * E[l, j]
-                        s += E[p, i] * xp
-                    Y[3 * bi + i, 3 * bj + j] = s
-    # Tᵀ Y T with T = [[1, 0], [-r̃, 1]]: Z11 = Y11 - Y12 r̃ ; Z21 = Y21 - Y22 r̃ (Z = Y T),
-    # then W11 = Z11 + r̃ Z21, W12 = Y12 + r̃ Y22, W21 = Z21, W22 = Y22 (W = Tᵀ Z, r̃ᵀ = -r̃).
+    Ap = scratch[0, :3, :3]
+    Bp = scratch[0, :3, 3:]
+    Cp = scratch[0, 3:, 3:]
+    T = scratch[1, :3, :3]  # X_block E
+    # Bp = Eᵀ B E
+    for i in range(3):
+        for j in range(3):
+            T[i, j] = X[i, 3] * E[0, j] + X[i, 4] * E[1, j] + X[i, 5] * E[2, j]
+    for i in range(3):
+        for j in range(3):
+            Bp[i, j] = E[0, i] * T[0, j] + E[1, i] * T[1, j] + E[2, i] * T[2, j]
+    # Ap = Eᵀ A E and Cp = Eᵀ C E, upper triangles then mirrored
+    for blk in range(2):
+        o = 3 * blk
+        for i in range(3):
+            for j in range(3):
+                T[i, j] = X[o + i, o] * E[0, j] + X[o + i, o + 1] * E[1, j] + X[o + i, o + 2] * E[2, j]
+        P = Ap if blk == 0 else Cp
+        for i in range(3):
+            for j in range(i, 3):
+                v = E[0, i] * T[0, j] + E[1, i] * T[1, j] + E[2, i] * T[2, j]
+                P[i, j] = v
+                P[j, i] = v
     rx, ry, rz = r[0], r[1], r[2]
-    R = scratch[1, :3, :3]
-    R[0, 0], R[0, 1], R[0, 2] = 0.0, -rz, ry
-    R[1, 0], R[1, 1], R[1, 2] = rz, 0.0, -rx
-    R[2, 0], R[2, 1], R[2, 2] = -ry, rx, 0.0
-    Z11 = scratch[2, :3, :3]
-    Z21 = scratch[3, :3, :3]
+    # G = B' r̃ (column j of r̃ is r x e_j) and H = r̃ C'
+    G = scratch[2, :3, :3]
+    H = scratch[2, 3:, 3:]
     for i in range(3):
-        for j in range(3):
-            s1 = Y[i, j]
-            s2 = Y[3 + i, j]
-            for p in range(3):
-                s1 -= Y[i, 3 + p] * R[p, j]
-                s2 -= Y[3 + i, 3 + p] * R[p, j]
-            Z11[i, j] = s1
-            Z21[i, j] = s2
+        G[i, 0] = Bp[i, 1] * rz - Bp[i, 2] * ry
+        G[i, 1] = Bp[i, 2] * rx - Bp[i, 0] * rz
+        G[i, 2] = Bp[i, 0] * ry - Bp[i, 1] * rx
+    for j in range(3):
+        H[0, j] = ry * Cp[2, j] - rz * Cp[1, j]
+        H[1, j] = rz * Cp[0, j] - rx * Cp[2, j]
+        H[2, j] = rx * Cp[1, j] - ry * Cp[0, j]
     for i in range(3):
+        # (r̃ C' r̃)[i, j] = (H r̃)[i, j], column j of r̃ is r x e_j
+        h0, h1, h2 = H[i, 0], H[i, 1], H[i, 2]
+        K0 = h1 * rz - h2 * ry
+        K1 = h2 * rx - h0 * rz
+        K2 = h0 * ry - h1 * rx
         for j in range(3):
-            w11 = Z11[i, j]
-            w12 = Y[i, 3 + j]
-            for p in range(3):
-                w11 += R[i, p] * Z21[p, j]
-                w12 += R[i, p] * Y[3 + p, 3 + j]
-            out[i, j] += w11
+            K = K0 if j == 0 else (K1 if j == 1 else K2)
+            if j >= i:
+                w11 = Ap[i, j] - G[i, j] - G[j, i] - K
+                out[i, j] += w11
+                if j > i:
+                    out[j, i] += w11
+            w12 = Bp[i, j] + H[i, j]
             out[i, 3 + j] += w12
-            out[3 + i, j] += Z21[i, j]
-            out[3 + i, 3 + j] += Y[3 + i, 3 + j]
+            out[3 + j, i] += w12
+        for j in range(3):
+            out[3 + i, 3 + j] += Cp[i, j]
 
 
 # ---------------------------------------------------------------------------------------

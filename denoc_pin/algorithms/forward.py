@@ -16,9 +16,6 @@ from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
     add_transferred_wrench,
-    matmul_into,
-    matmul_nt_into,
-    matmul_tn_into,
     propagate_twist,
     spd_inverse_into,
 )
@@ -42,20 +39,42 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             z = nvs[k]
-            Pk = S[k, :, :z]
-            # Ψ̂_k = M̂_k P_k                                                   (eq. 19, A.5)
-            matmul_into(M_hat[k], Pk, Psi_hat[k, :, :z])
-            # Î_k = P_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
-            matmul_tn_into(Pk, Psi_hat[k, :, :z], I_hat[k, :z, :z])
-            if not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
+            # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
+            for c in range(6):
+                for d in range(z):
+                    acc = 0.0
+                    for e in range(6):
+                        acc += M_hat[k, c, e] * S[k, e, d]
+                    Psi_hat[k, c, d] = acc
+            # Î_k = p_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
+            for d1 in range(z):
+                for d2 in range(z):
+                    acc = 0.0
+                    for c in range(6):
+                        acc += S[k, c, d1] * Psi_hat[k, c, d2]
+                    I_hat[k, d1, d2] = acc
+            if z == 1:
+                if not I_hat[k, 0, 0] > 0.0:
+                    return k
+                I_hat_inv[k, 0, 0] = 1.0 / I_hat[k, 0, 0]
+            elif not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
                 return k
             # Ψ_k = Ψ̂_k Î_k⁻¹                                                 (eq. 19, A.5)
-            matmul_into(Psi_hat[k, :, :z], I_hat_inv[k, :z, :z], Psi[k, :, :z])
+            for c in range(6):
+                for d in range(z):
+                    acc = 0.0
+                    for e in range(z):
+                        acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
+                    Psi[k, c, d] = acc
             b = parents[k]
             if b > 0:
                 # M̂_β += A_{k,β}ᵀ Φ_k M̂_k A_{k,β},  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
-                matmul_nt_into(Psi_hat[k, :, :z], Psi[k, :, :z], M_bar)
-                M_bar[:, :] = M_hat[k] - M_bar
+                for c in range(6):
+                    for e in range(6):
+                        acc = M_hat[k, c, e]
+                        for d in range(z):
+                            acc -= Psi_hat[k, c, d] * Psi[k, e, d]
+                        M_bar[c, e] = acc
                 add_congruence(E[k], r[k], M_bar, M_hat[b], scratch)
     return 0
 
