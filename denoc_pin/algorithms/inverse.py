@@ -29,7 +29,6 @@ def inverse_dynamics_kernel(
     tdot[0, 3:6] = -gravity  # gravity as the base's acceleration (note under Table 1)
     pqd = np.empty(6)  # p_k θ̇_k
     wb = np.empty(3)  # ω_β in frame k
-    tmp = np.empty(3)
     # Step 1: forward recursion (inter-modular over i, intra-modular over k).
     for i in range(len(module_ptr) - 1):
         for j in range(module_ptr[i], module_ptr[i + 1]):
@@ -52,24 +51,24 @@ def inverse_dynamics_kernel(
                 t[k, c] += pqd[c]
             # ṫ_k = A_{k,β} ṫ_β + Ȧ_{k,β} t_β + Ω_k p_k θ̇_k + p_k θ̈_k        (Table 1, step 1)
             propagate_twist(Ek, rk, tdot[b], tdot[k])
-            ob = t[b, 0:3]
+            ob0, ob1, ob2 = t[b, 0], t[b, 1], t[b, 2]  # ω_β
             # Ȧ_{k,β} t_β: centripetal acceleration E (ω_β × (ω_β × r)) of o_k
-            tmp[0] = ob[1] * rk[2] - ob[2] * rk[1]
-            tmp[1] = ob[2] * rk[0] - ob[0] * rk[2]
-            tmp[2] = ob[0] * rk[1] - ob[1] * rk[0]
-            c0 = ob[1] * tmp[2] - ob[2] * tmp[1]
-            c1 = ob[2] * tmp[0] - ob[0] * tmp[2]
-            c2 = ob[0] * tmp[1] - ob[1] * tmp[0]
+            x0 = ob1 * rk[2] - ob2 * rk[1]
+            x1 = ob2 * rk[0] - ob0 * rk[2]
+            x2 = ob0 * rk[1] - ob1 * rk[0]
+            c0 = ob1 * x2 - ob2 * x1
+            c1 = ob2 * x0 - ob0 * x2
+            c2 = ob0 * x1 - ob1 * x0
             for c in range(3):
                 tdot[k, 3 + c] += Ek[c, 0] * c0 + Ek[c, 1] * c1 + Ek[c, 2] * c2
             # Ω_k p_k θ̇_k (+ the ω_β × e θ̇ part of Ȧ for sliding origins)
-            ok = t[k, 0:3]
-            tdot[k, 0] += ok[1] * pqd[2] - ok[2] * pqd[1]
-            tdot[k, 1] += ok[2] * pqd[0] - ok[0] * pqd[2]
-            tdot[k, 2] += ok[0] * pqd[1] - ok[1] * pqd[0]
-            s0 = ok[0] + wb[0]
-            s1 = ok[1] + wb[1]
-            s2 = ok[2] + wb[2]
+            ok0, ok1, ok2 = t[k, 0], t[k, 1], t[k, 2]  # ω_k
+            tdot[k, 0] += ok1 * pqd[2] - ok2 * pqd[1]
+            tdot[k, 1] += ok2 * pqd[0] - ok0 * pqd[2]
+            tdot[k, 2] += ok0 * pqd[1] - ok1 * pqd[0]
+            s0 = ok0 + wb[0]
+            s1 = ok1 + wb[1]
+            s2 = ok2 + wb[2]
             tdot[k, 3] += s1 * pqd[5] - s2 * pqd[4]
             tdot[k, 4] += s2 * pqd[3] - s0 * pqd[5]
             tdot[k, 5] += s0 * pqd[4] - s1 * pqd[3]

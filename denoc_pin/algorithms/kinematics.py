@@ -28,9 +28,11 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
         kind = kinds[k]
         e = axes[k]
         iq = idx_q[k]
-        S[k, :, :] = 0.0
-        Sdot_coef[k, :] = 0.0
-        pj[:] = 0.0
+        for c in range(6):
+            Sdot_coef[k, c] = 0.0
+            for d in range(S.shape[2]):
+                S[k, c, d] = 0.0
+        pj[0] = pj[1] = pj[2] = 0.0
         if kind == REVOLUTE:
             axis_angle_into(e, q[iq], Rj)
             S[k, 0:3, 0] = e  # p_k = [e_k; 0] (eq. 7b)
@@ -83,5 +85,7 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
                 + placement_R[k, c, 1] * pj[1]
                 + placement_R[k, c, 2] * pj[2]
             )
-        E[k, :, :] = R.T  # E_k maps parent-frame components into frame k
+        for c in range(3):
+            for d in range(3):
+                E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
     return 0
