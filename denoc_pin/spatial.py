@@ -132,28 +132,6 @@ def quaternion_rotation_into(x, y, z, w, R):
 
 
 @njit(cache=True, inline="always")
-def cross_into(a, b, out):
-    """out = a × b (3-vectors; out may not alias a or b)."""
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-
-
-@njit(cache=True, inline="always")
-def rotate_into(E, x, out):
-    """out = E x for a 3x3 E."""
-    for i in range(3):
-        out[i] = E[i, 0] * x[0] + E[i, 1] * x[1] + E[i, 2] * x[2]
-
-
-@njit(cache=True, inline="always")
-def rotate_T_into(E, x, out):
-    """out = Eᵀ x for a 3x3 E."""
-    for i in range(3):
-        out[i] = E[0, i] * x[0] + E[1, i] * x[1] + E[2, i] * x[2]
-
-
-@njit(cache=True, inline="always")
 def matmul_into(A, B, out):
     """out = A B for the small dense blocks of the recursions (no BLAS needed, any layout)."""
     n, m, l = A.shape[0], A.shape[1], B.shape[1]
@@ -174,18 +152,6 @@ def matmul_tn_into(A, B, out):
             s = 0.0
             for p in range(m):
                 s += A[p, i] * B[p, j]
-            out[i, j] = s
-
-
-@njit(cache=True, inline="always")
-def matmul_nt_into(A, B, out):
-    """out = A Bᵀ."""
-    n, m, l = A.shape[0], A.shape[1], B.shape[0]
-    for i in range(n):
-        for j in range(l):
-            s = 0.0
-            for p in range(m):
-                s += A[i, p] * B[j, p]
             out[i, j] = s
 
 

@@ -113,3 +113,21 @@ def test_gripper_still_fine_with_batches_of_one():
     np.testing.assert_allclose(
         dp.inverse_dynamics(model, data, Q, Q, Q)[0], dp.nonlinear_effects(model, data, Q[0], Q[0])
     )
+
+
+def test_results_fed_back_take_the_fast_path(panda, monkeypatch):
+    """Arrays returned by denoc_pin (boxed by numba, with a distinct float64 dtype object) must
+    be recognised as ready, not converted again on every call."""
+    import denoc_pin.algorithms._call as call
+
+    data = panda.create_data()
+    q = dp.random_configuration(panda, 0)
+    v = np.zeros(panda.nv)
+    tau = dp.inverse_dynamics(panda, data, q, v, v)
+    assert call._ready(tau, panda.nv)
+
+    def no_slow_path(*args, **kwargs):
+        raise AssertionError("slow path taken")
+
+    monkeypatch.setattr(call, "configuration", no_slow_path)
+    dp.forward_dynamics(panda, data, q, v, tau)

@@ -17,7 +17,9 @@ _UNIT_STRIDE = (8,)
 
 def _ready(x, n: int) -> bool:
     """A C-contiguous float64 (n,) array: passed to the kernels as it is (cheap checks only)."""
-    return type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,) and x.strides == _UNIT_STRIDE
+    # dtype ==, not is: arrays boxed by numba (data.tau, and copies of it) carry an equal but
+    # distinct float64 dtype object, and `is` would send every such call down the slow path.
+    return type(x) is np.ndarray and x.dtype == _F64 and x.shape == (n,) and x.strides == _UNIT_STRIDE
 
 
 def states(model: Model, data: Data, q, v, x, xname: str):
