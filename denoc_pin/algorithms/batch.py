@@ -6,9 +6,9 @@ import numba
 import numpy as np
 from numba import njit
 
-from ..layout import data_views
-from .forward import aba_entry
-from .inverse import rnea_entry
+from ..layout import data_views, model_views
+from .forward import aba_core
+from .inverse import rnea_core
 
 
 @njit(cache=True, parallel=True)
@@ -17,12 +17,13 @@ def run_batch(forward, nchunks, mi, mf, ws0, Q, V, X, out):
     every row, the batch cut into ``nchunks`` pieces, each with its own copy of the workspace."""
     B = Q.shape[0]
     status = np.zeros(nchunks, dtype=np.int64)
+    mv = model_views(mi, mf)  # views built once per batch (model) and once per chunk (workspace)
     for c in numba.prange(nchunks):
         ws = ws0.copy()
-        views = data_views(ws, mi)
-        result = views[18] if forward else views[16]  # ddq or tau
+        dv = data_views(ws, mi)
+        result = dv[18] if forward else dv[16]  # ddq or tau
         for i in range(c * B // nchunks, (c + 1) * B // nchunks):
-            s = aba_entry(mi, mf, ws, Q[i], V[i], X[i]) if forward else rnea_entry(mi, mf, ws, Q[i], V[i], X[i])
+            s = aba_core(mv, dv, Q[i], V[i], X[i]) if forward else rnea_core(mv, dv, Q[i], V[i], X[i])
             if s:
                 status[c] = s
             out[i, :] = result

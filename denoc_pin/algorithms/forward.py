@@ -21,7 +21,7 @@ from ..spatial import (
 )
 from ._call import raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
-from .inverse import rnea_entry
+from .inverse import rnea_core
 from .kinematics import joint_kinematics
 
 
@@ -160,14 +160,20 @@ def factor_entry(mi, mf, ws, q):
 
 @njit(cache=True)
 def aba_entry(mi, mf, ws, q, v, tau):
-    """q̈ = GIM⁻¹ (τ − h): φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3."""
+    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py)."""
+    return aba_core(model_views(mi, mf), data_views(ws, mi), q, v, tau)
+
+
+@njit(cache=True)
+def aba_core(mv, dv, q, v, tau):
+    """φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3, on model and workspace views."""
     if not all_finite(tau):
         return 1
-    nj, nv = mi[0], mi[1]
-    (parents, _, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = model_views(mi, mf)
-    (E, r, S, _, _, _, _, _, _, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, h, phi, ddq) = data_views(ws, mi)
+    (parents, _, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = mv
+    (E, r, S, _, _, _, _, _, _, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, h, phi, ddq) = dv
+    nj, nv = len(parents), len(h)
     ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
-    status = rnea_entry(mi, mf, ws, q, v, ddq)
+    status = rnea_core(mv, dv, q, v, ddq)
     if status:
         return status
     for i in range(nv):

@@ -107,11 +107,17 @@ def inverse_dynamics_kernel(
 @njit(cache=True)
 def rnea_entry(mi, mf, ws, q, v, a):
     """Kinematics and Table 1 on the flat buffers (layout.py); returns 1 if an input is not finite."""
+    return rnea_core(model_views(mi, mf), data_views(ws, mi), q, v, a)
+
+
+@njit(cache=True)
+def rnea_core(mv, dv, q, v, a):
+    """Kinematics and Table 1 on the views of the model (mv) and of the workspace (dv)."""
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
         return 1
     (parents, kinds, idx_q, idx_v, _, nvs, module_ptr, module_bodies, _,
-     placement_R, placement_p, axes, axes2, M, gravity, _, _, _) = model_views(mi, mf)  # fmt: skip
-    (E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, _, _, _, _, _, _, _, tau, _, _) = data_views(ws, mi)
+     placement_R, placement_p, axes, axes2, M, gravity, _, _, _) = mv  # fmt: skip
+    (E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, _, _, _, _, _, _, _, tau, _, _) = dv
     joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
     inverse_dynamics_kernel(
         parents, kinds, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, Sdot_coef, v, a, fext,
