@@ -17,6 +17,7 @@ from .configuration import difference, integrate, neutral, normalize, random_con
 from .model import Data, Frame, Model, ModelError
 from .modules import Module
 from .pinocchio_bridge import from_pinocchio
+from .simulate import Trajectory, energy, inverse_dynamics_trajectory, simulate
 from .urdf import InertiaWarning, load_urdf
 
 __version__ = "0.1.0"
@@ -31,19 +32,23 @@ __all__ = [
     "ModelError",
     "Module",
     "ModelBuilder",
+    "Trajectory",
     "denoc_matrices",
     "difference",
+    "energy",
     "forward_dynamics",
     "from_pinocchio",
     "gim",
     "gim_inverse",
     "integrate",
     "inverse_dynamics",
+    "inverse_dynamics_trajectory",
     "load_urdf",
     "models",
     "neutral",
     "normalize",
     "random_configuration",
+    "simulate",
     "nonlinear_effects",
     "udut",
 ]

@@ -1,0 +1,376 @@
+"""Simulation: fixed-step RK4 on the configuration space, driven by the O(n) forward dynamics.
+
+The step is the one the seed papers use (fixed-step Runge-Kutta, 4th order).  Velocities are
+integrated in the tangent space and configurations with ``integrate``, so free-flyer and
+spherical quaternions stay unit:
+
+    a_i = FD(q_i, v_i, τ),  q_{i+1} = q ⊕ c_i dt v_i,  v_{i+1} = v + c_i dt a_i   (c = ½, ½, 1)
+    q' = q ⊕ dt (v_1 + 2 v_2 + 2 v_3 + v_4) / 6,   v' = v + dt (a_1 + 2 a_2 + 2 a_3 + a_4) / 6
+
+With ``tau`` None or constant, the loop runs inside compiled code (no Python call per step);
+a callable ``tau(t, q, v)`` (a controller) is called once per stage from Python.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .algorithms.forward import aba_core
+from .algorithms.inverse import inverse_dynamics
+from .algorithms.kinematics import joint_kinematics
+from .configuration import integrate_kernel
+from .layout import data_views, model_views
+from .model import Data, Model, check_data, configuration, vector
+
+METHODS = ("rk4",)
+
+# ---------------------------------------------------------------------------------------
+# Energy.
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def energy_core(mv, dv, v):
+    """(kinetic, potential) with the kinematics of q already in the workspace views dv.
+
+    Kinetic: ½ Σ t_kᵀ M_k t_k with the body twists t_k = [ω; ȯ] (M_k about the body origin, eq. 2b).
+    Potential: −Σ m_k g · c_k with c_k the centre of mass in the base frame.
+    """
+    (parents, _, _, idx_v, _, nvs, _, _, _, _, _, _, _, M, gravity, masses, coms, _) = mv
+    (E, r, S, _, t, _, _, _, _, _, _, _, _, _, _, _, _, _, _) = dv
+    nj = len(parents)
+    R = np.zeros((nj, 3, 3))  # body orientations in the base frame
+    o = np.zeros((nj, 3))  # body origins in the base frame
+    for c in range(3):
+        R[0, c, c] = 1.0
+    for c in range(6):
+        t[0, c] = 0.0
+    kinetic = 0.0
+    potential = 0.0
+    for k in range(1, nj):
+        b = parents[k]
+        iv = idx_v[k]
+        # t_k = A_{k,β} t_β + p_k θ̇_k (eq. 5)
+        for c in range(3):
+            t[k, c] = E[k, c, 0] * t[b, 0] + E[k, c, 1] * t[b, 1] + E[k, c, 2] * t[b, 2]
+        x0 = t[b, 1] * r[k, 2] - t[b, 2] * r[k, 1] + t[b, 3]
+        x1 = t[b, 2] * r[k, 0] - t[b, 0] * r[k, 2] + t[b, 4]
+        x2 = t[b, 0] * r[k, 1] - t[b, 1] * r[k, 0] + t[b, 5]
+        for c in range(3):
+            t[k, 3 + c] = E[k, c, 0] * x0 + E[k, c, 1] * x1 + E[k, c, 2] * x2
+        for c in range(6):
+            for d in range(nvs[k]):
+                t[k, c] += S[k, c, d] * v[iv + d]
+        for c in range(6):
+            Mt = 0.0
+            for d in range(6):
+                Mt += M[k, c, d] * t[k, d]
+            kinetic += 0.5 * t[k, c] * Mt
+        # pose of body k: R_k = R_β E_kᵀ, o_k = o_β + R_β r_k
+        for c in range(3):
+            o[k, c] = o[b, c] + R[b, c, 0] * r[k, 0] + R[b, c, 1] * r[k, 1] + R[b, c, 2] * r[k, 2]
+            for d in range(3):
+                R[k, c, d] = R[b, c, 0] * E[k, d, 0] + R[b, c, 1] * E[k, d, 1] + R[b, c, 2] * E[k, d, 2]
+        for c in range(3):
+            ck = o[k, c] + R[k, c, 0] * coms[k, 0] + R[k, c, 1] * coms[k, 1] + R[k, c, 2] * coms[k, 2]
+            potential -= masses[k] * gravity[c] * ck
+    return kinetic, potential
+
+
+@njit(cache=True)
+def energy_entry(mi, mf, ws, q, v):
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    (_, kinds, idx_q, _, _, _, _, _, _, placement_R, placement_p, axes, axes2, _, _, _, _, _) = mv
+    (E, r, S, Sdot_coef, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) = dv
+    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    return energy_core(mv, dv, v)
+
+
+def energy(model: Model, data: Data, q, v) -> tuple[float, float]:
+    """(kinetic, potential) energy at (q, v), in O(n): ½ q̇ᵀ I(q) q̇ from the body twists and
+    −Σ m_k g·c_k (Pinocchio's computeKineticEnergy / computePotentialEnergy)."""
+    check_data(model, data)
+    q = np.ascontiguousarray(configuration(model, q))
+    v = np.ascontiguousarray(vector(v, model.nv, "v"))
+    kinetic, potential = energy_entry(model._mi, model._mf, data._ws, q, v)
+    return float(kinetic), float(potential)
+
+
+# ---------------------------------------------------------------------------------------
+# The compiled RK4 loop.
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
+    """nsteps RK4 steps from (q0, v0) under a constant τ, recording every ``stride``-th state
+    (row 0 is the start).  W accumulates the work of τ, dt τ·(v_1 + 2 v_2 + 2 v_3 + v_4)/6 a
+    step, consistent with the configuration update.  Returns 0, or the kernel status
+    (1 non-finite state, 2 + k singular at body k) of the step that failed."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    kinds, idx_q, idx_v = mv[1], mv[2], mv[3]
+    ddq = dv[18]
+    nv = len(v0)
+    q = q0.copy()
+    v = v0.copy()
+    qs = np.empty(len(q0))
+    vs = np.empty(nv)
+    a1 = np.empty(nv)
+    a2 = np.empty(nv)
+    a3 = np.empty(nv)
+    v2 = np.empty(nv)
+    v3 = np.empty(nv)
+    dq = np.empty(nv)
+    work = 0.0
+    row = 0
+    for i in range(nsteps + 1):
+        s = aba_core(mv, dv, q, v, tau)  # a_1 = FD(q, v)
+        if s:
+            return s
+        for c in range(nv):
+            a1[c] = ddq[c]
+        if i % stride == 0:
+            Q[row, :] = q
+            V[row, :] = v
+            A[row, :] = a1
+            KE[row], PE[row] = energy_core(mv, dv, v)
+            W[row] = work
+            row += 1
+        if i == nsteps:
+            break
+        # stage 2 at (q ⊕ dt/2 v, v + dt/2 a_1)
+        integrate_kernel(kinds, idx_q, idx_v, q, v, 0.5 * dt, qs)
+        for c in range(nv):
+            v2[c] = v[c] + 0.5 * dt * a1[c]
+        s = aba_core(mv, dv, qs, v2, tau)
+        if s:
+            return s
+        for c in range(nv):
+            a2[c] = ddq[c]
+        # stage 3 at (q ⊕ dt/2 v_2, v + dt/2 a_2)
+        integrate_kernel(kinds, idx_q, idx_v, q, v2, 0.5 * dt, qs)
+        for c in range(nv):
+            v3[c] = v[c] + 0.5 * dt * a2[c]
+        s = aba_core(mv, dv, qs, v3, tau)
+        if s:
+            return s
+        for c in range(nv):
+            a3[c] = ddq[c]
+        # stage 4 at (q ⊕ dt v_3, v + dt a_3)
+        integrate_kernel(kinds, idx_q, idx_v, q, v3, dt, qs)
+        for c in range(nv):
+            vs[c] = v[c] + dt * a3[c]
+        s = aba_core(mv, dv, qs, vs, tau)
+        if s:
+            return s
+        # the step
+        for c in range(nv):
+            dq[c] = (v[c] + 2.0 * v2[c] + 2.0 * v3[c] + vs[c]) / 6.0
+            work += dt * tau[c] * dq[c]
+            v[c] += dt * (a1[c] + 2.0 * a2[c] + 2.0 * a3[c] + ddq[c]) / 6.0
+        integrate_kernel(kinds, idx_q, idx_v, q, dq, dt, qs)
+        q[:] = qs
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# Trajectories.
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Trajectory:
+    """A simulated motion, one row per recorded instant.
+
+    t: (N,) s; q: (N, nq); v, a, tau: (N, nv) in Pinocchio's layout.
+    energy: dict of (N,) arrays "kinetic", "potential", "work" (done by tau since t[0]) and
+    "total" = kinetic + potential − work, constant for a conservative system.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    tau: np.ndarray
+    energy: dict
+    model_name: str = ""
+
+    def save(self, path) -> None:
+        """Write a .npz file (``np.savez``)."""
+        np.savez(
+            path, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau, model_name=self.model_name,
+            **{f"energy_{k}": e for k, e in self.energy.items()},
+        )  # fmt: skip
+
+    @classmethod
+    def load(cls, path) -> Trajectory:
+        with np.load(path) as f:
+            energy = {k[len("energy_") :]: f[k] for k in f.files if k.startswith("energy_")}
+            return cls(f["t"], f["q"], f["v"], f["a"], f["tau"], energy, str(f["model_name"]))
+
+    def to_csv(self, path) -> None:
+        """One row per instant: t, q_0…, v_0…, a_0…, tau_0…, then the energies."""
+        nq, nv = self.q.shape[1], self.v.shape[1]
+        keys = list(self.energy)
+        header = (
+            ["t"] + [f"q{i}" for i in range(nq)] + [f"v{i}" for i in range(nv)] + [f"a{i}" for i in range(nv)]
+            + [f"tau{i}" for i in range(nv)] + keys
+        )  # fmt: skip
+        with Path(path).open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(header)
+            cols = np.column_stack([self.t, self.q, self.v, self.a, self.tau] + [self.energy[k] for k in keys])
+            w.writerows(cols.tolist())
+
+
+def _energies(kinetic, potential, work) -> dict:
+    return {"kinetic": kinetic, "potential": potential, "work": work, "total": kinetic + potential - work}
+
+
+def simulate(
+    model: Model,
+    q0,
+    v0,
+    t_final: float,
+    dt: float = 1e-3,
+    method: str = "rk4",
+    tau=None,
+    progress: bool | None = None,
+    record_every: int = 1,
+) -> Trajectory:
+    """Simulate from (q0, v0) for ``t_final`` seconds with fixed steps ``dt``.
+
+    tau: None (unactuated), a constant (nv,) array, or a callable ``tau(t, q, v) -> (nv,)``.
+    progress: a tqdm bar; None shows it for runs expected to take more than about 2 s.
+    record_every: keep every k-th step (for huge models or long runs).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r} (adaptive methods are not available yet)")
+    if not (np.isfinite(dt) and dt > 0):
+        raise ValueError(f"dt must be a positive number, got {dt}")
+    if not (np.isfinite(t_final) and t_final > 0):
+        raise ValueError(f"t_final must be a positive number, got {t_final}")
+    if int(record_every) < 1:
+        raise ValueError(f"record_every must be at least 1, got {record_every}")
+    nsteps = int(round(t_final / dt))
+    if nsteps < 1:
+        raise ValueError(f"t_final = {t_final} is shorter than one step dt = {dt}")
+    q0 = np.ascontiguousarray(configuration(model, q0, "q0"))
+    v0 = np.ascontiguousarray(vector(v0, model.nv, "v0"))
+    stride = int(record_every)
+    nrec = nsteps // stride + 1
+    data = model.create_data()
+    Q, V, A = np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv))
+    KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
+    if callable(tau):
+        T = _simulate_python(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress)
+    else:
+        tau_c = np.zeros(model.nv) if tau is None else np.ascontiguousarray(vector(tau, model.nv, "tau"))
+        _simulate_compiled(model, data, q0, v0, tau_c, dt, nsteps, stride, Q, V, A, KE, PE, W, progress)
+        T = np.broadcast_to(tau_c, (nrec, model.nv)).copy()
+    t = np.arange(nrec) * stride * dt
+    return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name)
+
+
+def _progress_bar(progress, nsteps: int, seconds_per_step: float):
+    if progress is False or (progress is None and nsteps * seconds_per_step < 2.0):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=nsteps, unit="step", desc="simulate")
+
+
+def _raise(model: Model, status: int, step: int) -> None:
+    if status == 1:
+        raise ValueError(f"the state became non-finite (NaN or inf) near step {step}; reduce dt")
+    raise ValueError(f"the GIM became singular near step {step} at joint {model.names[status - 2]!r}")
+
+
+def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress) -> None:
+    # Chunks of whole strides, so that a progress bar can move between compiled calls.
+    t0 = time.perf_counter()
+    one = np.empty((1, model.nq)), np.empty((1, model.nv)), np.empty((1, model.nv)), *np.empty((3, 1))
+    rk4_kernel(model._mi, model._mf, data._ws, q0, v0, tau, dt, 0, 1, *one)
+    per_step = 4.0 * (time.perf_counter() - t0)
+    bar = _progress_bar(progress, nsteps, per_step)
+    chunk = nsteps if bar is None else max(stride, (nsteps // 100) // stride * stride)
+    q, v, work, done, row = q0, v0, 0.0, 0, 0
+    while done < nsteps:
+        n = min(chunk, nsteps - done)
+        rows = n // stride + 1
+        sl = slice(row, row + rows)
+        Wc = np.empty(rows)
+        status = rk4_kernel(
+            model._mi, model._mf, data._ws, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc
+        )
+        if status:
+            _raise(model, status, done)
+        W[sl] = Wc + work
+        q, v, work = Q[row + rows - 1].copy(), V[row + rows - 1].copy(), W[row + rows - 1]
+        done += n
+        row += rows - 1
+        if bar is not None:
+            bar.update(n)
+    if bar is not None:
+        bar.close()
+
+
+def _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress) -> np.ndarray:
+    """The same RK4 step with a torque callback, one Python call per stage."""
+    from .algorithms.forward import forward_dynamics
+    from .configuration import integrate
+
+    def torque(t, q, v):
+        return vector(tau_fn(t, q, v), model.nv, "tau(t, q, v)")
+
+    T = np.empty((len(Q), model.nv))
+    bar = _progress_bar(progress, nsteps, 2e-4)
+    q, v, work, row = q0.copy(), v0.copy(), 0.0, 0
+    for i in range(nsteps + 1):
+        t = i * dt
+        tau1 = torque(t, q, v)
+        a1 = forward_dynamics(model, data, q, v, tau1)
+        if i % stride == 0:
+            Q[row], V[row], A[row], T[row], W[row] = q, v, a1, tau1, work
+            KE[row], PE[row] = energy(model, data, q, v)
+            row += 1
+        if i == nsteps:
+            break
+        v2 = v + 0.5 * dt * a1
+        q2 = integrate(model, q, v, 0.5 * dt)
+        tau2 = torque(t + 0.5 * dt, q2, v2)
+        a2 = forward_dynamics(model, data, q2, v2, tau2)
+        v3 = v + 0.5 * dt * a2
+        q3 = integrate(model, q, v2, 0.5 * dt)
+        tau3 = torque(t + 0.5 * dt, q3, v3)
+        a3 = forward_dynamics(model, data, q3, v3, tau3)
+        v4 = v + dt * a3
+        q4 = integrate(model, q, v3, dt)
+        tau4 = torque(t + dt, q4, v4)
+        a4 = forward_dynamics(model, data, q4, v4, tau4)
+        dq = (v + 2 * v2 + 2 * v3 + v4) / 6
+        work += dt * (tau1 @ v + 2 * tau2 @ v2 + 2 * tau3 @ v3 + tau4 @ v4) / 6
+        q = integrate(model, q, dq, dt)
+        v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return T
+
+
+def inverse_dynamics_trajectory(model: Model, t, q, v, a) -> np.ndarray:
+    """Joint torques along a trajectory: q (N, nq), v and a (N, nv) → τ (N, nv), batched on all cores."""
+    t = np.asarray(t, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if t.ndim != 1 or q.ndim != 2 or q.shape[0] != t.shape[0]:
+        raise ValueError(f"t must be (N,) and q (N, nq) with the same N, got {t.shape} and {q.shape}")
+    return inverse_dynamics(model, model.create_data(), q, v, a)
