@@ -1,8 +1,11 @@
 """The examples run and agree with Pinocchio."""
 
+import json
 import runpy
+from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import ROOT
 
 
@@ -17,3 +20,32 @@ def test_quickstart(capsys):
     assert "M2 [2 dof]: joint_1_2 → joint_2_2" in out
     np.testing.assert_allclose(_row(out, "tau"), _row(out, "pinocchio"), rtol=1e-9)
     assert np.abs(_row(out, "FD(ID(a)) - a")).max() < 1e-10
+
+
+@pytest.mark.parametrize("name", ["gripper_inverse_dynamics", "gripper_fall", "rope_fall"])
+def test_paper_example_scripts_write_their_figures(name, tmp_path):
+    import subprocess
+    import sys
+
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / f"{name}.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert Path(out["figure"]).stat().st_size > 10_000
+    if name == "gripper_inverse_dynamics":
+        assert out["max_rel_error_vs_rnea"] <= 1e-9 and abs(out["peak_torque_Nm"] - 0.981) < 1e-9
+    if name == "rope_fall":
+        assert out["steps"] == 1750 and out["final_state_rel_diff"] <= 1e-9 and out["energy_drift_rel"] <= 1e-4
+
+
+def test_demo_quick(tmp_path, capsys):
+    from denoc_pin import cli
+
+    assert cli.main(["demo", "--quick", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "1. gripper inverse dynamics (Fig. 5)" in text and "3. rope fall (Fig. 7)" in text
+    assert {p.name for p in tmp_path.iterdir()} == {"gripper_torques.png", "gripper_fall.png", "rope_fall.png"}
