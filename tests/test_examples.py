@@ -22,7 +22,7 @@ def test_quickstart(capsys):
     assert np.abs(_row(out, "FD(ID(a)) - a")).max() < 1e-10
 
 
-@pytest.mark.parametrize("name", ["gripper_inverse_dynamics", "gripper_fall", "rope_fall"])
+@pytest.mark.parametrize("name", ["gripper_inverse_dynamics", "gripper_fall", "rope_fall", "schiehlen_open"])
 def test_paper_example_scripts_write_their_figures(name, tmp_path):
     import subprocess
     import sys
@@ -38,6 +38,8 @@ def test_paper_example_scripts_write_their_figures(name, tmp_path):
     assert Path(out["figure"]).stat().st_size > 10_000
     if name == "gripper_inverse_dynamics":
         assert out["max_rel_error_vs_rnea"] <= 1e-9 and abs(out["peak_torque_Nm"] - 0.981) < 1e-9
+    if name == "schiehlen_open":  # eq. (21) and the triangular eq. (22) = D Uᵀ, to the URDF's 10 digits
+        assert out["eq21_max_rel_error"] <= 1e-10 and out["eq22_max_rel_error"] <= 1e-10
     if name == "rope_fall":
         assert out["steps"] == 1750 and out["final_state_rel_diff"] <= 1e-9 and out["energy_drift_rel"] <= 1e-4
 
@@ -49,3 +51,13 @@ def test_demo_quick(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "1. gripper inverse dynamics (Fig. 5)" in text and "3. rope fall (Fig. 7)" in text
     assert {p.name for p in tmp_path.iterdir()} == {"gripper_torques.png", "gripper_fall.png", "rope_fall.png"}
+
+
+def test_huge_chains_example_small(tmp_path):
+    from denoc_pin import demo
+
+    out = demo.huge_chains(tmp_path, sizes=(100, 1000))
+    assert Path(out["figure"]).stat().st_size > 10_000
+    assert len(out["runs"]) == 4
+    for run in out["runs"]:
+        assert run["energy_drift_rel"] <= 1e-6 and run["wall_per_sim_s"] > 0
