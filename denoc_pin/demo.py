@@ -37,6 +37,42 @@ def _figure():
     return plt
 
 
+def _line_plot(path: Path, x, curves: dict, xlabel: str, ylabel: str, title: str) -> str:
+    """One figure of labelled curves against x, written to ``path``."""
+    plt = _figure()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for label, y in curves.items():
+        ax.plot(x, y, label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return str(path)
+
+
+def pinocchio_rk4(pin_model, q, v, tau, dt: float, nsteps: int):
+    """The RK4 step of ``denoc_pin.simulate`` driven by ``pinocchio.aba`` and ``pinocchio.integrate``:
+    the reference the simulations are compared with.  Returns the final (q, v)."""
+    import pinocchio as pin
+
+    pd = pin_model.createData()
+    for _ in range(nsteps):
+        a1 = pin.aba(pin_model, pd, q, v, tau).copy()
+        v2 = v + 0.5 * dt * a1
+        a2 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, 0.5 * dt * v), v2, tau).copy()
+        v3 = v + 0.5 * dt * a2
+        a3 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, 0.5 * dt * v2), v3, tau).copy()
+        v4 = v + dt * a3
+        a4 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, dt * v3), v4, tau).copy()
+        q = pin.integrate(pin_model, q, dt * (v + 2 * v2 + 2 * v3 + v4) / 6)
+        v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
+    return q, v
+
+
 def gripper_inverse_dynamics(out: Path, samples: int = 1001, T: float = 1.0) -> dict:
     """Fig. 5: joint torques of the gripper along eq. (15) with the angles of Table 2, against pinocchio.rnea."""
     import pinocchio as pin
@@ -52,20 +88,12 @@ def gripper_inverse_dynamics(out: Path, samples: int = 1001, T: float = 1.0) -> 
     pd = pm.createData()
     ref = np.array([pin.rnea(pm, pd, qi, vi, ai) for qi, vi, ai in zip(q, v, a, strict=True)])
     err = float(np.abs(tau - ref).max() / np.abs(ref).max())
-    plt = _figure()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    for k, label in enumerate(["τ 1¹", "τ 1²", "τ 2²", "τ 1³"]):
-        ax.plot(t, tau[:, k], label=label)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("joint torque [N m]")
-    ax.set_title("Gripper inverse dynamics (Shah, Saha & Dutt, Fig. 5)")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    path = Path(out) / "gripper_torques.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return {"figure": str(path), "samples": samples, "wall_s": wall, "max_rel_error_vs_rnea": err,
+    curves = {label: tau[:, k] for k, label in enumerate(["τ 1¹", "τ 1²", "τ 2²", "τ 1³"])}
+    path = _line_plot(
+        Path(out) / "gripper_torques.png", t, curves, "time [s]", "joint torque [N m]",
+        "Gripper inverse dynamics (Shah, Saha & Dutt, Fig. 5)",
+    )  # fmt: skip
+    return {"figure": path, "samples": samples, "wall_s": wall, "max_rel_error_vs_rnea": err,
             "peak_torque_Nm": float(np.abs(tau).max())}  # fmt: skip
 
 
@@ -78,20 +106,12 @@ def gripper_fall(out: Path, t_final: float = 1.0, dt: float = 1e-3) -> dict:
     traj = simulate(model, q0, np.zeros(4), t_final, dt=dt, progress=False)
     wall = time.perf_counter() - t0
     E = traj.energy["total"]
-    plt = _figure()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    for k, label in enumerate(["θ 1¹", "θ 1²", "θ 2²", "θ 1³"]):
-        ax.plot(traj.t, np.rad2deg(traj.q[:, k]), label=label)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("joint angle [deg]")
-    ax.set_title("Gripper falling under gravity (Shah, Saha & Dutt, Fig. 6)")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    path = Path(out) / "gripper_fall.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return {"figure": str(path), "steps": len(traj.t) - 1, "wall_s": wall,
+    curves = {label: np.rad2deg(traj.q[:, k]) for k, label in enumerate(["θ 1¹", "θ 1²", "θ 2²", "θ 1³"])}
+    path = _line_plot(
+        Path(out) / "gripper_fall.png", traj.t, curves, "time [s]", "joint angle [deg]",
+        "Gripper falling under gravity (Shah, Saha & Dutt, Fig. 6)",
+    )  # fmt: skip
+    return {"figure": path, "steps": len(traj.t) - 1, "wall_s": wall,
             "energy_drift_rel": float(np.abs(E - E[0]).max() / np.abs(traj.energy["kinetic"]).max())}  # fmt: skip
 
 
@@ -112,19 +132,9 @@ def rope_fall(out: Path, t_final: float = 1.75, dt: float = 1e-3, compare_pinocc
     result["energy_drift_rel"] = float(np.abs(E - E[0]).max() / np.abs(traj.energy["kinetic"]).max())
     if compare_pinocchio:
         pm = model.to_pinocchio()
-        pd = pm.createData()
-        q, v, z = q0.copy(), np.zeros(model.nv), np.zeros(model.nv)
+        z = np.zeros(model.nv)
         t0 = time.perf_counter()
-        for _ in range(len(traj.t) - 1):
-            a1 = pin.aba(pm, pd, q, v, z).copy()
-            v2 = v + 0.5 * dt * a1
-            a2 = pin.aba(pm, pd, pin.integrate(pm, q, 0.5 * dt * v), v2, z).copy()
-            v3 = v + 0.5 * dt * a2
-            a3 = pin.aba(pm, pd, pin.integrate(pm, q, 0.5 * dt * v2), v3, z).copy()
-            v4 = v + dt * a3
-            a4 = pin.aba(pm, pd, pin.integrate(pm, q, dt * v3), v4, z).copy()
-            q = pin.integrate(pm, q, dt * (v + 2 * v2 + 2 * v3 + v4) / 6)
-            v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
+        q, _ = pinocchio_rk4(pm, q0.copy(), z, z, dt, len(traj.t) - 1)
         result["pinocchio_loop_wall_s"] = time.perf_counter() - t0
         result["final_state_rel_diff"] = float(
             np.abs(pin.difference(pm, q, traj.q[-1])).max() / np.abs(traj.q[-1]).max()
@@ -184,21 +194,12 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
         err21 = max(err21, float(np.abs(gim(model, data, q) - eq21).max() / np.abs(eq21).max()))
         err22 = max(err22, float(np.abs(D @ U.T - eq22).max() / np.abs(eq22).max()))
     traj = simulate(model, np.deg2rad([30.0, 0.0]), np.zeros(2), t_final, dt=dt, progress=False)
-    plt = _figure()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    ax.plot(traj.t, np.rad2deg(traj.q[:, 0]), label="α")
-    ax.plot(traj.t, np.rad2deg(traj.q[:, 1]), label="δ")
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("angle [deg]")
-    ax.set_title("Schiehlen's two-body robot, open loop, under gravity")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    path = Path(out) / "schiehlen_open.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path = _line_plot(
+        Path(out) / "schiehlen_open.png", traj.t, {"α": np.rad2deg(traj.q[:, 0]), "δ": np.rad2deg(traj.q[:, 1])},
+        "time [s]", "angle [deg]", "Schiehlen's two-body robot, open loop, under gravity",
+    )  # fmt: skip
     E = traj.energy["total"]
-    return {"figure": str(path), "eq21_max_rel_error": err21, "eq22_max_rel_error": err22,
+    return {"figure": path, "eq21_max_rel_error": err21, "eq22_max_rel_error": err22,
             "energy_drift_rel": float(np.abs(E - E[0]).max() / np.abs(traj.energy["kinetic"]).max())}  # fmt: skip
 
 

@@ -6,28 +6,13 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
+from denoc_pin.demo import pinocchio_rk4
 from denoc_pin.robots import example_robot_urdf
 
 
 @pytest.fixture(scope="module")
 def gripper():
     return dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
-
-
-def pinocchio_rk4(pm, q, v, tau, dt, nsteps):
-    """The RK4 step of denoc_pin.simulate, driven by pinocchio.aba and pinocchio.integrate."""
-    pd = pm.createData()
-    for _ in range(nsteps):
-        a1 = pin.aba(pm, pd, q, v, tau).copy()
-        v2 = v + 0.5 * dt * a1
-        a2 = pin.aba(pm, pd, pin.integrate(pm, q, 0.5 * dt * v), v2, tau).copy()
-        v3 = v + 0.5 * dt * a2
-        a3 = pin.aba(pm, pd, pin.integrate(pm, q, 0.5 * dt * v2), v3, tau).copy()
-        v4 = v + dt * a3
-        a4 = pin.aba(pm, pd, pin.integrate(pm, q, dt * v3), v4, tau).copy()
-        q = pin.integrate(pm, q, dt * (v + 2 * v2 + 2 * v3 + v4) / 6)
-        v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
-    return q, v
 
 
 def test_energy_matches_pinocchio():
