@@ -1,6 +1,6 @@
 """denoc_pin: DeNOC recursive dynamics on kinematic modules, proven against Pinocchio."""
 
-from . import models
+from . import models, parallel_scheme
 from .algorithms import (
     DENSE_LIMIT,
     DenocMatrices,
@@ -16,6 +16,7 @@ from .builder import ModelBuilder
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .model import Data, Frame, Model, ModelError
 from .modules import Module
+from .parallel_scheme import connectivity_matrix
 from .pinocchio_bridge import from_pinocchio
 from .simulate import Trajectory, energy, inverse_dynamics_trajectory, simulate
 from .urdf import InertiaWarning, load_urdf
@@ -33,6 +34,7 @@ __all__ = [
     "Module",
     "ModelBuilder",
     "Trajectory",
+    "connectivity_matrix",
     "denoc_matrices",
     "difference",
     "energy",
@@ -47,6 +49,7 @@ __all__ = [
     "models",
     "neutral",
     "normalize",
+    "parallel_scheme",
     "random_configuration",
     "simulate",
     "nonlinear_effects",

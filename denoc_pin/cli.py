@@ -44,6 +44,12 @@ def cmd_info(args) -> int:
             f"{'M' + str(model.body_module[k] + 1):>6} {model.idx_q[k]:>5} {model.idx_v[k]:>5}"
         )
     print(f"\ntotal mass (moving bodies): {model.masses[1:].sum():.6g} kg")
+    if args.connectivity:
+        from .parallel_scheme import connectivity_matrix
+
+        print("\nconnectivity (Isobe & Yagi, Fig. 3): row j, column k is 1 when joint j supports link k")
+        for j, row in enumerate(connectivity_matrix(model), start=1):
+            print(f"{model.names[j]:>28} " + " ".join(str(x) for x in row))
     return 0
 
 
@@ -120,6 +126,8 @@ def main(argv=None) -> int:
         p.add_argument(
             "--root-joint", choices=["free-flyer", "planar"], default=None, help="floating base (default: fixed base)"
         )
+        if name == "info":
+            p.add_argument("--connectivity", action="store_true", help="print the connectivity matrix")
         if name == "validate":
             p.add_argument("--samples", type=int, default=10, help="random states (default 10)")
             p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
