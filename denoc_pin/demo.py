@@ -167,9 +167,9 @@ def rope_fall(out: Path, t_final: float = 1.75, dt: float = 1e-3, compare_pinocc
 
 def _rope_points(model, q) -> np.ndarray:
     """Base-frame positions of the joints and of the free end (forward kinematics, one pass)."""
-    from .algorithms.explicit import _world_poses
+    from .algorithms.explicit import world_poses
 
-    R, o, _, _ = _world_poses(model, q)
+    R, o, _, _ = world_poses(model, q)
     tip = o[-1] + R[-1] @ (2.0 * model.coms[-1])
     return np.vstack([o[1:], tip])
 

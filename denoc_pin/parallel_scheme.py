@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.explicit import _world_poses
-from .model import Model, configuration, vector
+from .algorithms.composite import DENSE_LIMIT
+from .algorithms.explicit import world_poses
+from .model import Model, ModelError, configuration, vector
 
 
 def connectivity_matrix(model: Model) -> np.ndarray:
-    """(nb, nb) 0/1 matrix, entry (j, k) = 1 when joint j supports link k (j, k = 1..nb as 0-based rows).
+    """(nb, nb) 0/1 matrix: entry [j − 1, k − 1] is 1 when joint j supports link k (bodies 1..nb).
+
+    Dense, so refused above ``DENSE_LIMIT`` bodies like the other dense results.
 
     Built by the flow chart of Isobe & Yagi's Fig. 3, from ``model.parents`` alone:
     1) from link nb down to 1, place link i in row i, column i;
@@ -35,6 +38,11 @@ def connectivity_matrix(model: Model) -> np.ndarray:
     branching joint and the joints above it (eq. 6).
     """
     nb = model.njoints - 1
+    if nb > DENSE_LIMIT:
+        raise ModelError(
+            f"connectivity_matrix: model {model.name!r} has {nb} bodies; the dense nb x nb matrix is built only up to "
+            f"{DENSE_LIMIT} bodies"
+        )
     L = np.zeros((nb, nb), dtype=np.int64)
     for i in range(nb, 0, -1):
         L[i - 1, i - 1] = 1
@@ -98,7 +106,7 @@ def inverse_dynamics(model: Model, q, v, a) -> np.ndarray:
     v = vector(v, model.nv, "v")
     a = vector(a, model.nv, "a")
     n = model.njoints - 1
-    R, o, P_axes, carrier = _world_poses(model, q)
+    R, o, P_axes, carrier = world_poses(model, q)
     omega, _, omega_dot, o_ddot = _absolute_motion(model, R, o, P_axes, carrier, v, a)
     # P: nodal forces per link, independently and all at once (the parallel part)
     Rb = R[1:]

@@ -81,3 +81,11 @@ def test_cli_info_prints_the_connectivity(capsys):
     assert cli.main(["info", str(ROOT / "urdf" / "gripper.urdf"), "--connectivity"]) == 0
     out = capsys.readouterr().out
     assert "connectivity (Isobe & Yagi, Fig. 3)" in out and "1 1 1 1" in out
+
+
+def test_connectivity_refuses_huge_models(monkeypatch):
+    import denoc_pin.parallel_scheme as ps
+
+    monkeypatch.setattr(ps, "DENSE_LIMIT", 10)
+    with pytest.raises(dp.ModelError, match="has 20 bodies; the dense nb x nb matrix is built only up to 10"):
+        dp.connectivity_matrix(dp.models.chain(20))

@@ -60,7 +60,7 @@ class DenocMatrices:
     gravity: np.ndarray
 
 
-def _world_poses(model: Model, q: np.ndarray):
+def world_poses(model: Model, q: np.ndarray):
     """Orientation R_k and origin o_k of every body in the world frame, and p_k in world components.
 
     Also, per column of p_k, the body whose rotation carries that column (ṗ = ω × p for it):
@@ -125,7 +125,7 @@ def denoc_matrices(model: Model, q, v) -> DenocMatrices:
         )
     q = configuration(model, q)
     v = vector(v, model.nv, "v")
-    R, o, P, carrier = _world_poses(model, q)
+    R, o, P, carrier = world_poses(model, q)
 
     def blk(k: int) -> slice:  # rows of body k ≥ 1 in the 6n-vectors
         return slice(6 * (k - 1), 6 * k)
