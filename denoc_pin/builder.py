@@ -38,12 +38,13 @@ class ModelBuilder:
     >>> model = b.build()
     """
 
-    def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, name: str = "model", gravity=(0.0, 0.0, -9.81), base: str = "universe"):
+        """base: the name of the base link (the paper's #0), to which bodies with parent 0 attach."""
         self.name = name
         self.gravity = np.asarray(gravity, dtype=float)
         self._added = 0
         self._names = ["universe"]
-        self._links = ["universe"]
+        self._links = [base]
         self._parents = [0]
         self._kinds = [0]
         self._axes = [np.zeros(3)]
@@ -55,7 +56,7 @@ class ModelBuilder:
         self._h = [np.zeros(3)]
         self._I_o = [np.zeros((3, 3))]
         # link name -> (body, R, p): where a link frame sits on its body
-        self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {"universe": (0, np.eye(3), np.zeros(3))}
+        self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {base: (0, np.eye(3), np.zeros(3))}
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
         if isinstance(parent, str):
@@ -168,7 +169,7 @@ class ModelBuilder:
             masses=masses,
             coms=coms,
             inertias=inertias,
-            frames=[Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != "universe"],
+            frames=[Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != self._links[0]],
             gravity=self.gravity,
             source="ModelBuilder",
         )

@@ -201,6 +201,20 @@ class Model:
 
         return to_pinocchio(self)
 
+    def lock_joints(self, names, q) -> Model:
+        """A new model with the joints ``names`` rigid at their values in ``q`` (Isobe & Yagi's
+        structure change): each locked link merges into its parent body.  This model is unchanged."""
+        from .edits import lock_joints
+
+        return lock_joints(self, names, q)
+
+    def attach(self, parent_link: str, submodel: Model, placement=None, prefix: str = "") -> Model:
+        """A new model with ``submodel`` rigidly attached by its base to ``parent_link`` at
+        ``placement`` = (R, p) (a tool, a payload, a branch).  This model is unchanged."""
+        from .edits import attach
+
+        return attach(self, parent_link, submodel, placement, prefix)
+
     def joint_id(self, name: str) -> int:
         """Body/joint index of a joint name, with the valid names in the error."""
         try:

@@ -1,0 +1,120 @@
+"""Model edits for structure-varying systems (Isobe & Yagi): new models from old, nothing re-read.
+
+Each edit rebuilds the model through :class:`ModelBuilder`, so modules (and the connectivity) are
+recomputed; the original model is immutable and stays as it was.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .builder import ModelBuilder
+from .model import JOINT_KINDS, UNIVERSAL, Model, ModelError, configuration
+
+
+def _add_body_like(
+    b: ModelBuilder, model: Model, k: int, parent, R: np.ndarray, p: np.ndarray, joint: str, name: str, link: str
+):
+    """Add body k of ``model`` to builder ``b`` under ``parent`` with joint placement (R, p)."""
+    axis = (model.axes[k], model.axes2[k]) if int(model.kinds[k]) == UNIVERSAL else model.axes[k]
+    return b.add_body(
+        parent, joint=joint, axis=axis if joint != "fixed" else (0.0, 0.0, 1.0), placement=(R, p),
+        mass=model.masses[k], com=model.coms[k], inertia=model.inertias[k], name=name, link=link,
+    )  # fmt: skip
+
+
+def _copy_frames(b: ModelBuilder, model: Model, body_link: list[str], prefix: str = "") -> None:
+    """The links that earlier fixed joints merged into a body, massless here (their inertia is in the body's)."""
+    for f in model.frames:
+        if prefix + f.name in body_link or f.name == model.link_names[0]:
+            continue
+        parent = body_link[f.body]
+        b.add_body(parent, joint="fixed", placement=(f.rotation, f.translation), link=prefix + f.name,
+                   name=f"fixed_{prefix}{f.name}")  # fmt: skip
+
+
+def lock_joints(model: Model, names, q) -> Model:
+    """A new model where the joints ``names`` are rigid at their values in ``q``: each locked link
+    merges into its parent body (and its children hang from that body), as a fixed joint would.
+
+    q: (nq,) configuration of ``model``; only the locked joints' entries are used.
+    """
+    from .algorithms.kinematics import joint_kinematics
+
+    names = [names] if isinstance(names, str) else list(names)
+    locked = {model.joint_id(n) for n in names}  # raises ModelError listing the valid names
+    q = np.ascontiguousarray(configuration(model, q))
+    data = model.create_data()
+    joint_kinematics(
+        model.kinds, model.idx_q, model.axes, model.axes2, model.placement_rotation, model.placement_translation,
+        q, data.E, data.r, data.S, data.Sdot_coef,
+    )  # fmt: skip
+    b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
+    body_link = [model.link_names[0]] + [""] * (model.njoints - 1)
+    for k in range(1, model.njoints):
+        parent = body_link[model.parents[k]]
+        if k in locked:  # the body frame at q: R = E_kᵀ, p = r_k
+            R, p = data.E[k].T.copy(), data.r[k].copy()
+            _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k])
+        else:
+            kind = JOINT_KINDS[int(model.kinds[k])][0]
+            _add_body_like(b, model, k, parent, model.placement_rotation[k], model.placement_translation[k], kind,
+                           model.names[k], model.link_names[k])  # fmt: skip
+        body_link[k] = model.link_names[k]
+    _copy_frames(b, model, body_link)
+    return b.build()
+
+
+def attach(model: Model, parent_link: str, submodel: Model, placement=None, prefix: str = "") -> Model:
+    """A new model with ``submodel`` (a tool, a payload, a branch) rigidly attached by its base to
+    the link ``parent_link`` of ``model`` at ``placement`` = (R, p) in that link's frame.
+
+    The submodel's joints and links, names prefixed by ``prefix``, are inserted right after the host
+    link's subtree, so that a depth-first model stays depth-first (their q and v entries sit there too).
+    """
+    frame_names = {f.name for f in model.frames} | set(model.link_names)
+    if parent_link not in frame_names:
+        raise ModelError(
+            f"attach: no link {parent_link!r} in model {model.name!r}; links are: {', '.join(sorted(frame_names))}"
+        )
+    R0, p0 = (
+        (np.eye(3), np.zeros(3))
+        if placement is None
+        else (np.asarray(placement[0], float), np.asarray(placement[1], float))
+    )
+    # Depth-first order is kept (Pinocchio needs it): the submodel goes right after the host body's subtree.
+    host = next((f.body for f in model.frames if f.name == parent_link), None)
+    host = model.link_names.index(parent_link) if host is None else host
+    last = host
+    for k in range(host + 1, model.njoints):
+        b_ = model.parents[k]
+        while b_ > host:
+            b_ = model.parents[b_]
+        if b_ == host or host == 0:
+            last = k
+    b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
+    body_link = [model.link_names[0]] + [""] * (model.njoints - 1)
+    sub_link = [parent_link] + [""] * (submodel.njoints - 1)
+
+    def add_submodel():
+        for k in range(1, submodel.njoints):
+            R, p = submodel.placement_rotation[k], submodel.placement_translation[k]
+            if submodel.parents[k] == 0:  # the submodel's base sits at `placement` in the parent link
+                R, p = R0 @ R, R0 @ p + p0
+            kind = JOINT_KINDS[int(submodel.kinds[k])][0]
+            _add_body_like(b, submodel, k, sub_link[submodel.parents[k]], R, p, kind, prefix + submodel.names[k],
+                           prefix + submodel.link_names[k])  # fmt: skip
+            sub_link[k] = prefix + submodel.link_names[k]
+
+    if last == 0:
+        add_submodel()
+    for k in range(1, model.njoints):
+        kind = JOINT_KINDS[int(model.kinds[k])][0]
+        _add_body_like(b, model, k, body_link[model.parents[k]], model.placement_rotation[k],
+                       model.placement_translation[k], kind, model.names[k], model.link_names[k])  # fmt: skip
+        body_link[k] = model.link_names[k]
+        if k == last:
+            add_submodel()
+    _copy_frames(b, model, body_link)
+    _copy_frames(b, submodel, sub_link, prefix)
+    return b.build()
