@@ -23,14 +23,39 @@ def _add_body_like(
     )  # fmt: skip
 
 
-def _copy_frames(b: ModelBuilder, model: Model, body_link: list[str], prefix: str = "") -> None:
-    """The links that earlier fixed joints merged into a body, massless here (their inertia is in the body's)."""
+def _copy_frames(b: ModelBuilder, model: Model, body_link: list[str], prefix: str = "", body=None) -> None:
+    """The links that earlier fixed joints merged into a body (all bodies, or only ``body``), massless
+    here: their inertia is already in the body's."""
     for f in model.frames:
-        if prefix + f.name in body_link or f.name == model.link_names[0]:
+        if prefix + f.name in body_link or f.name == model.link_names[0] or (body is not None and f.body != body):
             continue
         parent = body_link[f.body]
         b.add_body(parent, joint="fixed", placement=(f.rotation, f.translation), link=prefix + f.name,
                    name=f"fixed_{prefix}{f.name}")  # fmt: skip
+
+
+def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | None = None, insert=None) -> None:
+    """Add every body of ``model`` to ``b`` in order, each followed by the links merged into it, with
+    its own joint, or rigidly at ``locked_pose[k]`` = (R, p) when body k is locked; call ``insert()``
+    right after body ``after`` and its links (0: after the base's)."""
+    locked_pose = locked_pose or {}
+    body_link = [model.link_names[0]] + [""] * (model.njoints - 1)
+    _copy_frames(b, model, body_link, body=0)
+    if after == 0 and insert is not None:
+        insert()
+    for k in range(1, model.njoints):
+        parent = body_link[model.parents[k]]
+        if k in locked_pose:
+            R, p = locked_pose[k]
+            _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k])
+        else:
+            kind = JOINT_KINDS[int(model.kinds[k])][0]
+            _add_body_like(b, model, k, parent, model.placement_rotation[k], model.placement_translation[k], kind,
+                           model.names[k], model.link_names[k])  # fmt: skip
+        body_link[k] = model.link_names[k]
+        _copy_frames(b, model, body_link, body=k)
+        if k == after and insert is not None:
+            insert()
 
 
 def lock_joints(model: Model, names, q) -> Model:
@@ -39,29 +64,17 @@ def lock_joints(model: Model, names, q) -> Model:
 
     q: (nq,) configuration of ``model``; only the locked joints' entries are used.
     """
-    from .algorithms.kinematics import joint_kinematics
+    from .algorithms.kinematics import kinematics_entry
 
     names = [names] if isinstance(names, str) else list(names)
     locked = {model.joint_id(n) for n in names}  # raises ModelError listing the valid names
     q = np.ascontiguousarray(configuration(model, q))
     data = model.create_data()
-    joint_kinematics(
-        model.kinds, model.idx_q, model.axes, model.axes2, model.placement_rotation, model.placement_translation,
-        q, data.E, data.r, data.S, data.Sdot_coef,
-    )  # fmt: skip
+    kinematics_entry(model._mi, model._mf, data._ws, q)
+    # the body frame at q in its parent: R = E_kᵀ, p = r_k
+    poses = {k: (data.E[k].T.copy(), data.r[k].copy()) for k in locked}
     b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
-    body_link = [model.link_names[0]] + [""] * (model.njoints - 1)
-    for k in range(1, model.njoints):
-        parent = body_link[model.parents[k]]
-        if k in locked:  # the body frame at q: R = E_kᵀ, p = r_k
-            R, p = data.E[k].T.copy(), data.r[k].copy()
-            _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k])
-        else:
-            kind = JOINT_KINDS[int(model.kinds[k])][0]
-            _add_body_like(b, model, k, parent, model.placement_rotation[k], model.placement_translation[k], kind,
-                           model.names[k], model.link_names[k])  # fmt: skip
-        body_link[k] = model.link_names[k]
-    _copy_frames(b, model, body_link)
+    _copy_model(b, model, locked_pose=poses)
     return b.build()
 
 
@@ -93,7 +106,6 @@ def attach(model: Model, parent_link: str, submodel: Model, placement=None, pref
         if b_ == host or host == 0:
             last = k
     b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
-    body_link = [model.link_names[0]] + [""] * (model.njoints - 1)
     sub_link = [parent_link] + [""] * (submodel.njoints - 1)
 
     def add_submodel():
@@ -106,15 +118,6 @@ def attach(model: Model, parent_link: str, submodel: Model, placement=None, pref
                            prefix + submodel.link_names[k])  # fmt: skip
             sub_link[k] = prefix + submodel.link_names[k]
 
-    if last == 0:
-        add_submodel()
-    for k in range(1, model.njoints):
-        kind = JOINT_KINDS[int(model.kinds[k])][0]
-        _add_body_like(b, model, k, body_link[model.parents[k]], model.placement_rotation[k],
-                       model.placement_translation[k], kind, model.names[k], model.link_names[k])  # fmt: skip
-        body_link[k] = model.link_names[k]
-        if k == last:
-            add_submodel()
-    _copy_frames(b, model, body_link)
+    _copy_model(b, model, after=last, insert=add_submodel)
     _copy_frames(b, submodel, sub_link, prefix)
     return b.build()

@@ -23,7 +23,7 @@ from numba import njit
 
 from .algorithms.forward import aba_core
 from .algorithms.inverse import inverse_dynamics
-from .algorithms.kinematics import joint_kinematics
+from .algorithms.kinematics import kinematics_core
 from .configuration import integrate_kernel
 from .layout import data_views, model_views
 from .model import Data, Model, check_data, configuration, vector
@@ -87,9 +87,7 @@ def energy_core(mv, dv, v):
 def energy_entry(mi, mf, ws, q, v):
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
-    (_, kinds, idx_q, _, _, _, _, _, _, placement_R, placement_p, axes, axes2, _, _, _, _, _) = mv
-    (E, r, S, Sdot_coef, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) = dv
-    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    kinematics_core(mv, dv, q)
     return energy_core(mv, dv, v)
 
 

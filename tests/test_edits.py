@@ -84,6 +84,17 @@ def test_attach_a_branch():
     assert not failed, failed
 
 
+def test_attach_to_a_link_merged_by_a_fixed_joint():
+    tree = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")  # `payload` is fixed to the hand
+    both = tree.attach("payload", dp.load_urdf(ROOT / "urdf" / "two_link.urdf"), prefix="t_")
+    k = both.joint_id("t_alpha")
+    assert both.parents[k] == both.joint_id("wrist")
+    payload = next(f for f in tree.frames if f.name == "payload")
+    np.testing.assert_allclose(both.placement_translation[k], payload.translation, atol=1e-15)
+    failed = [c.algorithm for c in compare_with_pinocchio(both, both.to_pinocchio(), samples=2) if not c.passed]
+    assert not failed, failed
+
+
 def test_attach_errors():
     gripper = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
     with pytest.raises(dp.ModelError, match="no link 'hand' in model 'gripper'; links are:"):

@@ -13,7 +13,7 @@ from ..layout import all_finite, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
 from ._call import _ready, raise_for_status
-from .kinematics import joint_kinematics
+from .kinematics import kinematics_core
 
 DENSE_LIMIT = 5_000
 """Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
@@ -95,10 +95,11 @@ def crba_entry(mi, mf, ws, M_tilde, q, out):
     """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite."""
     if not all_finite(q):
         return 1
-    (parents, kinds, idx_q, idx_v, _, nvs, module_ptr, module_bodies, _,
-     placement_R, placement_p, axes, axes2, M, _, _, _, _) = model_views(mi, mf)  # fmt: skip
-    (E, r, S, Sdot_coef, _, _, _, _, _, _, _, _, Psi_hat, _, _, _, _, _, _) = data_views(ws, mi)
-    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    (parents, _, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = mv
+    (E, r, S, _, _, _, _, _, _, _, _, _, Psi_hat, _, _, _, _, _, _) = dv
+    kinematics_core(mv, dv, q)
     composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde)
     out[:, :] = 0.0
     gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, Psi_hat, out)

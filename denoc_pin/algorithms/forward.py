@@ -22,7 +22,7 @@ from ..spatial import (
 from ._call import raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
 from .inverse import rnea_core
-from .kinematics import joint_kinematics
+from .kinematics import kinematics_core
 
 
 @njit(cache=True)
@@ -150,10 +150,11 @@ def factor_entry(mi, mf, ws, q):
     """Kinematics and the UDUᵀ factors at q; returns 1 if q is not finite, 2 + k if Î_k is singular."""
     if not all_finite(q):
         return 1
-    (parents, kinds, idx_q, _, _, nvs, module_ptr, module_bodies, _,
-     placement_R, placement_p, axes, axes2, M, _, _, _, _) = model_views(mi, mf)  # fmt: skip
-    (E, r, S, Sdot_coef, _, _, _, _, _, _, _, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, _, _, _) = data_views(ws, mi)
-    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    (parents, _, _, _, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = mv
+    (E, r, S, _, _, _, _, _, _, _, _, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, _, _, _) = dv
+    kinematics_core(mv, dv, q)
     k = udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_hat, Psi, I_hat, I_hat_inv)
     return 2 + k if k else 0
 

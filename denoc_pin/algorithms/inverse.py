@@ -15,7 +15,7 @@ from ..layout import all_finite, data_views, model_views
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
 from ._call import raise_for_status, set_fext, states
-from .kinematics import joint_kinematics
+from .kinematics import kinematics_core
 
 
 @njit(cache=True)
@@ -115,10 +115,9 @@ def rnea_core(mv, dv, q, v, a):
     """Kinematics and Table 1 on the views of the model (mv) and of the workspace (dv)."""
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
         return 1
-    (parents, kinds, idx_q, idx_v, _, nvs, module_ptr, module_bodies, _,
-     placement_R, placement_p, axes, axes2, M, gravity, _, _, _) = mv  # fmt: skip
+    (parents, kinds, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, gravity, _, _, _) = mv
     (E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, _, _, _, _, _, _, _, tau, _, _) = dv
-    joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef)
+    kinematics_core(mv, dv, q)
     inverse_dynamics_kernel(
         parents, kinds, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, Sdot_coef, v, a, fext,
         t, tdot, w, w_tilde, tau,

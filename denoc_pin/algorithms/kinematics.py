@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..layout import data_views, model_views
 from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ..spatial import axis_angle_into, matmul_into, quaternion_rotation_into
 
@@ -89,3 +90,15 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             for d in range(3):
                 E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
     return 0
+
+
+@njit(cache=True)
+def kinematics_core(mv, dv, q):
+    """joint_kinematics on the model views mv and workspace views dv (layout.py)."""
+    joint_kinematics(mv[1], mv[2], mv[11], mv[12], mv[9], mv[10], q, dv[0], dv[1], dv[2], dv[3])
+
+
+@njit(cache=True)
+def kinematics_entry(mi, mf, ws, q):
+    """Kinematics of q into the flat workspace ws."""
+    kinematics_core(model_views(mi, mf), data_views(ws, mi), q)
