@@ -14,6 +14,17 @@ from .algorithms import (
 )
 from .builder import ModelBuilder
 from .configuration import difference, integrate, neutral, normalize, random_configuration
+from .loops import (
+    LOOP_TYPES,
+    AssemblyError,
+    LoopJoint,
+    SingularConfigurationError,
+    assemble,
+    constrained_forward_dynamics,
+    constrained_inverse_dynamics,
+    loop_jacobian,
+    loop_residual,
+)
 from .model import Data, Frame, Model, ModelError
 from .modules import Module
 from .parallel_scheme import connectivity_matrix
@@ -25,6 +36,15 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DENSE_LIMIT",
+    "LOOP_TYPES",
+    "AssemblyError",
+    "LoopJoint",
+    "SingularConfigurationError",
+    "assemble",
+    "constrained_forward_dynamics",
+    "constrained_inverse_dynamics",
+    "loop_jacobian",
+    "loop_residual",
     "Data",
     "DenocMatrices",
     "Frame",

@@ -57,6 +57,7 @@ class ModelBuilder:
         self._I_o = [np.zeros((3, 3))]
         # link name -> (body, R, p): where a link frame sits on its body
         self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {base: (0, np.eye(3), np.zeros(3))}
+        self._loops: list = []
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
         if isinstance(parent, str):
@@ -146,6 +147,20 @@ class ModelBuilder:
         self._I_o[target] += inertia_about_origin(mass, c, Rf @ I_c @ Rf.T)
         return target
 
+    def add_loop(
+        self, name: str, type: str, link1: str, link2: str, placement1=None, placement2=None, axis=(0.0, 0.0, 1.0),
+        axis2=None,
+    ) -> None:  # fmt: skip
+        """Close a loop with a cut joint between two links (see ``denoc_pin.loops``): frames C1, C2 at
+        ``placement1``/``placement2`` = (R, p) or 4x4 in the link1/link2 frames, ``axis`` in C1,
+        ``axis2`` (universal) in C2.  Checked when ``build()`` runs."""
+        from .loops import LoopJoint
+
+        self._loops.append(
+            LoopJoint(name, type, link1, link2, _placement(placement1), _placement(placement2),
+                      np.asarray(axis, dtype=float), None if axis2 is None else np.asarray(axis2, dtype=float))
+        )  # fmt: skip
+
     def build(self) -> Model:
         """The immutable :class:`Model` (its GIM checked to be regular, as for URDFs)."""
         from .algorithms.forward import check_not_singular
@@ -172,6 +187,7 @@ class ModelBuilder:
             frames=[Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != self._links[0]],
             gravity=self.gravity,
             source="ModelBuilder",
+            loops=self._loops,
         )
         if nj > 1:
             check_not_singular(model, where=f"model {self.name!r}")

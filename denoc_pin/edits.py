@@ -75,6 +75,7 @@ def lock_joints(model: Model, names, q) -> Model:
     poses = {k: (data.E[k].T.copy(), data.r[k].copy()) for k in locked}
     b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
     _copy_model(b, model, locked_pose=poses)
+    b._loops.extend(model.loops)  # the links keep their names, so the cut joints carry over
     return b.build()
 
 
@@ -120,4 +121,8 @@ def attach(model: Model, parent_link: str, submodel: Model, placement=None, pref
 
     _copy_model(b, model, after=last, insert=add_submodel)
     _copy_frames(b, submodel, sub_link, prefix)
+    b._loops.extend(model.loops)
+    for lp in submodel.loops:
+        b.add_loop(prefix + lp.name, lp.type, prefix + lp.link1, prefix + lp.link2, lp.placement1, lp.placement2,
+                   lp.axis, lp.axis2)  # fmt: skip
     return b.build()

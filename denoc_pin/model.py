@@ -82,6 +82,8 @@ class Model:
     - ``modules``: tuple of :class:`Module`; ``module_ptr``, ``module_bodies``, ``body_module``
       are their flat form for the compiled recursions.
     - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
+    - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``loops.py``);
+      ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
     """
 
     def __init__(
@@ -102,6 +104,7 @@ class Model:
         gravity=(0.0, 0.0, -9.81),
         source: str | None = None,
         axes2=None,
+        loops=(),
     ):
         parents = np.asarray(parents, dtype=np.int64)
         kinds = np.asarray(kinds, dtype=np.int64)
@@ -187,6 +190,12 @@ class Model:
             set_(self, field, view)
         set_(self, "modules", modules)
         set_(self, "frames", tuple(frames))
+        from .loops import resolve_loops
+
+        loops, cuts = resolve_loops(self, loops)
+        set_(self, "loops", loops)
+        set_(self, "_cuts", cuts)
+        set_(self, "n_constraints", sum(lp.n_constraints for lp in loops))
 
     def __setattr__(self, key, value):
         raise AttributeError(f"denoc_pin.Model is immutable (tried to set {key!r}); build a new model instead")
@@ -226,7 +235,8 @@ class Model:
 
     def __repr__(self) -> str:
         bodies, modules = self.njoints - 1, len(self.modules)
-        return f"<denoc_pin.Model {self.name!r}: {bodies} bodies, nq={self.nq}, nv={self.nv}, {modules} modules>"
+        loops = f", {len(self.loops)} loops ({self.n_constraints} constraints)" if self.loops else ""
+        return f"<denoc_pin.Model {self.name!r}: {bodies} bodies, nq={self.nq}, nv={self.nv}, {modules} modules{loops}>"
 
     def __str__(self) -> str:
         head = (

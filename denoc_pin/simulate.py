@@ -191,6 +191,8 @@ class Trajectory:
     t: (N,) s; q: (N, nq); v, a, tau: (N, nv) in Pinocchio's layout.
     energy: dict of (N,) arrays "kinetic", "potential", "work" (done by tau since t[0]) and
     "total" = kinetic + potential − work, constant for a conservative system.
+    lam: (N, n_constraints) the cut joints' reactions λ (``constrained_forward_dynamics``) for a
+    model with loops, else None.
     """
 
     t: np.ndarray
@@ -200,19 +202,21 @@ class Trajectory:
     tau: np.ndarray
     energy: dict
     model_name: str = ""
+    lam: np.ndarray | None = None  # (N, n_constraints) cut-joint reactions, for models with loops
 
     def save(self, path) -> None:
         """Write a .npz file (``np.savez``)."""
         np.savez(
             path, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau, model_name=self.model_name,
-            **{f"energy_{k}": e for k, e in self.energy.items()},
+            **{f"energy_{k}": e for k, e in self.energy.items()}, **({} if self.lam is None else {"lam": self.lam}),
         )  # fmt: skip
 
     @classmethod
     def load(cls, path) -> Trajectory:
         with np.load(path) as f:
             energy = {k[len("energy_") :]: f[k] for k in f.files if k.startswith("energy_")}
-            return cls(f["t"], f["q"], f["v"], f["a"], f["tau"], energy, str(f["model_name"]))
+            lam = f["lam"] if "lam" in f.files else None
+            return cls(f["t"], f["q"], f["v"], f["a"], f["tau"], energy, str(f["model_name"]), lam)
 
     def to_csv(self, path) -> None:
         """One row per instant: t, q_0…, v_0…, a_0…, tau_0…, then the energies."""
@@ -243,12 +247,16 @@ def simulate(
     tau=None,
     progress: bool | None = None,
     record_every: int = 1,
+    baumgarte=(50.0, 50.0),
 ) -> Trajectory:
     """Simulate from (q0, v0) for ``t_final`` seconds with fixed steps ``dt``.
 
     tau: None (unactuated), a constant (nv,) array, or a callable ``tau(t, q, v) -> (nv,)``.
     progress: a tqdm bar; None shows it for runs expected to take more than about 2 s.
     record_every: keep every k-th step (for huge models or long runs).
+    baumgarte: (kp, kd) for a model with loops (``constrained_forward_dynamics``): the loop error
+    obeys r̈ + 2 kd ṙ + kp² r = 0, a critically damped decay at kp = kd.  (q0, v0) must close the
+    loops (``dp.assemble``; v0 with J v0 = 0) to 1e-6.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r} (adaptive methods are not available yet)")
@@ -268,6 +276,14 @@ def simulate(
     data = model.create_data()
     Q, V, A = np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv))
     KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
+    if model.loops:
+        lam = _check_closed(model, q0, v0, baumgarte, nrec)
+        tau_c = np.zeros(model.nv) if tau is None or callable(tau) else vector(tau, model.nv, "tau")
+        tau_fn = tau if callable(tau) else (lambda t, q, v: tau_c)
+        T = _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam,
+                             baumgarte)  # fmt: skip
+        t = np.arange(nrec) * stride * dt
+        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam)
     if callable(tau):
         T = _simulate_python(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress)
     else:
@@ -321,10 +337,40 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
         bar.close()
 
 
-def _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress) -> np.ndarray:
-    """The same RK4 step with a torque callback, one Python call per stage."""
+def _check_closed(model: Model, q0, v0, baumgarte, nrec: int) -> np.ndarray:
+    """Refuse initial states that do not close the loops; the array for the recorded λ."""
+    from .loops import _gains, loop_jacobian, loop_residual
+
+    _gains(baumgarte)
+    r = np.abs(loop_residual(model, q0)).max()
+    if r > 1e-6:
+        raise ValueError(f"q0 does not close the loops (residual {r:.3g} > 1e-6); use q0 = dp.assemble(model, q0)")
+    J = loop_jacobian(model, q0)
+    jv = np.abs(J @ v0).max()
+    if jv > 1e-6 * (1.0 + np.abs(v0).max()):
+        raise ValueError(
+            f"v0 violates the loops' velocity constraints (|J v0| = {jv:.3g}); project it, e.g. "
+            "v0 - np.linalg.pinv(J) @ (J @ v0) with J = dp.loop_jacobian(model, q0)"
+        )
+    return np.empty((nrec, model.n_constraints))
+
+
+def _simulate_python(
+    model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam=None, baumgarte=None
+) -> np.ndarray:
+    """The same RK4 step with a torque callback, one Python call per stage; with ``lam`` (loops),
+    each stage is the closed-loop forward dynamics."""
     from .algorithms.forward import forward_dynamics
     from .configuration import integrate
+    from .loops import constrained_forward_dynamics
+
+    last = [None]
+
+    def accel(q, v, tau):
+        if lam is None:
+            return forward_dynamics(model, data, q, v, tau)
+        a, last[0] = constrained_forward_dynamics(model, data, q, v, tau, baumgarte=baumgarte)
+        return a
 
     def torque(t, q, v):
         return vector(tau_fn(t, q, v), model.nv, "tau(t, q, v)")
@@ -335,9 +381,11 @@ def _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, K
     for i in range(nsteps + 1):
         t = i * dt
         tau1 = torque(t, q, v)
-        a1 = forward_dynamics(model, data, q, v, tau1)
+        a1 = accel(q, v, tau1)
         if i % stride == 0:
             Q[row], V[row], A[row], T[row], W[row] = q, v, a1, tau1, work
+            if lam is not None:
+                lam[row] = last[0]
             KE[row], PE[row] = energy(model, data, q, v)
             row += 1
         if i == nsteps:
@@ -345,15 +393,15 @@ def _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, K
         v2 = v + 0.5 * dt * a1
         q2 = integrate(model, q, v, 0.5 * dt)
         tau2 = torque(t + 0.5 * dt, q2, v2)
-        a2 = forward_dynamics(model, data, q2, v2, tau2)
+        a2 = accel(q2, v2, tau2)
         v3 = v + 0.5 * dt * a2
         q3 = integrate(model, q, v2, 0.5 * dt)
         tau3 = torque(t + 0.5 * dt, q3, v3)
-        a3 = forward_dynamics(model, data, q3, v3, tau3)
+        a3 = accel(q3, v3, tau3)
         v4 = v + dt * a3
         q4 = integrate(model, q, v3, dt)
         tau4 = torque(t + dt, q4, v4)
-        a4 = forward_dynamics(model, data, q4, v4, tau4)
+        a4 = accel(q4, v4, tau4)
         dq = (v + 2 * v2 + 2 * v3 + v4) / 6
         work += dt * (tau1 @ v + 2 * tau2 @ v2 + 2 * tau3 @ v3 + tau4 @ v4) / 6
         q = integrate(model, q, dq, dt)

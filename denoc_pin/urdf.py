@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from .algorithms.forward import check_not_singular
+from .loops import LOOP_TYPES, LoopJoint
 from .model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, Frame, Model, ModelError
-from .spatial import inertia_about_origin
+from .spatial import axis_angle, inertia_about_origin
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 SUPPORTED_JOINT_TYPES = {"revolute": REVOLUTE, "continuous": CONTINUOUS, "prismatic": PRISMATIC, "fixed": None}
@@ -41,6 +42,9 @@ _NUMERIC = {
     "cylinder": {"radius": 1, "length": 1},
     "sphere": {"radius": 1},
     "mesh": {"scale": 3},
+    "link1": {"xyz": 3, "rpy": 3},
+    "link2": {"xyz": 3, "rpy": 3},
+    "axis2": {"xyz": 3},
 }
 # Relative tolerance for the inertia checks: CAD exports round principal moments.
 _INERTIA_RTOL = 1e-6
@@ -180,7 +184,8 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
-    _check_xml(path)
+    robot_xml = _check_xml(path)
+    loops = _loop_joints(path, robot_xml)
     try:
         urdf = yourdfpy.URDF.load(
             str(path),
@@ -327,7 +332,23 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
         else:
             I_com[k] = I_o[k]
     frames = [Frame(name, body_of[name], *pose_in_body[name]) for name in links]
-    model = Model(
+    for lp, line in loops:
+        for link in (lp.link1, lp.link2):
+            if link not in links:
+                raise ModelError(
+                    f"{path}: loop joint {lp.name!r} (line {line}) names unknown link {link!r}; "
+                    f"links are: {_names(links)}"
+                )
+    try:
+        model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops)
+    except ModelError as e:
+        raise ModelError(f"{path}: {e}") from None
+    check_not_singular(model, where=str(path))
+    return model
+
+
+def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops) -> Model:
+    return Model(
         name=robot.name or path.stem,
         names=names,
         link_names=link_names,
@@ -341,6 +362,49 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
         inertias=I_com,
         frames=frames,
         source=str(path),
+        loops=[lp for lp, _ in loops],
     )
-    check_not_singular(model, where=str(path))
-    return model
+
+
+def _rpy(rpy) -> np.ndarray:
+    """URDF's fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    r, p, y = rpy
+    ex, ey, ez = np.eye(3)
+    return axis_angle(ez, y) @ axis_angle(ey, p) @ axis_angle(ex, r)
+
+
+def _loop_joints(path: Path, robot) -> list[tuple[LoopJoint, int]]:
+    """The ``<loop_joint>`` extension elements (closed loops; other URDF parsers ignore them)."""
+    out = []
+    for el in robot.findall("loop_joint"):
+        name, kind, line = el.get("name"), el.get("type"), el.sourceline
+        if not name:
+            raise ModelError(f"{path}: <loop_joint> (line {line}) has no name attribute")
+        if kind not in LOOP_TYPES:
+            raise ModelError(
+                f"{path}: loop joint {name!r} (line {line}) has unknown type {kind!r}; loop joint types are: "
+                f"{', '.join(LOOP_TYPES)}"
+            )
+        ends = []
+        for tag in ("link1", "link2"):
+            e = el.find(tag)
+            if e is None or not e.get("link"):
+                raise ModelError(f'{path}: loop joint {name!r} (line {line}) has no <{tag} link="…" xyz="…" rpy="…"/>')
+            xyz = [float(x) for x in e.get("xyz", "0 0 0").split()]
+            rpy = [float(x) for x in e.get("rpy", "0 0 0").split()]
+            ends.append((e.get("link"), (_rpy(rpy), np.array(xyz))))
+        axes = []
+        for tag, default in (("axis", "1 0 0"), ("axis2", None)):
+            e = el.find(tag)
+            raw = e.get("xyz") if e is not None else default
+            axis = None if raw is None else np.array([float(x) for x in raw.split()])
+            if axis is not None and not np.linalg.norm(axis) > 0:
+                raise ModelError(f"{path}: loop joint {name!r} (line {line}) has a zero-length <{tag}>")
+            axes.append(axis)
+        if kind == "universal" and axes[1] is None:
+            raise ModelError(
+                f'{path}: universal loop joint {name!r} (line {line}) needs <axis2 xyz="…"/> (in the link2 frame)'
+            )
+        lp = LoopJoint(name, kind, ends[0][0], ends[1][0], ends[0][1], ends[1][1], axes[0], axes[1])
+        out.append((lp, line))
+    return out
