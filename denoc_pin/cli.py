@@ -63,6 +63,10 @@ def cmd_validate(args) -> int:
     root = {None: None, "free-flyer": pin.JointModelFreeFlyer, "planar": pin.JointModelPlanar}[args.root_joint]
     pin_model = pin.buildModelFromUrdf(str(path)) if root is None else pin.buildModelFromUrdf(str(path), root())
     checks = compare_with_pinocchio(model, pin_model, samples=args.samples, seed=args.seed)
+    if model.loops:
+        from .validate import compare_loops
+
+        checks += compare_loops(model, pin_model, samples=args.samples, seed=args.seed)
     ok = all(c.passed for c in checks)
     if args.json:
         print(

@@ -252,6 +252,169 @@ def huge_chains(out: Path, sizes=(1000, 10000, 100000), dt: float = 1e-3) -> dic
     return {"figure": str(path), "runs": rows}
 
 
+# ---------------------------------------------------------------------------------------
+# Closed loops (loops.py): Schiehlen's closed two-body robot, mechanisms, a parallel robot, Isobe's loop.
+# ---------------------------------------------------------------------------------------
+
+
+def _driven(model, actuated, q_of_t, t, q_guess):
+    """A closed-loop motion in which the 1-DOF joints ``actuated`` follow q_of_t(t) -> (q, q̇, q̈)
+    (each (len(t), n)): positions by assemble (the others follow), rates by complete_motion; then the
+    actuator torques and cut-joint reactions by closed-loop inverse dynamics."""
+    from .loops import assemble, complete_motion, constrained_inverse_dynamics
+
+    data = model.create_data()
+    qa, va, aa = q_of_t(t)
+    iq = [int(model.idx_q[model.joint_id(n)]) for n in actuated]
+    Q, V, A, T, L = [], [], [], [], []
+    q = np.asarray(q_guess, dtype=float).copy()
+    for i in range(len(t)):
+        q[iq] = qa[i]
+        q = assemble(model, q, fixed=actuated)
+        v, a = complete_motion(model, q, actuated, va[i], aa[i], data)
+        tau, lam = constrained_inverse_dynamics(model, data, q, v, a, actuated)
+        Q.append(q.copy()), V.append(v), A.append(a), T.append(tau), L.append(lam)
+    return tuple(np.array(x) for x in (Q, V, A, T, L))
+
+
+def _round_trip(model, Q, V, A, T, every: int = 10) -> float:
+    """Worst error of closed-loop FD(τ) against the prescribed accelerations, relative to the largest
+    acceleration of the motion (a single sample's may be near zero)."""
+    from .loops import constrained_forward_dynamics
+
+    data = model.create_data()
+    err = 0.0
+    for q, v, a, tau in zip(Q[::every], V[::every], A[::every], T[::every], strict=True):
+        a_fd, _ = constrained_forward_dynamics(model, data, q, v, tau)
+        err = max(err, float(np.abs(a_fd - a).max()))
+    return err / float(np.abs(A).max())
+
+
+def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
+    """Schiehlen's two-body robot closed by a pin in a slot (section 5, eq. 18–25): released from rest
+    under gravity; along the motion the closing reaction F and α̈ are compared with the closed form of
+    eq. (20)/(24)–(25) in absolute angles α, β (see urdf/two_link_closed.urdf)."""
+    from .loops import assemble
+
+    model = load_urdf(URDF_DIR / "two_link_closed.urdf")
+    q0 = assemble(model, np.array([1.0, 2.0]), fixed=["alpha"])
+    t0 = time.perf_counter()
+    traj = simulate(model, q0, np.zeros(2), t_final, dt=dt, progress=False)
+    wall = time.perf_counter() - t0
+    # The closed form imposes J q̈ + J̇ q̇ = 0 exactly: compare without the Baumgarte terms of the run.
+    from .loops import constrained_forward_dynamics
+
+    data = model.create_data()
+    runs = [constrained_forward_dynamics(model, data, q, v, np.zeros(2)) for q, v in zip(traj.q, traj.v, strict=True)]
+    acc, lam = np.array([r[0] for r in runs]), np.array([r[1] for r in runs])
+    R, L, m1, m2, g = 0.5, 0.4, 2.0, 1.0, 9.81
+    Ia, I2 = m1 * 0.25**2 + 0.04171666667 + m2 * R**2, 0.05335833333
+    al, be = traj.q[:, 0], traj.q[:, 0] + traj.q[:, 1]
+    ad, bd = traj.v[:, 0], traj.v[:, 0] + traj.v[:, 1]
+    Q = (m1 * R / 2 + m2 * R) * g * np.cos(al)
+    G1, G2 = -R * np.sin(al), -L * np.sin(be)
+    gamma = R * np.cos(al) * ad**2 + L * np.cos(be) * bd**2
+    F = (gamma - G1 * Q / Ia) / (G1**2 / Ia + G2**2 / I2)  # eq. (20): N_c F = Q_cᵀ {M⁻¹ q − ...}
+    alpha_dd = (Q + G1 * F) / Ia  # first row of eq. (24)
+    err_F = float(np.abs(lam[:, 0] - F).max() / np.abs(F).max())
+    err_a = float(np.abs(acc[:, 0] - alpha_dd).max() / np.abs(alpha_dd).max())
+    residual = float(np.abs(R * np.cos(al) + L * np.cos(be)).max())
+    path = _line_plot(
+        Path(out) / "schiehlen_closed.png", traj.t,
+        {"closing reaction F, denoc_pin λ [N]": traj.lam[:, 0], "F by eq. (20)/(25) [N]": F,
+         "α [rad]": al},
+        "time [s]", "", "Schiehlen's two-body robot, closed by a pin in a slot",
+    )  # fmt: skip
+    return {"figure": path, "steps": len(traj.t) - 1, "wall_s": wall, "F_max_rel_error": err_F,
+            "alpha_dd_max_rel_error": err_a, "closing_condition_max": residual}  # fmt: skip
+
+
+def four_bar(out: Path, t_final: float = 5.0, dt: float = 1e-3) -> dict:
+    """The four-bar released under gravity: loop residual and energy balance along 5 s (Baumgarte)."""
+    from .loops import assemble, loop_residual
+
+    model = load_urdf(URDF_DIR / "four_bar.urdf")
+    q0 = assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
+    t0 = time.perf_counter()
+    traj = simulate(model, q0, np.zeros(3), t_final, dt=dt, progress=False)
+    wall = time.perf_counter() - t0
+    E = traj.energy["total"]
+    residual = max(float(np.abs(loop_residual(model, q)).max()) for q in traj.q[::10])
+    path = _line_plot(
+        Path(out) / "four_bar.png", traj.t, {"crank [rad]": traj.q[:, 0], "rocker [rad]": traj.q[:, 2],
+                                            "energy − E(0) [mJ]": 1e3 * (E - E[0])},
+        "time [s]", "", "Four-bar released under gravity",
+    )  # fmt: skip
+    return {"figure": path, "steps": len(traj.t) - 1, "wall_s": wall, "loop_residual_max": residual,
+            "energy_drift_rel": float(np.abs(E - E[0]).max() / np.abs(E[0]))}  # fmt: skip
+
+
+def _sway(amplitude, offset, T: float):
+    """q = offset + amplitude sin(2π t / T), per joint, and its derivatives."""
+    amplitude, offset = np.asarray(amplitude, float), np.asarray(offset, float)
+    w = 2 * np.pi / T
+
+    def f(t):
+        t = np.asarray(t, float)[:, None]
+        return offset + amplitude * np.sin(w * t), amplitude * w * np.cos(w * t), -amplitude * w * w * np.sin(w * t)
+
+    return f
+
+
+def slider_crank(out: Path, samples: int = 401) -> dict:
+    """The crank turned at 2π rad/s for one revolution: the torque it needs, the guide's reactions."""
+    model = load_urdf(URDF_DIR / "slider_crank.urdf")
+    t = np.linspace(0.0, 1.0, samples)
+    w = 2 * np.pi
+
+    def crank(t):
+        t = np.asarray(t, float)[:, None]
+        return 0.3 + w * t, np.full_like(t, w), np.zeros_like(t)
+
+    Q, V, A, T, L = _driven(model, ["crank_joint"], crank, t, [0.3, -0.4, 0.1])
+    path = _line_plot(
+        Path(out) / "slider_crank.png", t, {"crank torque [N·m]": T[:, 0], "guide normal force [N]": L[:, 4]},
+        "time [s]", "", "Slider-crank, crank at 1 rev/s: closed-loop inverse dynamics",
+    )  # fmt: skip
+    return {"figure": path, "samples": samples, "fd_of_id_max_rel_error": _round_trip(model, Q, V, A, T),
+            "passive_torque_max": float(np.abs(T[:, 1:]).max()),
+            "peak_crank_torque_Nm": float(np.abs(T[:, 0]).max())}  # fmt: skip
+
+
+def rrr_parallel(out: Path, samples: int = 201, T: float = 2.0) -> dict:
+    """The 3-RRR planar parallel robot: its three base motors sway (2 s), the platform follows; motor
+    torques by closed-loop inverse dynamics, checked by closed-loop forward dynamics."""
+    model = load_urdf(URDF_DIR / "rrr_3.urdf")
+    act = ["leg1_base", "leg2_base", "leg3_base"]
+    t = np.linspace(0.0, T, samples)
+    Q, V, A, Tq, L = _driven(model, act, _sway([0.15, 0.1, -0.1], [0, 0, 0], T), t, np.zeros(model.nq))
+    cols = [int(model.idx_v[model.joint_id(n)]) for n in act]
+    path = _line_plot(
+        Path(out) / "rrr_3.png", t, {f"{n} [N·m]": Tq[:, c] for n, c in zip(act, cols, strict=True)},
+        "time [s]", "torque", "3-RRR parallel robot: motor torques",
+    )  # fmt: skip
+    passive = np.setdiff1d(np.arange(model.nv), cols)
+    return {"figure": path, "samples": samples, "fd_of_id_max_rel_error": _round_trip(model, Q, V, A, Tq),
+            "passive_torque_max": float(np.abs(Tq[:, passive]).max())}  # fmt: skip
+
+
+def isobe_five_bar(out: Path, samples: int = 201, T: float = 2.0) -> dict:
+    """Isobe & Yagi's closed-loop link system (section III): a 2-s swaying motion of the two motor
+    joints; the motor torques (their Fig. 7, closed-loop configuration) by closed-loop inverse dynamics."""
+    model = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
+    act = ["joint1", "joint5"]
+    t = np.linspace(0.0, T, samples)
+    Q, V, A, Tq, L = _driven(model, act, _sway([0.3, 0.2], [0, 0], T), t, np.zeros(model.nq))
+    cols = [int(model.idx_v[model.joint_id(n)]) for n in act]
+    path = _line_plot(
+        Path(out) / "isobe_five_bar.png", t, {f"{n} [N·m]": Tq[:, c] for n, c in zip(act, cols, strict=True)},
+        "time [s]", "torque", "Isobe & Yagi's closed loop: motor torques of a 2-s sway",
+    )  # fmt: skip
+    passive = np.setdiff1d(np.arange(model.nv), cols)
+    return {"figure": path, "samples": samples, "fd_of_id_max_rel_error": _round_trip(model, Q, V, A, Tq),
+            "passive_torque_max": float(np.abs(Tq[:, passive]).max())}  # fmt: skip
+
+
 def run(out="out", quick: bool = False) -> dict:
     """Examples 1–3 of the simulation issue; ``quick`` shortens them (for tests)."""
     out = Path(out)

@@ -534,6 +534,53 @@ def constrained_inverse_dynamics(
     return tau, x[nA:]
 
 
+def complete_motion(model: Model, q, joints, v_joints, a_joints=None, data: Data | None = None):
+    """Velocities and accelerations of every joint from those of ``joints`` (the mechanism's
+    independent coordinates, e.g. its actuated joints), at a closed configuration q.
+
+    J q̇ = 0 and J q̈ + J̇ q̇ = 0 (Schiehlen eq. 18–19) are solved for the other joints' rates.
+    v_joints, a_joints: (n,) in the order of the joints' DOF in v.  Returns (v, a) (nv,) each
+    (a is None when a_joints is None).  Raises :class:`SingularConfigurationError` if ``joints``
+    do not determine the motion (too few, or a singular configuration) or over-determine it.
+    """
+    from .algorithms.inverse import inverse_dynamics
+
+    _need_loops(model, "complete_motion")
+    data = _data(model, data)
+    q = np.ascontiguousarray(configuration(model, q))
+    cols = _dof_of(model, joints, "joints")
+    rest = np.setdiff1d(np.arange(model.nv), cols)
+    v = np.zeros(model.nv)
+    v[cols] = vector(v_joints, cols.size, "v_joints")
+    _kinematics(model, data, q)
+    J = _LoopState(model, data, False).J
+    Jr = J[:, rest]
+    if np.linalg.matrix_rank(Jr, tol=1e-10 * max(np.abs(J).max(), 1e-300) * max(J.shape)) < rest.size:
+        raise SingularConfigurationError(
+            f"the joints {list(joints)} do not determine the motion of the mechanism here (too few independent "
+            "joints, or a singular configuration)"
+        )
+
+    def solve_rest(rhs: np.ndarray, what: str) -> np.ndarray:
+        x, *_ = np.linalg.lstsq(Jr, -rhs, rcond=1e-12)
+        if np.abs(Jr @ x + rhs).max() > 1e-9 * (np.abs(rhs).max() + 1.0):
+            raise SingularConfigurationError(
+                f"the {what} given for joints {list(joints)} are not compatible with the loops: these joints are not "
+                "independent (the mechanism has fewer degrees of freedom)"
+            )
+        return x
+
+    v[rest] = solve_rest(J[:, cols] @ v[cols], "velocities")
+    if a_joints is None:
+        return v, None
+    a = np.zeros(model.nv)
+    a[cols] = vector(a_joints, cols.size, "a_joints")
+    inverse_dynamics(model, data, q, v, np.zeros(model.nv))  # t and ṫ with q̈ = 0, for J̇ q̇
+    st = _LoopState(model, data, True)
+    a[rest] = solve_rest(J[:, cols] @ a[cols] + st.Jdv, "accelerations")
+    return v, a
+
+
 def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-12, max_iter: int = 50) -> np.ndarray:
     """A configuration near ``q_guess`` that closes every loop: Newton projection onto r(q) = 0.
 

@@ -126,3 +126,153 @@ def format_table(checks: list[Check], title: str) -> str:
 
 def as_json(checks: list[Check]) -> list[dict]:
     return [asdict(c) for c in checks]
+
+
+# ---------------------------------------------------------------------------------------
+# Closed loops: against Pinocchio's constraintDynamics (spherical = CONTACT_3D, fixed = CONTACT_6D)
+# and, for every cut type, a dense KKT reference built from the explicit DeNOC matrices.
+# ---------------------------------------------------------------------------------------
+
+
+def reference_loop_jacobian(model: Model, q) -> np.ndarray:
+    """J from the explicit matrices (world frame): body twists t = N q̇ moved to the cut points and
+    expressed in C1.  Shares with loops.py only the definition of the constrained directions."""
+    dm = _dm.denoc_matrices(model, q, np.zeros(model.nv))
+    R, o, _, _ = _dm.world_poses(model, q)
+    rows = []
+    for cut in model._cuts:
+        frames, blocks = [], []
+        for body, Rc, pc in ((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)):
+            if body:
+                Rw, pw = R[body] @ Rc, o[body] + R[body] @ pc
+                Nw, No = dm.N[6 * (body - 1) : 6 * body - 3], dm.N[6 * body - 3 : 6 * body]
+                Nv = No + np.cross(Nw.T, pw - o[body]).T  # ṗ = ȯ + ω × (p − o)
+            else:
+                Rw, pw, Nw, Nv = Rc, pc, np.zeros((3, model.nv)), np.zeros((3, model.nv))
+            frames.append((Rw, pw))
+            blocks.append((Nw, Nv))
+        Rc1 = frames[0][0]
+        delta = np.vstack([Rc1.T @ (blocks[1][0] - blocks[0][0]), Rc1.T @ (blocks[1][1] - blocks[0][1])])
+        sel = cut.rows.copy()
+        if cut.loop.type == "universal":
+            sel[0, :3] = np.cross(Rc1.T @ frames[1][0] @ cut.axis2, cut.axis)
+        rows.append(sel @ delta)
+    return np.vstack(rows)
+
+
+def reference_loop_bias(model: Model, q, v, h: float = 1e-3) -> np.ndarray:
+    """J̇ q̇ = d/dt [J(q(t))] q̇ along q(t) = q ⊕ t q̇ (constant q̇), 4th-order central differences."""
+    from .configuration import integrate
+
+    def Jv(s):
+        return reference_loop_jacobian(model, integrate(model, q, v, s)) @ v
+
+    return (-Jv(2 * h) + 8 * Jv(h) - 8 * Jv(-h) + Jv(-2 * h)) / (12 * h)
+
+
+def reference_constrained_dynamics(model: Model, q, v, tau, baumgarte=(0.0, 0.0)):
+    """(q̈, λ) from the dense KKT system [[GIM, −Jᵀ], [J, 0]] [q̈; λ] = [τ − C q̇ − g; γ], GIM and C
+    from ``denoc_matrices``; least squares with the minimum norm when constraints are redundant."""
+    from .loops import loop_residual
+
+    dm = _dm.denoc_matrices(model, q, v)
+    J = reference_loop_jacobian(model, q)
+    kp, kd = baumgarte
+    gamma = -reference_loop_bias(model, q, v) - 2 * kd * (J @ v) - kp**2 * loop_residual(model, q)
+    m = J.shape[0]
+    K = np.block([[dm.gim, -J.T], [J, np.zeros((m, m))]])
+    x = np.linalg.lstsq(K, np.r_[tau - dm.mci @ v - dm.gravity, gamma], rcond=1e-12)[0]
+    return x[: model.nv], x[model.nv :]
+
+
+def pinocchio_constrained_dynamics(model: Model, pin_model, q, v, tau):
+    """Pinocchio's constraintDynamics for a model whose cuts are all spherical or fixed, with λ in
+    denoc_pin's convention (Pinocchio's λ acts on link1 as [linear; angular]; ours on link2 as
+    [angular; linear])."""
+    import pinocchio as pin
+
+    pd = pin_model.createData()
+    kinds = {"spherical": pin.ContactType.CONTACT_3D, "fixed": pin.ContactType.CONTACT_6D}
+    cms = [
+        pin.RigidConstraintModel(kinds[c.loop.type], pin_model, int(c.body1), pin.SE3(c.R1, c.p1), int(c.body2),
+                                 pin.SE3(c.R2, c.p2), pin.ReferenceFrame.LOCAL)
+        for c in model._cuts
+    ]  # fmt: skip
+    cds = [c.createData() for c in cms]
+    pin.initConstraintDynamics(pin_model, pd, cms, cds)
+    a = pin.constraintDynamics(pin_model, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 1e-12, 100)).copy()
+    lam, i = [], 0
+    for c in model._cuts:
+        f = -np.array(pd.lambda_c[i : i + c.loop.n_constraints])
+        lam.append(f if c.loop.type == "spherical" else np.r_[f[3:], f[:3]])
+        i += c.loop.n_constraints
+    return a, np.concatenate(lam)
+
+
+def closed_configurations(model: Model, samples: int, seed: int = 0) -> list[np.ndarray]:
+    """Configurations that close the loops: the first of q = neutral and random guesses that
+    assembles, then random ones near it.  AssemblyError if none of 30 guesses closes the loops."""
+    from .configuration import integrate, neutral
+    from .loops import AssemblyError, assemble
+
+    rng = np.random.default_rng(seed)
+    base = None
+    for guess in [neutral(model)] + [random_configuration(model, rng) for _ in range(29)]:
+        try:
+            base = assemble(model, guess)
+            break
+        except AssemblyError as e:
+            error = e
+    if base is None:
+        raise error
+    out = [base]
+    tries = 0
+    while len(out) < samples and tries < 20 * samples:
+        tries += 1
+        try:
+            out.append(assemble(model, integrate(model, base, rng.uniform(-0.3, 0.3, model.nv))))
+        except AssemblyError:
+            continue
+    return out
+
+
+def compare_loops(model: Model, pin_model, samples: int = 10, seed: int = 0) -> list[Check]:
+    """The closed-loop algorithms on ``samples`` closed states (``closed_configurations``): against
+    Pinocchio where every cut has an equivalent, always against the dense KKT reference, and
+    closed-loop inverse dynamics (every joint actuated) fed back into forward dynamics."""
+    from .loops import AssemblyError, constrained_forward_dynamics, constrained_inverse_dynamics, loop_jacobian
+
+    checks = {
+        "fd_ref": Check("constrained_fd q̈", "dense KKT (denoc_matrices)"),
+        "lam_ref": Check("constrained_fd λ", "dense KKT (denoc_matrices)"),
+        "jac": Check("loop_jacobian", "N of denoc_matrices"),
+        "id": Check("constrained_id → constrained_fd", "prescribed q̈"),
+    }
+    pin_ok = all(c.loop.type in ("spherical", "fixed") for c in model._cuts)
+    if pin_ok:
+        checks["fd_pin"] = Check("constrained_fd q̈", "constraintDynamics")
+        checks["lam_pin"] = Check("constrained_fd λ (independent cuts)", "constraintDynamics")
+    try:
+        qs = closed_configurations(model, samples, seed)
+    except AssemblyError:
+        return [Check("assemble (closing the loops)", "loop_residual = 0", float("inf"), float("inf"), False)]
+    rng = np.random.default_rng(seed)
+    data = model.create_data()
+    for q in qs:
+        J = loop_jacobian(model, q, data)
+        v = rng.uniform(-1.0, 1.0, model.nv)
+        v = v - np.linalg.pinv(J) @ (J @ v)
+        tau = rng.uniform(-1.0, 1.0, model.nv)
+        a, lam = constrained_forward_dynamics(model, data, q, v, tau)
+        a_ref, lam_ref = reference_constrained_dynamics(model, q, v, tau)
+        checks["fd_ref"].add(a, a_ref)
+        checks["lam_ref"].add(lam, lam_ref)
+        checks["jac"].add(J, reference_loop_jacobian(model, q))
+        tau_id, _ = constrained_inverse_dynamics(model, data, q, v, a, actuated=model.names[1:])
+        checks["id"].add(constrained_forward_dynamics(model, data, q, v, tau_id)[0], a)
+        if pin_ok:
+            a_pin, lam_pin = pinocchio_constrained_dynamics(model, pin_model, q, v, tau)
+            checks["fd_pin"].add(a, a_pin)
+            if np.linalg.matrix_rank(J) == J.shape[0]:
+                checks["lam_pin"].add(lam, lam_pin)
+    return list(checks.values())

@@ -52,3 +52,9 @@ def test_console_script_is_installed():
     )
     assert res.returncode == 0, res.stderr
     assert "alpha → delta" in res.stdout
+
+
+def test_validate_checks_the_loops_of_a_closed_urdf(capsys):
+    assert cli.main(["validate", str(ROOT / "urdf" / "four_bar.urdf"), "--samples", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "constrained_fd q̈" in out and "dense KKT (denoc_matrices)" in out and "constrained_id" in out

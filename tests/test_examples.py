@@ -61,3 +61,21 @@ def test_huge_chains_example_small(tmp_path):
     assert len(out["runs"]) == 4
     for run in out["runs"]:
         assert run["energy_drift_rel"] <= 1e-6 and run["wall_per_sim_s"] > 0
+
+
+@pytest.mark.parametrize("name", ["schiehlen_closed", "four_bar", "slider_crank", "rrr_parallel", "isobe_five_bar"])
+def test_closed_loop_examples(name, tmp_path):
+    """The closed-loop examples: Schiehlen's closed form, loop closure and energy, FD(ID) round trips."""
+    from denoc_pin import demo
+
+    short = {"schiehlen_closed": {"t_final": 0.5}, "four_bar": {"t_final": 0.5}, "slider_crank": {"samples": 51},
+             "rrr_parallel": {"samples": 41}, "isobe_five_bar": {"samples": 41}}[name]  # fmt: skip
+    out = getattr(demo, name)(tmp_path, **short)
+    assert Path(out["figure"]).stat().st_size > 10_000
+    if name == "schiehlen_closed":
+        assert out["F_max_rel_error"] <= 1e-9 and out["alpha_dd_max_rel_error"] <= 1e-9
+        assert out["closing_condition_max"] <= 1e-8
+    elif name == "four_bar":
+        assert out["loop_residual_max"] <= 1e-8 and out["energy_drift_rel"] <= 1e-6
+    else:
+        assert out["fd_of_id_max_rel_error"] <= 1e-9 and out["passive_torque_max"] == 0.0

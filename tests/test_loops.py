@@ -11,6 +11,17 @@ from conftest import ROOT, assert_close
 import denoc_pin as dp
 from denoc_pin.algorithms.explicit import world_poses
 from denoc_pin.configuration import integrate
+from denoc_pin.validate import compare_loops
+from denoc_pin.validate import reference_constrained_dynamics as kkt_reference
+from denoc_pin.validate import reference_loop_bias as reference_bias
+from denoc_pin.validate import reference_loop_jacobian as reference_jacobian
+
+
+def pinocchio_constrained(model, q, v, tau):
+    from denoc_pin.validate import pinocchio_constrained_dynamics
+
+    return pinocchio_constrained_dynamics(model, model.to_pinocchio(), q, v, tau)
+
 
 URDF = ROOT / "urdf"
 
@@ -83,28 +94,6 @@ def consistent_velocity(model, q, rng) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 
 
-def pinocchio_constrained(model, q, v, tau):
-    """Pinocchio's constraintDynamics for the spherical/fixed cuts of ``model``, and λ mapped to our
-    convention: Pinocchio's force is the reaction on link1 ([linear; angular]), ours the one on link2
-    ([angular; linear])."""
-    pm = model.to_pinocchio()
-    pd = pm.createData()
-    cms = []
-    for cut in model._cuts:
-        kind = {"spherical": pin.ContactType.CONTACT_3D, "fixed": pin.ContactType.CONTACT_6D}[cut.loop.type]
-        cms.append(pin.RigidConstraintModel(kind, pm, int(cut.body1), pin.SE3(cut.R1, cut.p1), int(cut.body2),
-                                            pin.SE3(cut.R2, cut.p2), pin.ReferenceFrame.LOCAL))  # fmt: skip
-    cds = [c.createData() for c in cms]
-    pin.initConstraintDynamics(pm, pd, cms, cds)
-    a = pin.constraintDynamics(pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 1e-12, 100))
-    lam, i = [], 0
-    for cut in model._cuts:
-        f = -np.array(pd.lambda_c[i : i + cut.loop.n_constraints])
-        lam.append(f if cut.loop.type == "spherical" else np.r_[f[3:], f[:3]])
-        i += cut.loop.n_constraints
-    return a.copy(), np.concatenate(lam)
-
-
 def spatial_four_bar() -> dp.Model:
     """A spatial RSSR-like four-bar: crank (revolute z) – coupler (spherical) ... rocker (revolute x),
     closed by a spherical cut between the coupler's end and the rocker's end."""
@@ -174,57 +163,21 @@ def test_revolute_cut_matches_pinocchio_two_point_contacts():
     assert_close(a, a_ref, rtol=1e-8, what="accelerations")
 
 
+def test_validate_checks_loops_against_pinocchio_and_the_dense_reference():
+    model = spatial_four_bar()
+    checks = compare_loops(model, model.to_pinocchio(), samples=4)
+    names = {(c.algorithm, c.reference) for c in checks}
+    assert ("constrained_fd q̈", "constraintDynamics") in names and (
+        "constrained_fd λ",
+        "dense KKT (denoc_matrices)",
+    ) in names
+    assert all(c.passed for c in checks), checks
+
+
 # ----------------------------------------------------------------------------------------
 # Every cut type against a dense reference: GIM and h from the explicit DeNOC matrices
 # (eq. 3–13, world frame), J from their twist map N, J̇ q̇ by differentiating J, then a KKT solve.
 # ----------------------------------------------------------------------------------------
-
-
-def reference_jacobian(model, q) -> np.ndarray:
-    """J from the explicit matrices: world twists t = N q̇ of the bodies, moved to the cut points."""
-    dm = dp.denoc_matrices(model, q, np.zeros(model.nv))
-    R, o, _, _ = world_poses(model, q)
-    rows = []
-    for cut in model._cuts:
-        frames, blocks = [], []
-        for body, Rc, pc in ((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)):
-            Rw, pw = (R[body] @ Rc, o[body] + R[body] @ pc) if body else (Rc, pc)
-            if body:
-                Nw, No = dm.N[6 * (body - 1) : 6 * body - 3], dm.N[6 * body - 3 : 6 * body]
-            else:
-                Nw = No = np.zeros((3, model.nv))
-            rho = pw - (o[body] if body else 0.0)
-            Nv = No + np.array([np.cross(Nw[:, i], rho) for i in range(model.nv)]).T.reshape(3, model.nv)
-            frames.append((Rw, pw))
-            blocks.append((Nw, Nv))
-        Rc1 = frames[0][0]
-        delta = np.vstack([Rc1.T @ (blocks[1][0] - blocks[0][0]), Rc1.T @ (blocks[1][1] - blocks[0][1])])
-        sel = cut.rows.copy()
-        if cut.loop.type == "universal":
-            sel[0, :3] = np.cross(Rc1.T @ frames[1][0] @ cut.axis2, cut.axis)
-        rows.append(sel @ delta)
-    return np.vstack(rows)
-
-
-def reference_bias(model, q, v, h: float = 1e-3) -> np.ndarray:
-    """J̇ q̇ = d/dt [J(q(t))] q̇ along q(t) = q ⊕ t q̇ (constant q̇), 4th-order central differences."""
-
-    def Jv(s):
-        return reference_jacobian(model, integrate(model, q, v, s)) @ v
-
-    return (-Jv(2 * h) + 8 * Jv(h) - 8 * Jv(-h) + Jv(-2 * h)) / (12 * h)
-
-
-def kkt_reference(model, q, v, tau, baumgarte=(0.0, 0.0)):
-    dm = dp.denoc_matrices(model, q, v)
-    h = dm.mci @ v + dm.gravity
-    J = reference_jacobian(model, q)
-    kp, kd = baumgarte
-    gamma = -reference_bias(model, q, v) - 2 * kd * (J @ v) - kp**2 * dp.loop_residual(model, q)
-    m = J.shape[0]
-    K = np.block([[dm.gim, -J.T], [J, np.zeros((m, m))]])
-    x = np.linalg.solve(K, np.r_[tau - h, gamma])
-    return x[: model.nv], x[model.nv :]
 
 
 @pytest.mark.parametrize("kind", list(dp.LOOP_TYPES))
