@@ -180,6 +180,52 @@ def cold_start() -> float:
     return float(res.stdout)
 
 
+def closed_loops() -> list[dict]:
+    """Closed-loop forward dynamics: a spatial four-bar with a ball-joint cut (Pinocchio: CONTACT_3D,
+    constraintDynamics) and the 3-RRR parallel robot (revolute cuts: no Pinocchio equivalent)."""
+    import pinocchio as pin
+
+    b = dp.ModelBuilder("spatial_four_bar")
+    b.add_body(0, "revolute", axis=(0, 0, 1), mass=0.5, com=(0.1, 0, 0), inertia=np.diag([1e-4, 0.02, 0.02]),
+               name="crank", link="crank")  # fmt: skip
+    b.add_body("crank", "spherical", placement=(np.eye(3), (0.2, 0, 0)), mass=1.0, com=(0.3, 0, 0),
+               inertia=np.diag([1e-4, 0.05, 0.05]), name="coupler_joint", link="coupler")  # fmt: skip
+    b.add_body(0, "revolute", axis=(1, 0, 0), placement=(np.eye(3), (0.3, 0.4, 0.1)), mass=0.8, com=(0, 0, 0.2),
+               inertia=np.diag([0.03, 0.03, 1e-4]), name="rocker", link="rocker")  # fmt: skip
+    b.add_loop("ball", "spherical", "coupler", "rocker", (np.eye(3), (0.6, 0, 0)), (np.eye(3), (0, 0, 0.45)))
+    rows = []
+    for model, guess, fixed in [
+        (b.build(), np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], ["crank"]),
+        (dp.load_urdf(HERE.parent / "urdf" / "rrr_3.urdf"), np.zeros(7), []),
+    ]:
+        q = dp.assemble(model, guess, fixed=fixed)
+        J = dp.loop_jacobian(model, q)
+        v = np.linspace(-1, 1, model.nv)
+        v = v - np.linalg.pinv(J) @ (J @ v)
+        tau = np.zeros(model.nv)
+        data = model.create_data()
+        row = {"case": model.name, "nv": model.nv, "constraints": model.n_constraints}
+        row["CFD"] = median_time(
+            lambda m=model, d=data, q=q, v=v, t=tau: dp.constrained_forward_dynamics(m, d, q, v, t)
+        )
+        row["FD"] = median_time(lambda m=model, d=data, q=q, v=v, t=tau: dp.forward_dynamics(m, d, q, v, t))
+        if all(c.loop.type == "spherical" for c in model._cuts):
+            pm = model.to_pinocchio()
+            pd = pm.createData()
+            cms = [
+                pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, int(c.body1), pin.SE3(c.R1, c.p1),
+                                         int(c.body2), pin.SE3(c.R2, c.p2), pin.ReferenceFrame.LOCAL)
+                for c in model._cuts
+            ]  # fmt: skip
+            cds = [c.createData() for c in cms]
+            pin.initConstraintDynamics(pm, pd, cms, cds)
+            prox = pin.ProximalSettings(1e-12, 1e-12, 10)
+            args = (pm, pd, q, v, tau, cms, cds, prox)
+            row["constraintDynamics"] = median_time(lambda args=args: pin.constraintDynamics(*args))
+        rows.append(row)
+    return rows
+
+
 def us(x) -> str:
     if x is None:
         return "—"
@@ -224,6 +270,7 @@ def main(argv=None) -> int:
         results["memory"].append(entry)
     acc_sizes = [100, 200, 1000, 10000] + ([] if args.quick else [100000])
     results["accuracy"] = [accuracy(n, n <= PIN_MAX_CHAIN) for n in acc_sizes]
+    results["closed_loops"] = closed_loops()
     results["cold_start_s"] = cold_start()
     scaling = [10, 30, 100, 200, 1000, 3000, 10000] + ([] if args.quick else [30000, 100000])
     results["scaling"] = []
@@ -306,6 +353,17 @@ def report(r: dict) -> str:
         lines.append(
             f"- {k}: {e['denoc_pin_per_s']:,.0f} states/s vs {e['pinocchio_loop_per_s']:,.0f} states/s "
             f"({e['speedup']:.2f}x)"
+        )
+    lines += ["", "Closed loops, per call (ratio = denoc_pin / Pinocchio):"]
+    lines.append(
+        "| mechanism | nv | constraints | constrained_forward_dynamics | tree FD | constraintDynamics | ratio |"
+    )
+    lines.append("|---|---|---|---|---|---|---|")
+    for c in r.get("closed_loops", []):
+        g = c.get
+        lines.append(
+            f"| {c['case']} | {c['nv']} | {c['constraints']} | {us(g('CFD'))} | {us(g('FD'))} | "
+            f"{us(g('constraintDynamics'))} | {ratio(g('CFD'), g('constraintDynamics'))} |"
         )
     lines += ["", "Huge chains (fresh process each): build time and peak resident memory of the whole process"]
     lines.append("| n | build | denoc_pin peak RSS | pinocchio peak RSS |")

@@ -46,10 +46,13 @@ Conventions (the same for every function here):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
+from .algorithms.forward import udut_solve
 from .model import Data, Model, ModelError, check_data, configuration, vector
 
 LOOP_TYPES: dict[str, int] = {
@@ -228,140 +231,195 @@ def n_constraints(model: Model) -> int:
 # ---------------------------------------------------------------------------------------
 
 
-def _world_poses(model: Model, data: Data, bodies) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """World rotation (body → world) and origin of ``bodies`` and their ancestors, from data.E, data.r."""
-    poses = {0: (np.eye(3), np.zeros(3))}
-
-    def pose(k: int):
-        if k not in poses:
-            chain = []
-            while k not in poses:
-                chain.append(k)
-                k = int(model.parents[k])
-            for j in reversed(chain):
-                Rb, ob = poses[int(model.parents[j])]
-                poses[j] = (Rb @ data.E[j].T, ob + Rb @ data.r[j])
-        return poses[k]
-
-    for k in bodies:
-        pose(int(k))
-    return poses
+# Cut joints packed for the compiled kernel: per cut, ints (body1, body2, type code, first row)
+# and floats R1 (9), p1, R2 (9), p2, axis, axis2, b1, b2 (3 each), then the 6 x 6 selection rows.
+FIXED, REVOLUTE, PRISMATIC, UNIVERSAL, SPHERICAL, POINT_ON_LINE = range(6)
+_TYPE_CODE = {name: code for code, name in enumerate(LOOP_TYPES)}
+_PACKED = 72
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # np.cross costs ~30 µs a call on 3-vectors; this is the inner loop of a simulation
+def pack_cuts(cuts) -> tuple[np.ndarray, np.ndarray]:
+    li = np.zeros((len(cuts), 4), dtype=np.int64)
+    lf = np.zeros((len(cuts), _PACKED))
+    row = 0
+    for c, cut in enumerate(cuts):
+        li[c] = (cut.body1, cut.body2, _TYPE_CODE[cut.loop.type], row)
+        rows = np.zeros((6, 6))
+        rows[: len(cut.rows)] = cut.rows
+        lf[c] = np.concatenate([cut.R1.ravel(), cut.p1, cut.R2.ravel(), cut.p2, cut.axis, cut.axis2, cut.b1, cut.b2,
+                                rows.ravel()])  # fmt: skip
+        row += cut.loop.n_constraints
+    li.setflags(write=False)
+    lf.setflags(write=False)
+    return li, lf
+
+
+@njit(cache=True)
+def _mv(R, x):
+    return np.array([R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2], R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
+                     R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2]])  # fmt: skip
+
+
+@njit(cache=True)
+def _mtv(R, x):  # Rᵀ x
+    return np.array([R[0, 0] * x[0] + R[1, 0] * x[1] + R[2, 0] * x[2], R[0, 1] * x[0] + R[1, 1] * x[1] + R[2, 1] * x[2],
+                     R[0, 2] * x[0] + R[1, 2] * x[1] + R[2, 2] * x[2]])  # fmt: skip
+
+
+@njit(cache=True)
+def _cross(a, b):
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-def _skew(a: np.ndarray) -> np.ndarray:
-    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-
-
-def _log3(R: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def _log3(R):
     """Rotation vector of R (its matrix logarithm), accurate near 0 and π."""
-    c = np.clip((np.trace(R) - 1.0) / 2.0, -1.0, 1.0)
+    c = min(1.0, max(-1.0, (R[0, 0] + R[1, 1] + R[2, 2] - 1.0) / 2.0))
     w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-    s = np.linalg.norm(w) / 2.0
+    s = np.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) / 2.0
     theta = np.arctan2(s, c)
     if theta < 1e-6:
-        return w / 2.0 * (1.0 + theta**2 / 6.0)
+        return w / 2.0 * (1.0 + theta * theta / 6.0)
     if np.pi - theta > 1e-6:
         return w * (theta / (2.0 * s))
-    # near π: the axis from the symmetric part
-    B = (R + R.T) / 2.0 - c * np.eye(3)
-    i = int(np.argmax(np.diag(B)))
+    B = (R + R.T) / 2.0  # near π the axis comes from the symmetric part
+    i = 0
+    for k in range(3):
+        B[k, k] -= c
+        if B[k, k] > B[i, i]:
+            i = k
     a = B[:, i] / np.sqrt(max(B[i, i], 1e-300))
-    if a @ w < 0:
+    if a[0] * w[0] + a[1] * w[1] + a[2] * w[2] < 0:
         a = -a
     return theta * a
 
 
+@njit(cache=True)
+def loop_kernel(parents, idx_v, nvs, E, r, S, t, tdot, li, lf, with_bias, J, res, Jdv):
+    """J (rows of Δ = J q̇), residual r and, if ``with_bias``, J̇ q̇ of every cut joint.
+
+    Inputs are the tree's workspace: E, r, S after kinematics, and t, ṫ of Table 1 with q̈ = 0 for
+    the bias.  Table 1 adds −g to every acceleration (gravity as base acceleration): it cancels in
+    the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
+    """
+    nj, nv = len(parents), J.shape[1]
+    # world poses: R_k = R_β E_kᵀ, o_k = o_β + R_β r_k
+    Rw = np.zeros((nj, 3, 3))
+    ow = np.zeros((nj, 3))
+    for c in range(3):
+        Rw[0, c, c] = 1.0
+    for k in range(1, nj):
+        b = parents[k]
+        for c in range(3):
+            for d in range(3):
+                Rw[k, c, d] = Rw[b, c, 0] * E[k, d, 0] + Rw[b, c, 1] * E[k, d, 1] + Rw[b, c, 2] * E[k, d, 2]
+        ow[k] = ow[b] + _mv(Rw[b], r[k])
+    W = np.zeros((6, nv))
+    for ci in range(li.shape[0]):
+        b1, b2, kind, row0 = li[ci, 0], li[ci, 1], li[ci, 2], li[ci, 3]
+        f = lf[ci]
+        R1, p1, R2, p2 = f[0:9].reshape(3, 3), f[9:12], f[12:21].reshape(3, 3), f[21:24]
+        ax, ax2, B1, B2 = f[24:27], f[27:30], f[30:33], f[33:36]
+        sel = f[36:72].reshape(6, 6).copy()
+        Rc1, Rc2 = Rw[b1] @ R1, Rw[b2] @ R2
+        pc1, pc2 = ow[b1] + _mv(Rw[b1], p1), ow[b2] + _mv(Rw[b2], p2)
+        R12 = Rc1.T @ Rc2
+        u2 = _mv(R12, ax2)
+        m = (
+            6
+            if kind == FIXED
+            else 5
+            if kind <= PRISMATIC
+            else 4
+            if kind == UNIVERSAL
+            else 3
+            if kind == SPHERICAL
+            else 2
+        )
+        if kind == UNIVERSAL:  # the blocked rotation is about n = (R₁₂ axis2) × axis, which turns
+            sel[0, 0:3] = _cross(u2, ax)
+        # Δ = Rc1ᵀ [ω₂ − ω₁; ṗ₂ − ṗ₁] = W q̇ through the world Jacobians of the two points
+        W[:, :] = 0.0
+        for side in range(2):
+            sign = -1.0 if side == 0 else 1.0
+            j = b1 if side == 0 else b2
+            pc = pc1 if side == 0 else pc2
+            while j > 0:
+                rho = pc - ow[j]
+                for d in range(nvs[j]):
+                    om = _mv(Rw[j], S[j, 0:3, d])
+                    vv = _mv(Rw[j], S[j, 3:6, d]) + _cross(om, rho)
+                    col = idx_v[j] + d
+                    for c in range(3):
+                        W[c, col] += sign * om[c]
+                        W[3 + c, col] += sign * vv[c]
+                j = parents[j]
+        for col in range(nv):
+            wa = _mtv(Rc1, W[0:3, col])
+            wl = _mtv(Rc1, W[3:6, col])
+            for i in range(m):
+                J[row0 + i, col] = (sel[i, 0] * wa[0] + sel[i, 1] * wa[1] + sel[i, 2] * wa[2] + sel[i, 3] * wl[0]
+                                    + sel[i, 4] * wl[1] + sel[i, 5] * wl[2])  # fmt: skip
+        # residual: angular rows (rotation error), then linear rows (C1→C2 in C1)
+        e = _mtv(Rc1, pc2 - pc1)
+        i = row0
+        if kind == FIXED or kind == PRISMATIC:
+            lg = _log3(R12)
+            res[i : i + 3] = lg
+            i += 3
+        elif kind == REVOLUTE:
+            u = _mv(R12, ax)
+            res[i] = -(B2[0] * u[0] + B2[1] * u[1] + B2[2] * u[2])
+            res[i + 1] = B1[0] * u[0] + B1[1] * u[1] + B1[2] * u[2]
+            i += 2
+        elif kind == UNIVERSAL:
+            res[i] = ax[0] * u2[0] + ax[1] * u2[1] + ax[2] * u2[2]
+            i += 1
+        if kind == PRISMATIC or kind == POINT_ON_LINE:
+            res[i] = B1[0] * e[0] + B1[1] * e[1] + B1[2] * e[2]
+            res[i + 1] = B2[0] * e[0] + B2[1] * e[1] + B2[2] * e[2]
+        else:
+            res[i : i + 3] = e
+        if not with_bias:
+            continue
+        # J̇ q̇ = d/dt of the rows of Δ with q̈ = 0; C1 turns, so d/dt (Rc1ᵀ x) = Rc1ᵀ ẋ − ω₁ × (Rc1ᵀ x)
+        oms = np.zeros((2, 3))
+        vels = np.zeros((2, 3))
+        als = np.zeros((2, 3))
+        accs = np.zeros((2, 3))
+        for side in range(2):
+            b = b1 if side == 0 else b2
+            rho = (pc1 if side == 0 else pc2) - ow[b]
+            om, vo = _mv(Rw[b], t[b, 0:3]), _mv(Rw[b], t[b, 3:6])
+            al, ao = _mv(Rw[b], tdot[b, 0:3]), _mv(Rw[b], tdot[b, 3:6])
+            oms[side], vels[side] = om, vo + _cross(om, rho)
+            als[side], accs[side] = al, ao + _cross(al, rho) + _cross(om, _cross(om, rho))
+        w1 = _mtv(Rc1, oms[0])
+        d_om = _mtv(Rc1, oms[1] - oms[0])
+        d_v = _mtv(Rc1, vels[1] - vels[0])
+        dd_a = _mtv(Rc1, als[1] - als[0]) - _cross(w1, d_om)
+        dd_l = _mtv(Rc1, accs[1] - accs[0]) - _cross(w1, d_v)
+        for i in range(m):
+            Jdv[row0 + i] = (sel[i, 0] * dd_a[0] + sel[i, 1] * dd_a[1] + sel[i, 2] * dd_a[2] + sel[i, 3] * dd_l[0]
+                             + sel[i, 4] * dd_l[1] + sel[i, 5] * dd_l[2])  # fmt: skip
+        if kind == UNIVERSAL:  # ṅ = (Δω × u₂) × axis
+            nd = _cross(_cross(d_om, u2), ax)
+            Jdv[row0] += nd[0] * d_om[0] + nd[1] * d_om[1] + nd[2] * d_om[2]
+    return 0
+
+
 class _LoopState:
-    """Frames, Jacobian rows and residual of every cut joint at one state (data filled by the tree)."""
+    """Jacobian rows J, residual r and (``with_velocity``) J̇ q̇ of every cut joint, from the tree's
+    workspace in ``data`` (kinematics done; t and ṫ of Table 1 with q̈ = 0 for the bias)."""
 
     def __init__(self, model: Model, data: Data, with_velocity: bool):
-        nc = n_constraints(model)
-        self.J = np.zeros((nc, model.nv))
-        self.r = np.zeros(nc)
-        self.Jdv = np.zeros(nc) if with_velocity else None
-        bodies = [c.body1 for c in model._cuts] + [c.body2 for c in model._cuts]
-        poses = _world_poses(model, data, bodies)
-        row = 0
-        for cut in model._cuts:
-            m = cut.loop.n_constraints
-            frames = []
-            for body, Rc, pc in ((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)):
-                Rb, ob = poses[body]
-                frames.append((Rb @ Rc, ob + Rb @ pc))
-            (Rc1, pc1), (Rc2, pc2) = frames
-            R12 = Rc1.T @ Rc2
-            rows = cut.rows.copy()
-            u2 = R12 @ cut.axis2
-            if cut.loop.type == "universal":
-                rows[0, :3] = _cross(u2, cut.axis)
-            # Δ = Rc1ᵀ [ω₂ − ω₁; ṗ₂ − ṗ₁] = W q̇, through the world Jacobians of the two points
-            W = np.zeros((6, model.nv))
-            for sign, chain, point in ((-1.0, cut.chain1, pc1), (1.0, cut.chain2, pc2)):
-                for j in chain:
-                    Rj, oj = poses[int(j)]
-                    z, iv = int(model.nvs[j]), int(model.idx_v[j])
-                    S = data.S[j, :, :z]
-                    om = Rj @ S[:3]
-                    W[:3, iv : iv + z] += sign * om
-                    W[3:, iv : iv + z] += sign * (Rj @ S[3:] + _skew(oj - point) @ om)
-            W[:3] = Rc1.T @ W[:3]
-            W[3:] = Rc1.T @ W[3:]
-            self.J[row : row + m] = rows @ W
-            self.r[row : row + m] = _residual(cut, Rc1, pc1, pc2, R12, u2, rows)
-            if with_velocity:
-                self.Jdv[row : row + m] = _bias(model, data, poses, cut, Rc1, pc1, pc2, u2, rows, W)
-            row += m
-
-
-def _residual(cut: _Cut, Rc1, pc1, pc2, R12, u2, rows) -> np.ndarray:
-    e = Rc1.T @ (pc2 - pc1)
-    kind = cut.loop.type
-    if kind in ("fixed", "prismatic"):
-        ang = _log3(R12)
-    elif kind == "revolute":
-        u = R12 @ cut.axis
-        ang = np.array([-(cut.b2 @ u), cut.b1 @ u])
-    elif kind == "universal":
-        ang = np.array([cut.axis @ u2])
-    else:
-        ang = np.zeros(0)
-    if kind in ("prismatic", "point_on_line"):
-        lin = np.array([cut.b1 @ e, cut.b2 @ e])
-    elif kind in ("fixed", "revolute", "universal", "spherical"):
-        lin = e
-    return np.concatenate([ang, lin])
-
-
-def _bias(model: Model, data: Data, poses, cut: _Cut, Rc1, pc1, pc2, u2, rows, W) -> np.ndarray:
-    """J̇ q̇: the constraint rows' d/dt of Δ with q̈ = 0, from the tree's t and ṫ (Table 1 with q̈ = 0).
-
-    Table 1 adds −g to every acceleration (gravity as base acceleration): it cancels in the
-    differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
-    """
-    acc, vel = [], []
-    for body, point in ((cut.body1, pc1), (cut.body2, pc2)):
-        Rb, ob = poses[body]
-        om, vo = Rb @ data.t[body, :3], Rb @ data.t[body, 3:]
-        al, ao = Rb @ data.tdot[body, :3], Rb @ data.tdot[body, 3:]
-        rho = point - ob
-        vel.append((om, vo + _cross(om, rho)))
-        acc.append((al, ao + _cross(al, rho) + _cross(om, _cross(om, rho))))
-    w1 = Rc1.T @ vel[0][0]  # ω₁ in C1: C1 turns, so d/dt (Rc1ᵀ x) = Rc1ᵀ ẋ − ω₁ × (Rc1ᵀ x)
-    d_om = Rc1.T @ (vel[1][0] - vel[0][0])
-    d_v = Rc1.T @ (vel[1][1] - vel[0][1])
-    dd = np.concatenate(
-        [Rc1.T @ (acc[1][0] - acc[0][0]) - _cross(w1, d_om), Rc1.T @ (acc[1][1] - acc[0][1]) - _cross(w1, d_v)]
-    )
-    out = rows @ dd
-    if cut.loop.type == "universal":
-        # the row n = (R₁₂ axis2) × axis turns with C2 relative to C1: ṅ = (Δω × u₂) × axis
-        out[0] += _cross(_cross(d_om, u2), cut.axis) @ d_om
-    return out
+        nc = model.n_constraints
+        self.J = np.empty((nc, model.nv))
+        self.r = np.empty(nc)
+        self.Jdv = np.empty(nc) if with_velocity else None
+        li, lf = model._loop_pack
+        loop_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.t, data.tdot, li, lf,
+                    with_velocity, self.J, self.r, self.Jdv if with_velocity else self.r)  # fmt: skip
 
 
 def _kinematics(model: Model, data: Data, q: np.ndarray) -> None:
@@ -409,6 +467,97 @@ def _min_norm_solve(A: np.ndarray, b: np.ndarray, rcond: float) -> tuple[np.ndar
     return x, int(rank)
 
 
+@njit(cache=True)
+def symmetric_pinv_solve(A, b, rcond):
+    """x = A⁺ b for a symmetric positive semi-definite A (the minimum-norm solution), by the cyclic
+    Jacobi eigen-decomposition A = V diag(w) Vᵀ; eigenvalues ≤ rcond · max w count as zero.
+    Returns (x, rank).  Compiled and LAPACK-free: the reaction systems here are small."""
+    m = A.shape[0]
+    A = 0.5 * (A + A.T)
+    V = np.eye(m)
+    for _ in range(60):
+        off = 0.0
+        diag = 0.0
+        for i in range(m):
+            diag += A[i, i] * A[i, i]
+            for j in range(i + 1, m):
+                off += A[i, j] * A[i, j]
+        if off <= 1e-32 * diag or off == 0.0:
+            break
+        for p in range(m - 1):
+            for q in range(p + 1, m):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(m):  # A J
+                    akp, akq = A[k, p], A[k, q]
+                    A[k, p], A[k, q] = c * akp - s * akq, s * akp + c * akq
+                for k in range(m):  # Jᵀ A J
+                    apk, aqk = A[p, k], A[q, k]
+                    A[p, k], A[q, k] = c * apk - s * aqk, s * apk + c * aqk
+                for k in range(m):  # V J
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p], V[k, q] = c * vkp - s * vkq, s * vkp + c * vkq
+    wmax = 0.0
+    for i in range(m):
+        wmax = max(wmax, abs(A[i, i]))
+    x = np.zeros(m)
+    rank = 0
+    for i in range(m):
+        if A[i, i] > rcond * wmax and A[i, i] > 0.0:
+            rank += 1
+            y = 0.0
+            for k in range(m):
+                y += V[k, i] * b[k]
+            y /= A[i, i]
+            for k in range(m):
+                x[k] += V[k, i] * y
+    return x, rank
+
+
+@njit(cache=True)
+def reaction_kernel(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, J, Jdv, res, v, a0, kp,
+                    kd, rcond, a, lam):  # fmt: skip
+    """Schiehlen eq. (19)–(20) on the tree's UDUᵀ factors: Y = GIM⁻¹ Jᵀ by the recursions of Table 3,
+    N_c = J Y, N_c λ = γ − J q̈₀ (minimum norm), q̈ = q̈₀ + Y λ.  Returns the rank of N_c."""
+    m, nv = J.shape
+    nj = len(parents)
+    JT = np.empty((nv, m))
+    for i in range(m):
+        for k in range(nv):
+            JT[k, i] = J[i, k]
+    Y = np.empty((nv, m))
+    udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, JT, np.empty((nj, m, 6)),
+               np.empty((nj, m, 6)), Y)  # fmt: skip
+    Nc = np.zeros((m, m))
+    rhs = np.empty(m)
+    for i in range(m):
+        for j in range(m):
+            s = 0.0
+            for k in range(nv):
+                s += J[i, k] * Y[k, j]
+            Nc[i, j] = s
+        jv = 0.0
+        ja = 0.0
+        for k in range(nv):
+            jv += J[i, k] * v[k]
+            ja += J[i, k] * a0[k]
+        rhs[i] = -Jdv[i] - 2.0 * kd * jv - kp * kp * res[i] - ja  # γ − J q̈₀
+    x, rank = symmetric_pinv_solve(Nc, rhs, rcond)
+    for i in range(m):
+        lam[i] = x[i]
+    for k in range(nv):
+        s = a0[k]
+        for i in range(m):
+            s += Y[k, i] * x[i]
+        a[k] = s
+    return rank
+
+
 def constrained_forward_dynamics(
     model: Model, data: Data, q, v, tau, fext=None, baumgarte=(0.0, 0.0), rcond: float = 1e-10
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -422,39 +571,33 @@ def constrained_forward_dynamics(
     γ = −J̇ q̇ − 2 kd J q̇ − kp² r (kp, kd ≥ 0, in 1/s; (0, 0) imposes J q̈ + J̇ q̇ = 0 only).
 
     Redundant constraints (a planar mechanism described in 3-D has a rank-deficient J) are
-    handled by a rank-revealing SVD solve of the reaction system (singular values below
+    handled by a rank-revealing solve of the symmetric reaction system (its eigenvalues below
     ``rcond`` × the largest are dropped): the accelerations are unique and λ is the
     minimum-norm set of reactions that produces them; the reactions along redundant
     directions are statically indeterminate, so any other split is as valid.
     λ: reaction of link1 on link2 in C1 ([N·m] angular rows, [N] linear rows); see the module doc.
     """
-    from .algorithms.forward import forward_dynamics, solve
+    from .algorithms.forward import forward_dynamics
 
     _need_loops(model, "constrained_forward_dynamics")
     kp, kd = _gains(baumgarte)
     a0 = forward_dynamics(model, data, q, v, tau, fext)  # fills the UDUᵀ factors, t and ṫ (q̈ = 0)
-    q = np.asarray(q, dtype=float)
-    v = np.asarray(v, dtype=float)
     st = _LoopState(model, data, True)
-    J = st.J
-    nj, m = model.njoints, J.shape[0]
-    Y = solve(
-        model, data, np.ascontiguousarray(J.T), np.empty((nj, m, 6)), np.empty((nj, m, 6)), np.empty((model.nv, m))
-    )
-    Nc = J @ Y  # Schiehlen's reaction matrix (eq. 20)
-    gamma = -st.Jdv - 2.0 * kd * (J @ v) - kp * kp * st.r
-    lam, _ = _min_norm_solve(Nc, gamma - J @ a0, rcond)
-    a = a0 + Y @ lam
+    a, lam = np.empty(model.nv), np.empty(model.n_constraints)
+    reaction_kernel(model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, data.E, data.r,
+                    data.S, data.Psi, data.I_hat_inv, st.J, st.Jdv, st.r, np.ascontiguousarray(v, dtype=float), a0,
+                    kp, kd, float(rcond), a, lam)  # fmt: skip
     data.ddq[:] = a
     return a, lam
 
 
 def _gains(baumgarte) -> tuple[float, float]:
     try:
-        kp, kd = (float(x) for x in baumgarte)
+        kp, kd = baumgarte
+        kp, kd = float(kp), float(kd)
     except (TypeError, ValueError):
         raise ValueError(f"baumgarte must be a pair (kp, kd) of non-negative numbers, got {baumgarte!r}") from None
-    if not (np.isfinite(kp) and np.isfinite(kd) and kp >= 0 and kd >= 0):
+    if not (0.0 <= kp < math.inf and 0.0 <= kd < math.inf):
         raise ValueError(f"baumgarte gains must be finite and non-negative, got (kp, kd) = ({kp}, {kd})")
     return kp, kd
 

@@ -190,11 +190,12 @@ class Model:
             set_(self, field, view)
         set_(self, "modules", modules)
         set_(self, "frames", tuple(frames))
-        from .loops import resolve_loops
+        from .loops import pack_cuts, resolve_loops
 
         loops, cuts = resolve_loops(self, loops)
         set_(self, "loops", loops)
         set_(self, "_cuts", cuts)
+        set_(self, "_loop_pack", pack_cuts(cuts))
         set_(self, "n_constraints", sum(lp.n_constraints for lp in loops))
 
     def __setattr__(self, key, value):
