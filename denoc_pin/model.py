@@ -243,7 +243,10 @@ class Model:
         head = (
             f"Model {self.name!r}: nq={self.nq}, nv={self.nv}, {self.njoints - 1} bodies, {len(self.modules)} modules"
         )
-        return head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
+        text = head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
+        for lp in self.loops:
+            text += f"\nloop joint {lp.name!r}: {lp.type}, {lp.link1} -> {lp.link2}, {lp.n_constraints} constraints"
+        return text
 
 
 class Data:

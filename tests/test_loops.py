@@ -434,3 +434,22 @@ def test_four_bar_simulation_keeps_the_loop_closed_and_conserves_energy():
         dp.simulate(model, np.array([0.3, 1.0, 1.2]), np.zeros(3), 0.1)
     with pytest.raises(ValueError, match="velocity constraints"):
         dp.simulate(model, q0, np.ones(3), 0.1)
+
+
+def test_symmetric_pinv_solve_is_the_minimum_norm_solution():
+    """The compiled Jacobi pseudo-inverse behind the reaction system, against numpy's SVD pinv."""
+    from denoc_pin.loops import symmetric_pinv_solve
+
+    rng = np.random.default_rng(0)
+    for m, rank in [(1, 1), (3, 3), (5, 2), (9, 9), (12, 7)]:
+        B = rng.standard_normal((m, rank)) * rng.uniform(0.01, 100, rank)
+        A = B @ B.T
+        b = A @ rng.standard_normal(m)  # in the range of A
+        x, r = symmetric_pinv_solve(A, b, 1e-10)
+        assert r == rank
+        assert_close(x, np.linalg.pinv(A, rcond=1e-10, hermitian=True) @ b, rtol=1e-9, what=f"m={m}, rank={rank}")
+
+
+def test_info_lists_the_loops():
+    text = str(dp.load_urdf(URDF / "four_bar.urdf"))
+    assert "loop joint 'pin_B': revolute, coupler -> rocker, 5 constraints" in text
