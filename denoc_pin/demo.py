@@ -381,38 +381,33 @@ def slider_crank(out: Path, samples: int = 401) -> dict:
             "peak_crank_torque_Nm": float(np.abs(T[:, 0]).max())}  # fmt: skip
 
 
-def rrr_parallel(out: Path, samples: int = 201, T: float = 2.0) -> dict:
-    """The 3-RRR planar parallel robot: its three base motors sway (2 s), the platform follows; motor
-    torques by closed-loop inverse dynamics, checked by closed-loop forward dynamics."""
-    model = load_urdf(URDF_DIR / "rrr_3.urdf")
-    act = ["leg1_base", "leg2_base", "leg3_base"]
+def _motor_sway(out: Path, urdf: str, motors: list, amplitude: list, T: float, samples: int, title: str) -> dict:
+    """``motors`` sway by ``amplitude`` sin(2π t / T); the rest of the closed mechanism follows. The motor torques
+    by closed-loop inverse dynamics, plotted, and checked by closed-loop forward dynamics."""
+    model = load_urdf(URDF_DIR / f"{urdf}.urdf")
     t = np.linspace(0.0, T, samples)
-    Q, V, A, Tq, L = _driven(model, act, _sway([0.15, 0.1, -0.1], [0, 0, 0], T), t, np.zeros(model.nq))
-    cols = [int(model.idx_v[model.joint_id(n)]) for n in act]
+    Q, V, A, Tq, _ = _driven(model, motors, _sway(amplitude, np.zeros(len(motors)), T), t, np.zeros(model.nq))
+    cols = [int(model.idx_v[model.joint_id(n)]) for n in motors]
     path = _line_plot(
-        Path(out) / "rrr_3.png", t, {f"{n} [N·m]": Tq[:, c] for n, c in zip(act, cols, strict=True)},
-        "time [s]", "torque", "3-RRR parallel robot: motor torques",
+        Path(out) / f"{urdf}.png", t, {f"{n} [N·m]": Tq[:, c] for n, c in zip(motors, cols, strict=True)},
+        "time [s]", "torque", title,
     )  # fmt: skip
     passive = np.setdiff1d(np.arange(model.nv), cols)
     return {"figure": path, "samples": samples, "fd_of_id_max_rel_error": _round_trip(model, Q, V, A, Tq),
             "passive_torque_max": float(np.abs(Tq[:, passive]).max())}  # fmt: skip
+
+
+def rrr_parallel(out: Path, samples: int = 201, T: float = 2.0) -> dict:
+    """The 3-RRR planar parallel robot: its three base motors sway (2 s), the platform follows."""
+    motors = ["leg1_base", "leg2_base", "leg3_base"]
+    return _motor_sway(out, "rrr_3", motors, [0.15, 0.1, -0.1], T, samples, "3-RRR parallel robot: motor torques")
 
 
 def isobe_five_bar(out: Path, samples: int = 201, T: float = 2.0) -> dict:
     """Isobe & Yagi's closed-loop link system (section III): a 2-s swaying motion of the two motor
-    joints; the motor torques (their Fig. 7, closed-loop configuration) by closed-loop inverse dynamics."""
-    model = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
-    act = ["joint1", "joint5"]
-    t = np.linspace(0.0, T, samples)
-    Q, V, A, Tq, L = _driven(model, act, _sway([0.3, 0.2], [0, 0], T), t, np.zeros(model.nq))
-    cols = [int(model.idx_v[model.joint_id(n)]) for n in act]
-    path = _line_plot(
-        Path(out) / "isobe_five_bar.png", t, {f"{n} [N·m]": Tq[:, c] for n, c in zip(act, cols, strict=True)},
-        "time [s]", "torque", "Isobe & Yagi's closed loop: motor torques of a 2-s sway",
-    )  # fmt: skip
-    passive = np.setdiff1d(np.arange(model.nv), cols)
-    return {"figure": path, "samples": samples, "fd_of_id_max_rel_error": _round_trip(model, Q, V, A, Tq),
-            "passive_torque_max": float(np.abs(Tq[:, passive]).max())}  # fmt: skip
+    joints; the motor torques (their Fig. 7, closed-loop configuration)."""
+    title = "Isobe & Yagi's closed loop: motor torques of a 2-s sway"
+    return _motor_sway(out, "isobe_five_bar", ["joint1", "joint5"], [0.3, 0.2], T, samples, title)
 
 
 def run(out="out", quick: bool = False) -> dict:

@@ -54,6 +54,7 @@ from numba import njit
 
 from .algorithms.forward import udut_solve
 from .model import Data, Model, ModelError, check_data, configuration, vector
+from .spatial import matmul_into
 
 LOOP_TYPES: dict[str, int] = {
     "fixed": 6,
@@ -533,14 +534,10 @@ def reaction_kernel(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi
     Y = np.empty((nv, m))
     udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, JT, np.empty((nj, m, 6)),
                np.empty((nj, m, 6)), Y)  # fmt: skip
-    Nc = np.zeros((m, m))
+    Nc = np.empty((m, m))
+    matmul_into(J, Y, Nc)  # Schiehlen's reaction matrix N_c (eq. 20)
     rhs = np.empty(m)
     for i in range(m):
-        for j in range(m):
-            s = 0.0
-            for k in range(nv):
-                s += J[i, k] * Y[k, j]
-            Nc[i, j] = s
         jv = 0.0
         ja = 0.0
         for k in range(nv):
@@ -580,6 +577,7 @@ def constrained_forward_dynamics(
     from .algorithms.forward import forward_dynamics
 
     _need_loops(model, "constrained_forward_dynamics")
+    _one_state(q, v, tau, "tau", "constrained_forward_dynamics")
     kp, kd = _gains(baumgarte)
     a0 = forward_dynamics(model, data, q, v, tau, fext)  # fills the UDUᵀ factors, t and ṫ (q̈ = 0)
     st = _LoopState(model, data, True)
@@ -589,6 +587,12 @@ def constrained_forward_dynamics(
                     kp, kd, float(rcond), a, lam)  # fmt: skip
     data.ddq[:] = a
     return a, lam
+
+
+def _one_state(q, v, x, xname: str, what: str) -> None:
+    for arr, name in ((q, "q"), (v, "v"), (x, xname)):
+        if np.ndim(arr) != 1:
+            raise ValueError(f"{what} takes one state: {name} must be 1-D, got shape {np.shape(arr)} (no batches here)")
 
 
 def _gains(baumgarte) -> tuple[float, float]:
@@ -634,6 +638,7 @@ def constrained_inverse_dynamics(
     from .algorithms.inverse import inverse_dynamics
 
     _need_loops(model, "constrained_inverse_dynamics")
+    _one_state(q, v, a, "a", "constrained_inverse_dynamics")
     cols = _dof_of(model, actuated, "actuated")
     a = vector(a, model.nv, "a")
     vv = vector(v, model.nv, "v")

@@ -346,6 +346,12 @@ def test_inverse_dynamics_singular_and_bad_input():
         dp.constrained_inverse_dynamics(model, data, q, v, a, actuated=[])
     with pytest.raises(ValueError, match="violates the loop constraints"):
         dp.constrained_inverse_dynamics(model, data, q, v, a + 1.0, actuated=["crank_joint"])
+    with pytest.raises(ValueError, match="takes one state: q must be 1-D, got shape"):
+        dp.constrained_inverse_dynamics(model, data, q[None], v, a, actuated=["crank_joint"])
+    with pytest.raises(ValueError, match=r"tau must have shape \(3,\)"):
+        dp.constrained_forward_dynamics(model, data, q, v, np.zeros(2))
+    with pytest.raises(ValueError, match="baumgarte gains must be finite"):
+        dp.constrained_forward_dynamics(model, data, q, v, np.zeros(3), baumgarte=(-1, 0))
     with pytest.raises(dp.ModelError, match="joints are: crank_joint, coupler_joint, rocker_joint"):
         dp.constrained_inverse_dynamics(model, data, q, v, a, actuated=["motor"])
     # toggle position: crank and coupler in line, the rocker at the end of its swing; there the rocker
