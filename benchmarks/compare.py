@@ -25,6 +25,7 @@ import numpy as np
 
 import denoc_pin as dp
 from denoc_pin.robots import example_robot_urdf
+from denoc_pin.validate import pinocchio_loop_constraints
 
 HERE = Path(__file__).resolve().parent
 PIN_MAX_CHAIN = 200
@@ -185,17 +186,9 @@ def closed_loops() -> list[dict]:
     constraintDynamics) and the 3-RRR parallel robot (revolute cuts: no Pinocchio equivalent)."""
     import pinocchio as pin
 
-    b = dp.ModelBuilder("spatial_four_bar")
-    b.add_body(0, "revolute", axis=(0, 0, 1), mass=0.5, com=(0.1, 0, 0), inertia=np.diag([1e-4, 0.02, 0.02]),
-               name="crank", link="crank")  # fmt: skip
-    b.add_body("crank", "spherical", placement=(np.eye(3), (0.2, 0, 0)), mass=1.0, com=(0.3, 0, 0),
-               inertia=np.diag([1e-4, 0.05, 0.05]), name="coupler_joint", link="coupler")  # fmt: skip
-    b.add_body(0, "revolute", axis=(1, 0, 0), placement=(np.eye(3), (0.3, 0.4, 0.1)), mass=0.8, com=(0, 0, 0.2),
-               inertia=np.diag([0.03, 0.03, 1e-4]), name="rocker", link="rocker")  # fmt: skip
-    b.add_loop("ball", "spherical", "coupler", "rocker", (np.eye(3), (0.6, 0, 0)), (np.eye(3), (0, 0, 0.45)))
     rows = []
     for model, guess, fixed in [
-        (b.build(), np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], ["crank"]),
+        (dp.models.spatial_four_bar(), np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], ["crank"]),
         (dp.load_urdf(HERE.parent / "urdf" / "rrr_3.urdf"), np.zeros(7), []),
     ]:
         q = dp.assemble(model, guess, fixed=fixed)
@@ -211,16 +204,8 @@ def closed_loops() -> list[dict]:
         row["FD"] = median_time(lambda m=model, d=data, q=q, v=v, t=tau: dp.forward_dynamics(m, d, q, v, t))
         if all(c.loop.type == "spherical" for c in model._cuts):
             pm = model.to_pinocchio()
-            pd = pm.createData()
-            cms = [
-                pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, int(c.body1), pin.SE3(c.R1, c.p1),
-                                         int(c.body2), pin.SE3(c.R2, c.p2), pin.ReferenceFrame.LOCAL)
-                for c in model._cuts
-            ]  # fmt: skip
-            cds = [c.createData() for c in cms]
-            pin.initConstraintDynamics(pm, pd, cms, cds)
-            prox = pin.ProximalSettings(1e-12, 1e-12, 10)
-            args = (pm, pd, q, v, tau, cms, cds, prox)
+            pd, cms, cds = pinocchio_loop_constraints(model, pm)
+            args = (pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-12, 1e-12, 10))
             row["constraintDynamics"] = median_time(lambda args=args: pin.constraintDynamics(*args))
         rows.append(row)
     return rows

@@ -136,8 +136,6 @@ class _Cut:
     b1: np.ndarray
     b2: np.ndarray
     rows: np.ndarray  # (nc, 6) constant rows of Δ (the universal's angular row is filled per state)
-    chain1: np.ndarray  # bodies from body1 up to (excluding) the base
-    chain2: np.ndarray
 
 
 def resolve_loops(model: Model, loops) -> tuple[tuple[LoopJoint, ...], tuple[_Cut, ...]]:
@@ -204,13 +202,6 @@ def resolve_loops(model: Model, loops) -> tuple[tuple[LoopJoint, ...], tuple[_Cu
             "spherical": [E[3], E[4], E[5]],
             "point_on_line": [np.r_[0, 0, 0, b1], np.r_[0, 0, 0, b2]],
         }[lp.type]
-        chains = []
-        for body, _, _ in ends:
-            chain = []
-            while body > 0:
-                chain.append(body)
-                body = int(model.parents[body])
-            chains.append(np.array(chain, dtype=np.int64))
         placements = [(np.asarray(pl[0], float), np.asarray(pl[1], float))
                       for pl in (lp.placement1, lp.placement2)]  # fmt: skip
         lp = LoopJoint(
@@ -218,13 +209,8 @@ def resolve_loops(model: Model, loops) -> tuple[tuple[LoopJoint, ...], tuple[_Cu
         )
         out.append(lp)
         cuts.append(_Cut(lp, ends[0][0], ends[0][1], ends[0][2], ends[1][0], ends[1][1], ends[1][2], axis, axis2,
-                         b1, b2, np.array(pick, dtype=float), chains[0], chains[1]))  # fmt: skip
+                         b1, b2, np.array(pick, dtype=float)))  # fmt: skip
     return tuple(out), tuple(cuts)
-
-
-def n_constraints(model: Model) -> int:
-    """Total number of loop constraints (rows of J)."""
-    return sum(lp.n_constraints for lp in model.loops)
 
 
 # ---------------------------------------------------------------------------------------
@@ -297,11 +283,11 @@ def _log3(R):
 
 @njit(cache=True)
 def loop_kernel(parents, idx_v, nvs, E, r, S, t, tdot, li, lf, with_bias, J, res, Jdv):
-    """J (rows of Δ = J q̇), residual r and, if ``with_bias``, J̇ q̇ of every cut joint.
+    """J (rows of Δ = J q̇), residual r and, if ``with_bias``, the rows of Δ̇ of every cut joint.
 
-    Inputs are the tree's workspace: E, r, S after kinematics, and t, ṫ of Table 1 with q̈ = 0 for
-    the bias.  Table 1 adds −g to every acceleration (gravity as base acceleration): it cancels in
-    the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
+    Inputs are the tree's workspace: E, r, S after kinematics, and t, ṫ of Table 1.  Δ̇ = J q̈ + J̇ q̇
+    for the q̈ that Table 1 used: J̇ q̇ when it ran with q̈ = 0.  Table 1 adds −g to every
+    acceleration (gravity as base acceleration): it cancels in the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
     """
     nj, nv = len(parents), J.shape[1]
     # world poses: R_k = R_β E_kᵀ, o_k = o_β + R_β r_k
@@ -641,13 +627,12 @@ def constrained_inverse_dynamics(
     _one_state(q, v, a, "a", "constrained_inverse_dynamics")
     cols = _dof_of(model, actuated, "actuated")
     a = vector(a, model.nv, "a")
-    vv = vector(v, model.nv, "v")
-    inverse_dynamics(model, data, q, vv, np.zeros(model.nv))  # t and ṫ with q̈ = 0, for J̇ q̇
+    tau_tree = inverse_dynamics(model, data, q, v, a, fext)
+    # ṫ now holds the accelerations of q̈ = a, so the kernel's "bias" is J q̈ + J̇ q̇ itself
     st = _LoopState(model, data, True)
     J = st.J
-    tau_tree = inverse_dynamics(model, data, q, vv, a, fext)
-    viol = J @ a + st.Jdv
-    scale = np.abs(J).max() * np.abs(a).max() + np.abs(st.Jdv).max() + 1.0
+    viol = st.Jdv
+    scale = np.abs(J).max() * np.abs(a).max() + np.abs(viol - J @ a).max() + 1.0
     if np.abs(viol).max() > atol * scale:
         raise ValueError(
             f"a violates the loop constraints: |J q̈ + J̇ q̇| = {np.abs(viol).max():.3g} (scale {scale:.3g}); "
@@ -710,7 +695,7 @@ def complete_motion(model: Model, q, joints, v_joints, a_joints=None, data: Data
         )
 
     def solve_rest(rhs: np.ndarray, what: str) -> np.ndarray:
-        x, *_ = np.linalg.lstsq(Jr, -rhs, rcond=1e-12)
+        x, _ = _min_norm_solve(Jr, -rhs, 1e-12)
         if np.abs(Jr @ x + rhs).max() > 1e-9 * (np.abs(rhs).max() + 1.0):
             raise SingularConfigurationError(
                 f"the {what} given for joints {list(joints)} are not compatible with the loops: these joints are not "

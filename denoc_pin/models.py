@@ -88,3 +88,20 @@ def chain(n: int, planar: bool = False, link_length: float = 0.05, radius: float
         inertias=inertias,
         source="denoc_pin.models.chain",
     )
+
+
+def spatial_four_bar() -> Model:
+    """A spatial four-bar (RSSR-like) closed by a ball joint: crank (revolute about z at the origin),
+    coupler on a spherical joint at the crank's end (0.2 m), rocker (revolute about x at
+    (0.3, 0.4, 0.1)); the spherical cut ``ball`` joins the coupler's end (0.6 m along its x) and the
+    rocker's end (0.45 m along its z).  Its cut has a Pinocchio equivalent (CONTACT_3D), so it serves
+    the tests and the benchmarks; close it with ``dp.assemble``."""
+    b = ModelBuilder("spatial_four_bar")
+    b.add_body(0, "revolute", axis=(0, 0, 1), mass=0.5, com=(0.1, 0, 0), inertia=np.diag([1e-4, 0.02, 0.02]),
+               name="crank", link="crank")  # fmt: skip
+    b.add_body("crank", "spherical", placement=(np.eye(3), (0.2, 0, 0)), mass=1.0, com=(0.3, 0, 0),
+               inertia=np.diag([1e-4, 0.05, 0.05]), name="coupler_joint", link="coupler")  # fmt: skip
+    b.add_body(0, "revolute", axis=(1, 0, 0), placement=(np.eye(3), (0.3, 0.4, 0.1)), mass=0.8, com=(0, 0, 0.2),
+               inertia=np.diag([0.03, 0.03, 1e-4]), name="rocker", link="rocker")  # fmt: skip
+    b.add_loop("ball", "spherical", "coupler", "rocker", (np.eye(3), (0.6, 0, 0)), (np.eye(3), (0, 0, 0.45)))
+    return b.build()

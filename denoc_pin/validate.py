@@ -185,10 +185,9 @@ def reference_constrained_dynamics(model: Model, q, v, tau, baumgarte=(0.0, 0.0)
     return x[: model.nv], x[model.nv :]
 
 
-def pinocchio_constrained_dynamics(model: Model, pin_model, q, v, tau):
-    """Pinocchio's constraintDynamics for a model whose cuts are all spherical or fixed, with λ in
-    denoc_pin's convention (Pinocchio's λ acts on link1 as [linear; angular]; ours on link2 as
-    [angular; linear])."""
+def pinocchio_loop_constraints(model: Model, pin_model):
+    """Pinocchio's data and constraint models/datas for the cuts of ``model``, all spherical
+    (CONTACT_3D) or fixed (CONTACT_6D), initialised for ``pin.constraintDynamics``."""
     import pinocchio as pin
 
     pd = pin_model.createData()
@@ -200,6 +199,16 @@ def pinocchio_constrained_dynamics(model: Model, pin_model, q, v, tau):
     ]  # fmt: skip
     cds = [c.createData() for c in cms]
     pin.initConstraintDynamics(pin_model, pd, cms, cds)
+    return pd, cms, cds
+
+
+def pinocchio_constrained_dynamics(model: Model, pin_model, q, v, tau):
+    """Pinocchio's constraintDynamics for a model whose cuts are all spherical or fixed, with λ in
+    denoc_pin's convention (Pinocchio's λ acts on link1 as [linear; angular]; ours on link2 as
+    [angular; linear])."""
+    import pinocchio as pin
+
+    pd, cms, cds = pinocchio_loop_constraints(model, pin_model)
     a = pin.constraintDynamics(pin_model, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 1e-12, 100)).copy()
     lam, i = [], 0
     for c in model._cuts:

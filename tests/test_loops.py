@@ -94,18 +94,7 @@ def consistent_velocity(model, q, rng) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 
 
-def spatial_four_bar() -> dp.Model:
-    """A spatial RSSR-like four-bar: crank (revolute z) – coupler (spherical) ... rocker (revolute x),
-    closed by a spherical cut between the coupler's end and the rocker's end."""
-    b = dp.ModelBuilder("spatial_four_bar")
-    rod = np.diag([1e-4, 0.02, 0.02])
-    b.add_body(0, "revolute", axis=(0, 0, 1), mass=0.5, com=(0.1, 0, 0), inertia=rod, name="crank", link="crank")
-    b.add_body("crank", "spherical", placement=(np.eye(3), (0.2, 0, 0)), mass=1.0, com=(0.3, 0, 0),
-               inertia=np.diag([1e-4, 0.05, 0.05]), name="coupler_joint", link="coupler")  # fmt: skip
-    b.add_body(0, "revolute", axis=(1, 0, 0), placement=(np.eye(3), (0.3, 0.4, 0.1)), mass=0.8, com=(0, 0, 0.2),
-               inertia=np.diag([0.03, 0.03, 1e-4]), name="rocker", link="rocker")  # fmt: skip
-    b.add_loop("ball", "spherical", "coupler", "rocker", (np.eye(3), (0.6, 0, 0)), (np.eye(3), (0, 0, 0.45)))
-    return b.build()
+spatial_four_bar = dp.models.spatial_four_bar
 
 
 def test_spatial_four_bar_matches_pinocchio_contact_3d():
