@@ -1,0 +1,309 @@
+"""MeshCat viewer: a model drawn at a configuration, a trajectory played live or saved as an offline HTML file.
+
+Geometry comes from two places:
+
+- the URDF's visual meshes and shapes (``pinocchio.buildGeomFromUrdf`` on the model's Pinocchio twin,
+  ``package://`` paths resolved against the URDF's folders, example-robot-data and ``package_dirs``);
+- primitives for every body that has no visual (generated models: rope, chains, ``ModelBuilder``
+  trees; bundled URDFs such as the gripper): a sphere at the joint and a cylinder from the joint to
+  each child joint (to twice the centre of mass for a tip body, whose far end the model does not know).
+
+A closed loop's cut joint is marked by a red sphere on each side (C1 on link1, C2 on link2): they
+coincide when the loop is closed.
+
+Drawing uses ``pinocchio.visualize.MeshcatVisualizer`` on ``model.to_pinocchio()``, whose q/v layout is
+the model's.  The meshcat scene is recorded in this process (the tree the meshcat server keeps), so
+``save_html`` needs no server; ``display`` and ``play`` also reach a live meshcat server when the viewer
+has one (``live=True``, or ``zmq_url`` of a running ``meshcat-server``).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .model import Model, ModelError, configuration
+
+MAX_BODIES = 2000
+"""Largest model the viewer draws: a 100,000-link chain would be 200,000 meshcat objects."""
+
+LINK_COLOR = (0.25, 0.45, 0.85, 1.0)
+JOINT_COLOR = (0.95, 0.55, 0.1, 1.0)
+CUT_COLOR = (0.9, 0.1, 0.1, 1.0)
+FPS = 30  # frames per second of an animation
+
+
+class _Scene:
+    """A meshcat window (the object ``meshcat.Visualizer`` sends its commands to) that keeps the scene
+    tree as meshcat's server does, and forwards every command to a live window when there is one."""
+
+    def __init__(self, live=None):
+        from meshcat.servers.tree import SceneTree
+
+        self.tree = SceneTree()
+        self.live = live
+
+    @property
+    def web_url(self) -> str | None:
+        return None if self.live is None else self.live.web_url
+
+    def send(self, command) -> None:
+        import umsgpack
+        from meshcat.servers.tree import SceneTree, find_node
+
+        data = command.lower()
+        packed = umsgpack.packb(data)
+        path = [p for p in data["path"].split("/") if p]
+        node = find_node(self.tree, path)
+        kind = data["type"]
+        if kind == "set_object":
+            node.object, node.properties = packed, []
+        elif kind == "set_transform":
+            node.transform = packed
+        elif kind == "set_property":
+            node.properties.append(packed)
+        elif kind == "set_animation":
+            node.animation = packed
+        elif kind == "delete":
+            if path:
+                find_node(self.tree, path[:-1]).pop(path[-1], None)
+            else:
+                self.tree = SceneTree()
+        if self.live is not None:
+            self.live.send(command)
+
+    def html(self) -> str:
+        """A self-contained page: meshcat's viewer script and the scene's commands, inlined."""
+        import meshcat
+        from meshcat.servers.tree import walk
+
+        script = (Path(meshcat.__file__).parent / "viewer" / "dist" / "main.min.js").read_text()
+        commands = []
+        for node in walk(self.tree):
+            blobs = ([node.object] if node.object is not None else []) + list(node.properties)
+            blobs += [b for b in (node.transform, node.animation) if b is not None]
+            for b in blobs:
+                commands.append(
+                    f'fetch("data:application/octet-binary;base64,{base64.b64encode(b).decode()}")'
+                    ".then(r => r.arrayBuffer()).then(b => viewer.handle_command_bytearray(new Uint8Array(b)));"
+                )
+        body = "\n".join(commands)
+        return (
+            "<!DOCTYPE html>\n<html><head><meta charset=utf-8><title>denoc_pin</title>"
+            "<style>body {margin: 0} #meshcat-pane {width: 100vw; height: 100vh; overflow: hidden}</style>"
+            f'</head><body><div id="meshcat-pane"></div><script>{script}</script><script>\n'
+            'var viewer = new MeshCat.Viewer(document.getElementById("meshcat-pane"));\n'
+            f"{body}\n</script></body></html>\n"
+        )
+
+
+def _frame_axes(z: np.ndarray) -> np.ndarray:
+    """A rotation whose third column is the unit vector z."""
+    t = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = np.cross(t, z)
+    x /= np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])
+
+
+def _package_dirs(model: Model, extra) -> list[str]:
+    """Where ``package://`` URIs may point: the URDF's folder and its ancestors, example-robot-data's
+    robots and share folders, and the caller's."""
+    from .robots import robots_dir
+
+    dirs = [str(Path(d)) for d in (extra or [])]
+    if model.source:
+        src = Path(model.source).resolve().parent
+        dirs += [str(p) for p in [src, *list(src.parents)[:4]]]
+    erd = robots_dir()
+    if erd is not None:
+        dirs += [str(erd), str(erd.parent.parent)]
+    return dirs
+
+
+def visual_model(model: Model, package_dirs=None):
+    """(pinocchio twin, pinocchio.GeometryModel) of what the viewer draws: URDF visuals where the
+    model's source has them, primitives for every other body, markers for the cut joints."""
+    import coal
+    import pinocchio as pin
+
+    pm = model.to_pinocchio()
+    gm = pin.GeometryModel()
+    if model.source and str(model.source).endswith(".urdf"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gm = pin.buildGeomFromUrdf(
+                    pm, str(model.source), pin.GeometryType.VISUAL, _package_dirs(model, package_dirs)
+                )
+        except (ValueError, RuntimeError, OSError) as e:
+            warnings.warn(f"visual meshes of {model.source} not loaded ({e}); drawing primitives", stacklevel=3)
+            gm = pin.GeometryModel()
+    drawn = {int(g.parentJoint) for g in gm.geometryObjects}
+    scale = _link_scale(model)
+
+    def add(name, body, R, p, shape, color):
+        g = pin.GeometryObject(name, int(body), pin.SE3(np.asarray(R, float), np.asarray(p, float)), shape)
+        g.meshColor = np.array(color)
+        gm.addGeometryObject(g)
+
+    children = [[] for _ in range(model.njoints)]
+    for k in range(1, model.njoints):
+        children[int(model.parents[k])].append(k)
+    for k in range(1, model.njoints):
+        if k in drawn:
+            continue
+        add(f"joint_{model.names[k]}", k, np.eye(3), np.zeros(3), coal.Sphere(1.5 * scale), JOINT_COLOR)
+        ends = [model.placement_translation[c] for c in children[k]] or [2.0 * model.coms[k]]
+        for i, p in enumerate(ends):
+            length = float(np.linalg.norm(p))
+            if length > 1e-9:
+                add(f"link_{model.names[k]}_{i}", k, _frame_axes(p / length), 0.5 * p, coal.Cylinder(scale, length),
+                    LINK_COLOR)  # fmt: skip
+    for lp, cut in zip(model.loops, model._cuts, strict=True):
+        for side, (body, R, p) in enumerate(((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)), start=1):
+            add(f"cut_{lp.name}_C{side}", body, R, p, coal.Sphere(2.0 * scale), CUT_COLOR)
+    return pm, gm
+
+
+def _extent(model: Model) -> float:
+    """Radius of a sphere about the world origin that holds every joint and tip at q = 0 (at least 0.2 m);
+    a tip body (no children) ends at twice its centre of mass, as it is drawn."""
+    from .algorithms.explicit import world_poses
+    from .configuration import neutral
+
+    R, o = world_poses(model, neutral(model))[:2]
+    leaf = np.ones(model.njoints, bool)
+    leaf[np.asarray(model.parents)[1:]] = False
+    tips = o[leaf] + 2.0 * np.einsum("kij,kj->ki", R[leaf], np.asarray(model.coms)[leaf])
+    return max(0.2, 1.1 * float(np.linalg.norm(np.vstack([o, tips]), axis=1).max()))
+
+
+def _link_scale(model: Model) -> float:
+    """Radius of the drawn links: 8% of the median joint-to-joint distance, and at least 0.6% of the
+    model's extent, so that a long rope of short links stays visible."""
+    d = np.linalg.norm(np.asarray(model.placement_translation)[1:], axis=1)
+    d = d[d > 1e-9]
+    return max(0.08 * float(np.median(d)) if d.size else 0.01, 0.006 * _extent(model))
+
+
+class Viewer:
+    """A MeshCat view of a model (``pinocchio.visualize.MeshcatVisualizer`` under the hood).
+
+    live: start a meshcat server (``meshcat-server``, on 127.0.0.1) for ``display``/``play`` in a browser;
+    ``zmq_url``: connect to a running one instead.  With neither, the scene is only recorded, for
+    ``save_html``.  ``package_dirs``: extra folders for the URDF's ``package://`` meshes.
+    """
+
+    def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None):
+        import meshcat
+        from pinocchio.visualize import MeshcatVisualizer
+
+        if not isinstance(model, Model):
+            raise TypeError(f"Viewer needs a denoc_pin.Model, got {type(model).__name__}")
+        if model.njoints - 1 > MAX_BODIES:
+            raise ModelError(
+                f"Viewer draws models of at most {MAX_BODIES} bodies; {model.name!r} has {model.njoints - 1}"
+            )
+        self.model = model
+        window = None
+        if live or zmq_url is not None:
+            from meshcat.visualizer import ViewerWindow
+
+            window = ViewerWindow(zmq_url=zmq_url, start_server=zmq_url is None, server_args=[])
+        self._scene = _Scene(window)
+        self.meshcat = meshcat.Visualizer(window=self._scene)
+        self.pin_model, self.visual_model = visual_model(model, package_dirs)
+        self._viz = MeshcatVisualizer(self.pin_model, self.visual_model, self.visual_model)
+        self._viz.initViewer(viewer=self.meshcat)
+        self._viz.loadViewerModel(rootNodeName="denoc_pin")
+        self._frame_camera()
+        self.display(_neutral(model))
+
+    @property
+    def url(self) -> str | None:
+        """The live viewer's address (None without a server)."""
+        return self._scene.web_url
+
+    def _frame_camera(self) -> None:
+        """Stand the camera back far enough to see the whole model at q = 0.  meshcat's orbit controls
+        always look at the origin (this meshcat has no command to move their target), so the distance
+        covers a sphere about the origin that holds every joint."""
+        radius = _extent(self.model)
+        d = 1.8 * radius  # meshcat's vertical field of view is 75°: radius / sin(37.5°) = 1.64 radius
+        # meshcat's camera node is y-up: three.js (x, y, z) = world (x, z, −y); view from world (1, 0.6, 0.7)
+        self.meshcat["/Cameras/default/rotated/<object>"].set_property("position", [d * 0.78, d * 0.55, -d * 0.47])
+
+    def display(self, q) -> None:
+        """Draw the model at configuration q (nq,)."""
+        q = configuration(self.model, q)
+        self._viz.display(q)
+
+    def _frames(self, traj, speed: float):
+        """Indices into ``traj`` of the animation frames, FPS per second of wall time at ``speed``."""
+        if not (np.isfinite(speed) and speed > 0):
+            raise ValueError(f"speed must be a positive number, got {speed}")
+        t = np.asarray(traj.t, float)
+        if t.ndim != 1 or len(t) == 0 or np.asarray(traj.q).shape != (len(t), self.model.nq):
+            raise ValueError(
+                f"traj must hold t (N,) and q (N, {self.model.nq}) of this model, got {t.shape} and "
+                f"{np.asarray(traj.q).shape}"
+            )
+        n = max(1, int(np.floor((t[-1] - t[0]) / speed * FPS)) + 1)
+        wanted = t[0] + np.arange(n) * speed / FPS
+        return np.minimum(np.searchsorted(t, wanted - 1e-12), len(t) - 1)
+
+    def play(self, traj, speed: float = 1.0) -> None:
+        """Play a :class:`Trajectory` in the live viewer in real time (× ``speed``)."""
+        frames = self._frames(traj, speed)
+        start = time.perf_counter()
+        for i, k in enumerate(frames):
+            self.display(traj.q[k])
+            delay = start + i / FPS - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+
+    def animate(self, traj, speed: float = 1.0, repetitions: int = 1) -> int:
+        """Load ``traj`` as a meshcat animation (the player of the page's controls); returns its frame count."""
+        import meshcat.animation
+        import pinocchio as pin
+
+        frames = self._frames(traj, speed)
+        anim = meshcat.animation.Animation(default_framerate=FPS)
+        data, gdata = self.pin_model.createData(), pin.GeometryData(self.visual_model)
+        paths = [self._viz.getViewerNodeName(g, pin.GeometryType.VISUAL) for g in self.visual_model.geometryObjects]
+        for i, k in enumerate(frames):
+            pin.forwardKinematics(self.pin_model, data, np.asarray(traj.q[k], float))
+            pin.updateGeometryPlacements(self.pin_model, data, self.visual_model, gdata)
+            with anim.at_frame(self.meshcat, i) as frame:
+                for path, g, M in zip(paths, self.visual_model.geometryObjects, gdata.oMg, strict=True):
+                    frame[path].set_transform(_scaled(M.homogeneous, g.meshScale))
+        self.meshcat.set_animation(anim, play=True, repetitions=int(repetitions))
+        return len(frames)
+
+    def save_html(self, path, traj=None, speed: float = 1.0) -> Path:
+        """Write a self-contained HTML file (meshcat's viewer and the scene inlined; opens offline).
+        With ``traj``, the page plays it as an animation (its controls can replay it)."""
+        if traj is not None:
+            self.display(traj.q[0])
+            self.animate(traj, speed, repetitions=1)
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self._scene.html(), encoding="utf-8")
+        return path
+
+
+def _scaled(T: np.ndarray, scale) -> np.ndarray:
+    """A homogeneous transform with a mesh scale applied to its rotation block (as Pinocchio's viewer does)."""
+    T = np.array(T, dtype=float)
+    T[:3, :3] = T[:3, :3] @ np.diag(np.asarray(scale, float))
+    return T
+
+
+def _neutral(model: Model) -> np.ndarray:
+    from .configuration import neutral
+
+    return neutral(model)

@@ -1,0 +1,152 @@
+"""The MeshCat viewer: what it draws, where (against our own kinematics), the offline HTML, and a
+headless-Chromium screenshot of it."""
+
+import base64
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import umsgpack
+from conftest import ROOT
+
+import denoc_pin as dp
+from denoc_pin.algorithms.explicit import world_poses
+from denoc_pin.robots import example_robot_urdf
+from denoc_pin.viewer import MAX_BODIES, Viewer
+
+URDF_DIR = ROOT / "urdf"
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def scene_commands(html: str) -> list[dict]:
+    """The meshcat commands inlined in a saved page."""
+    return [umsgpack.unpackb(base64.b64decode(b)) for b in re.findall(r'base64,([A-Za-z0-9+/=]+)"', html)]
+
+
+def recorded_transform(viewer: Viewer, name: str) -> np.ndarray:
+    """The 4 x 4 transform the scene holds for geometry object ``name`` (meshcat stores it column-major)."""
+    from meshcat.servers.tree import find_node
+
+    node = find_node(viewer._scene.tree, ["meshcat", "denoc_pin", "visuals", name])
+    return np.array(umsgpack.unpackb(node.transform)["matrix"]).reshape(4, 4).T
+
+
+def test_primitives_for_models_without_visuals():
+    rope = dp.models.rope(n_links=6)
+    v = Viewer(rope)
+    names = [g.name for g in v.visual_model.geometryObjects]
+    assert len(names) == 12  # a sphere and a cylinder per link
+    assert sum(n.startswith("joint_") for n in names) == 6
+
+
+def test_urdf_visuals_and_cut_markers():
+    v = Viewer(dp.load_urdf(URDF_DIR / "four_bar.urdf"))
+    names = [g.name for g in v.visual_model.geometryObjects]
+    assert sum(n.startswith("cut_") for n in names) == 2
+    assert not any(n.startswith("joint_") for n in names)  # every link has a URDF visual
+
+
+def test_panda_meshes_load():
+    model = dp.load_urdf(example_robot_urdf("panda"))
+    v = Viewer(model)
+    meshes = [g for g in v.visual_model.geometryObjects if g.meshPath]
+    assert len(meshes) >= 8
+    assert not any(g.name.startswith("joint_") for g in v.visual_model.geometryObjects if g.parentJoint <= 7)
+
+
+@pytest.mark.parametrize("which", ["spatial_tree", "rope", "four_bar"])
+def test_display_places_bodies_where_our_kinematics_puts_them(which):
+    model = dp.models.rope(n_links=8) if which == "rope" else dp.load_urdf(URDF_DIR / f"{which}.urdf")
+    v = Viewer(model)
+    q = dp.random_configuration(model, 3)
+    v.display(q)
+    R, o = world_poses(model, q)[:2]
+    for g in v.visual_model.geometryObjects:
+        k = int(g.parentJoint)
+        T = recorded_transform(v, g.name)
+        expected = o[k] + R[k] @ g.placement.translation
+        np.testing.assert_allclose(T[:3, 3], expected, atol=1e-12)
+        np.testing.assert_allclose(T[:3, :3] @ np.diag(1 / np.asarray(g.meshScale)), R[k] @ g.placement.rotation,
+                                   atol=1e-12)  # fmt: skip
+
+
+def test_cut_markers_meet_when_the_loop_is_closed():
+    model = dp.load_urdf(URDF_DIR / "four_bar.urdf")
+    q = dp.assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
+    v = Viewer(model)
+    v.display(q)
+    lp = model.loops[0].name
+    c1, c2 = (recorded_transform(v, f"cut_{lp}_C{i}")[:3, 3] for i in (1, 2))
+    np.testing.assert_allclose(c1, c2, atol=1e-12)
+
+
+def test_save_html_with_animation(tmp_path):
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
+    traj = dp.simulate(model, np.deg2rad([-60.0, 0, 0, 0]), np.zeros(4), 0.5, dt=1e-3, progress=False)
+    path = Viewer(model).save_html(tmp_path / "gripper.html", traj=traj)
+    html = path.read_text()
+    assert "MeshCat.Viewer" in html and "http://" not in html.split("<script>")[0]
+    anims = [c for c in scene_commands(html) if c["type"] == "set_animation"]
+    assert len(anims) == 1
+    tracks = anims[0]["animations"]
+    assert len(tracks) == len(Viewer(model).visual_model.geometryObjects)
+    # 0.5 s at 30 frames per second: frames 0..15
+    times = tracks[0]["clip"]["tracks"][0]["keys"]
+    assert len(times) == 16
+
+
+def test_bad_arguments():
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
+    v = Viewer(model)
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        v.display(np.zeros(3))
+    traj = dp.simulate(model, np.zeros(4), np.zeros(4), 0.1, progress=False)
+    with pytest.raises(ValueError, match="speed"):
+        v.save_html("/tmp/never.html", traj=traj, speed=0.0)
+    with pytest.raises(dp.ModelError, match=f"at most {MAX_BODIES} bodies"):
+        Viewer(dp.models.chain(MAX_BODIES + 1))
+    with pytest.raises(TypeError, match="denoc_pin.Model"):
+        Viewer("gripper.urdf")
+
+
+def test_live_server_on_loopback():
+    v = Viewer(dp.models.rope(n_links=3), live=True)
+    assert v.url.startswith("http://127.0.0.1:")
+    v.display(np.zeros(v.model.nq))  # goes through the server and is recorded
+
+
+def screenshot(html_path, png_path) -> np.ndarray:
+    from PIL import Image
+
+    cmd = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-quic", f"--user-data-dir={png_path.parent / 'ud'}",
+        "--window-size=640,480", "--virtual-time-budget=5000", f"--screenshot={png_path}", f"file://{html_path}",
+    ]  # fmt: skip
+    subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    assert png_path.exists(), "chromium wrote no screenshot"
+    return np.asarray(Image.open(png_path).convert("RGB"), dtype=int)
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run installs it"
+)
+@pytest.mark.parametrize("which", ["gripper", "rope"])
+def test_html_renders_the_robot_in_chromium(tmp_path, which):
+    """The robot is drawn: the page differs from the same page with the robot hidden, in a region of
+    pixels near the image centre (where the camera looks), and nowhere is the page blank."""
+    model = dp.models.rope(n_links=20) if which == "rope" else dp.load_urdf(URDF_DIR / "gripper.urdf")
+    v = Viewer(model)
+    v.display(dp.neutral(model))
+    with_robot = screenshot(v.save_html(tmp_path / "a.html"), tmp_path / "a.png")
+    v.meshcat["denoc_pin"].set_property("visible", False)
+    without = screenshot(v.save_html(tmp_path / "b.html"), tmp_path / "b.png")
+    assert with_robot.std() > 5, "blank page: WebGL did not render"
+    diff = np.abs(with_robot - without).sum(axis=2) > 30
+    assert diff.sum() > 150, f"only {diff.sum()} pixels show the robot"
+    rows, cols = np.nonzero(diff)
+    h, w = diff.shape
+    assert abs(np.median(rows) - h / 2) < h / 3 and abs(np.median(cols) - w / 2) < w / 3
