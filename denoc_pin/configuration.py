@@ -152,6 +152,61 @@ def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
     return 0
 
 
+# B_k / k! for k = 0, 1, 2, 4, …, 16 (Bernoulli numbers): x/(eˣ − 1) = Σ B_k xᵏ / k!.
+_DEXP_INV_COEF = np.array([
+    1.0, -0.5, 1.0 / 12.0, -1.0 / 720.0, 1.0 / 30240.0, -1.0 / 1209600.0, 1.0 / 47900160.0,
+    -691.0 / 1307674368000.0, 1.0 / 74724249600.0, -3617.0 / 10670622842880000.0,
+])  # fmt: skip
+
+
+@njit(cache=True)
+def _ad_apply(kind, x, iv, u, out):
+    """out = −ad_x u for the joint's Lie algebra (x, u: slices of the joint's tangent at iv)."""
+    if kind == SPHERICAL:  # so(3): ad_ω u = ω × u
+        out[0] = -(x[iv + 1] * u[2] - x[iv + 2] * u[1])
+        out[1] = -(x[iv + 2] * u[0] - x[iv] * u[2])
+        out[2] = -(x[iv] * u[1] - x[iv + 1] * u[0])
+    elif kind == FREE_FLYER:  # se(3), x = (ν, ω): ad_x u = (ω × u_ν + ν × u_ω, ω × u_ω)
+        n0, n1, n2, w0, w1, w2 = x[iv], x[iv + 1], x[iv + 2], x[iv + 3], x[iv + 4], x[iv + 5]
+        out[0] = -(w1 * u[2] - w2 * u[1] + n1 * u[5] - n2 * u[4])
+        out[1] = -(w2 * u[0] - w0 * u[2] + n2 * u[3] - n0 * u[5])
+        out[2] = -(w0 * u[1] - w1 * u[0] + n0 * u[4] - n1 * u[3])
+        out[3] = -(w1 * u[5] - w2 * u[4])
+        out[4] = -(w2 * u[3] - w0 * u[5])
+        out[5] = -(w0 * u[4] - w1 * u[3])
+    else:  # se(2), x = (vx, vy, ω): ad_x u = (−ω u_y + vy u_ω, ω u_x − vx u_ω, 0)
+        out[0] = -(-x[iv + 2] * u[1] + x[iv + 1] * u[2])
+        out[1] = -(x[iv + 2] * u[0] - x[iv] * u[2])
+        out[2] = 0.0
+
+
+@njit(cache=True)
+def dexp_inv_kernel(kinds, idx_v, nvs, x, v, out):
+    """out = J_r(x)⁻¹ v joint by joint, J_r the right Jacobian of q ⊕ x (d/dt (q ⊕ x) = J_r(x) ẋ):
+    J_r(x)⁻¹ = Σ_k B_k/k! (−ad_x)ᵏ.  The identity on commutative joints.  Exact to rounding for
+    |x| ≤ 1 (the series' radius is 2π; its terms fall like (|x|/2π)ᵏ).  This is the correction that
+    keeps Runge–Kutta stages on a Lie group at the method's order (Munthe-Kaas)."""
+    u = np.empty(6)
+    w = np.empty(6)
+    for k in range(1, len(kinds)):
+        kind, iv, n = kinds[k], idx_v[k], nvs[k]
+        for c in range(n):
+            out[iv + c] = v[iv + c]
+        if kind != SPHERICAL and kind != FREE_FLYER and kind != PLANAR:
+            continue
+        for c in range(n):
+            u[c] = v[iv + c]
+        for j in range(1, 17):  # u = (−ad_x)ʲ v; only j = 1 and even j have non-zero B_j
+            _ad_apply(kind, x, iv, u, w)
+            for c in range(n):
+                u[c] = w[c]
+            if j == 1 or j % 2 == 0:
+                coef = _DEXP_INV_COEF[1] if j == 1 else _DEXP_INV_COEF[j // 2 + 1]
+                for c in range(n):
+                    out[iv + c] += coef * u[c]
+    return 0
+
+
 @njit(cache=True)
 def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
     """out = q1 ⊖ q0: the v that integrate(q0, v, 1) maps to q1."""
@@ -241,6 +296,16 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
     v = vector(v, model.nv, "v")
     out = np.empty(model.nq)
     integrate_kernel(model.kinds, model.idx_q, model.idx_v, q, v, float(dt), out)
+    return out
+
+
+def dexp_inv(model: Model, x, v) -> np.ndarray:
+    """J_r(x)⁻¹ v: the rate ẋ of chart coordinates x (q = q_c ⊕ x) that moves q with velocity v.
+    Pinocchio's ``dIntegrate(model, q_c, x, ARG1)`` is J_r(x)."""
+    x = vector(x, model.nv, "x")
+    v = vector(v, model.nv, "v")
+    out = np.empty(model.nv)
+    dexp_inv_kernel(model.kinds, model.idx_v, model.nvs, x, v, out)
     return out
 
 

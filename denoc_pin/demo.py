@@ -55,20 +55,29 @@ def _line_plot(path: Path, x, curves: dict, xlabel: str, ylabel: str, title: str
 
 
 def pinocchio_rk4(pin_model, q, v, tau, dt: float, nsteps: int):
-    """The RK4 step of ``denoc_pin.simulate`` driven by ``pinocchio.aba`` and ``pinocchio.integrate``:
-    the reference the simulations are compared with.  Returns the final (q, v)."""
+    """The RK4 step of ``denoc_pin.simulate`` driven by ``pinocchio.aba``, ``pinocchio.integrate`` and
+    ``pinocchio.dIntegrate``: the reference the simulations are compared with.  The stage velocities are
+    carried back to q's tangent space, K_i = J_r(δ_i)⁻¹ v_i with J_r = dIntegrate(q, δ_i) w.r.t. δ_i
+    (RKMK, see ``simulate.py``).  Returns the final (q, v)."""
     import pinocchio as pin
 
     pd = pin_model.createData()
+
+    def back(x, u):  # J_r(x)⁻¹ u
+        return np.linalg.solve(pin.dIntegrate(pin_model, q, x, pin.ArgumentPosition.ARG1), u)
+
     for _ in range(nsteps):
         a1 = pin.aba(pin_model, pd, q, v, tau).copy()
-        v2 = v + 0.5 * dt * a1
-        a2 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, 0.5 * dt * v), v2, tau).copy()
-        v3 = v + 0.5 * dt * a2
-        a3 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, 0.5 * dt * v2), v3, tau).copy()
-        v4 = v + dt * a3
-        a4 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, dt * v3), v4, tau).copy()
-        q = pin.integrate(pin_model, q, dt * (v + 2 * v2 + 2 * v3 + v4) / 6)
+        v2, x2 = v + 0.5 * dt * a1, 0.5 * dt * v
+        a2 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, x2), v2, tau).copy()
+        K2 = back(x2, v2)
+        v3, x3 = v + 0.5 * dt * a2, 0.5 * dt * K2
+        a3 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, x3), v3, tau).copy()
+        K3 = back(x3, v3)
+        v4, x4 = v + dt * a3, dt * K3
+        a4 = pin.aba(pin_model, pd, pin.integrate(pin_model, q, x4), v4, tau).copy()
+        K4 = back(x4, v4)
+        q = pin.integrate(pin_model, q, dt * (v + 2 * K2 + 2 * K3 + K4) / 6)
         v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
     return q, v
 

@@ -4,11 +4,29 @@ The step is the one the seed papers use (fixed-step Runge-Kutta, 4th order).  Ve
 integrated in the tangent space and configurations with ``integrate``, so free-flyer and
 spherical quaternions stay unit:
 
-    a_i = FD(q_i, v_i, τ),  q_{i+1} = q ⊕ c_i dt v_i,  v_{i+1} = v + c_i dt a_i   (c = ½, ½, 1)
-    q' = q ⊕ dt (v_1 + 2 v_2 + 2 v_3 + v_4) / 6,   v' = v + dt (a_1 + 2 a_2 + 2 a_3 + a_4) / 6
+    a_i = FD(q ⊕ δ_i, v_i, τ),  K_i = J_r(δ_i)⁻¹ v_i,
+    δ_1 = 0,  δ_{i+1} = c_i dt K_i,  v_{i+1} = v + c_i dt a_i   (c = ½, ½, 1)
+    q' = q ⊕ dt (K_1 + 2 K_2 + 2 K_3 + K_4) / 6,   v' = v + dt (a_1 + 2 a_2 + 2 a_3 + a_4) / 6
+
+The K_i are the stage velocities carried back to the tangent space at q (Munthe-Kaas' RKMK): on
+a free-flyer, spherical or planar joint, composing q ⊕ c dt v_i with the v_i of other points
+instead would lose two orders (the step would be second order on SE(3), measured).  On every
+other joint K_i = v_i and this is the classical RK4.
 
 With ``tau`` None or constant, the loop runs inside compiled code (no Python call per step);
 a callable ``tau(t, q, v)`` (a controller) is called once per stage from Python.
+
+The adaptive methods (``rk45``, ``dop853``: scipy's embedded Dormand–Prince pairs with error
+control and dense output) integrate in a chart about a base point q_c: y = (δ, v, w) with
+q = q_c ⊕ δ, and
+
+    δ̇ = J_r(δ)⁻¹ v,   v̇ = FD(q, v, τ),   ẇ = τ·v   (w: the work done by τ)
+
+where J_r is the right Jacobian of the joint's Lie group (SO(3) for a spherical joint, SE(3) for a
+free-flyer, SE(2) for a planar joint; the identity for the others, whose charts are global);
+``configuration.dexp_inv`` applies J_r⁻¹.  The
+chart moves to the current point whenever a rotation in δ exceeds ``RECHART_ANGLE``, so the error
+control acts on a smooth, well-conditioned state and the method keeps its order on the group.
 """
 
 from __future__ import annotations
@@ -24,11 +42,12 @@ from numba import njit
 from .algorithms.forward import aba_core
 from .algorithms.inverse import inverse_dynamics
 from .algorithms.kinematics import kinematics_core
-from .configuration import integrate_kernel
+from .configuration import dexp_inv_kernel, integrate_kernel
 from .layout import data_views, model_views
 from .model import Data, Model, check_data, configuration, vector
 
-METHODS = ("rk4",)
+METHODS = ("rk4", "rk45", "dop853")
+"""Fixed-step RK4 (the papers' choice), and scipy's adaptive Dormand–Prince pairs 5(4) and 8(5,3)."""
 
 # ---------------------------------------------------------------------------------------
 # Energy.
@@ -114,7 +133,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     (1 non-finite state, 2 + k singular at body k) of the step that failed."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
-    kinds, idx_q, idx_v = mv[1], mv[2], mv[3]
+    kinds, idx_q, idx_v, nvs = mv[1], mv[2], mv[3], mv[5]
     ddq = dv[18]
     nv = len(v0)
     q = q0.copy()
@@ -127,6 +146,9 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     v2 = np.empty(nv)
     v3 = np.empty(nv)
     dq = np.empty(nv)
+    x = np.empty(nv)  # δ_i, the stage point's chart coordinates
+    K = np.empty(nv)  # K_i = J_r(δ_i)⁻¹ v_i
+    Ks = np.empty(nv)  # K_1 + 2 K_2 + 2 K_3 + K_4
     work = 0.0
     row = 0
     for i in range(nsteps + 1):
@@ -144,35 +166,44 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             row += 1
         if i == nsteps:
             break
-        # stage 2 at (q ⊕ dt/2 v, v + dt/2 a_1)
-        integrate_kernel(kinds, idx_q, idx_v, q, v, 0.5 * dt, qs)
+        # stage 2 at (q ⊕ dt/2 K_1, v + dt/2 a_1), K_1 = v
         for c in range(nv):
+            Ks[c] = v[c]
+            x[c] = 0.5 * dt * v[c]
             v2[c] = v[c] + 0.5 * dt * a1[c]
+        integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
         s = aba_core(mv, dv, qs, v2, tau)
         if s:
             return s
         for c in range(nv):
             a2[c] = ddq[c]
-        # stage 3 at (q ⊕ dt/2 v_2, v + dt/2 a_2)
-        integrate_kernel(kinds, idx_q, idx_v, q, v2, 0.5 * dt, qs)
+        # stage 3 at (q ⊕ dt/2 K_2, v + dt/2 a_2)
+        dexp_inv_kernel(kinds, idx_v, nvs, x, v2, K)
         for c in range(nv):
+            Ks[c] += 2.0 * K[c]
+            x[c] = 0.5 * dt * K[c]
             v3[c] = v[c] + 0.5 * dt * a2[c]
+        integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
         s = aba_core(mv, dv, qs, v3, tau)
         if s:
             return s
         for c in range(nv):
             a3[c] = ddq[c]
-        # stage 4 at (q ⊕ dt v_3, v + dt a_3)
-        integrate_kernel(kinds, idx_q, idx_v, q, v3, dt, qs)
+        # stage 4 at (q ⊕ dt K_3, v + dt a_3)
+        dexp_inv_kernel(kinds, idx_v, nvs, x, v3, K)
         for c in range(nv):
+            Ks[c] += 2.0 * K[c]
+            x[c] = dt * K[c]
             vs[c] = v[c] + dt * a3[c]
+        integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
         s = aba_core(mv, dv, qs, vs, tau)
         if s:
             return s
+        dexp_inv_kernel(kinds, idx_v, nvs, x, vs, K)
         # the step
         for c in range(nv):
-            dq[c] = (v[c] + 2.0 * v2[c] + 2.0 * v3[c] + vs[c]) / 6.0
-            work += dt * tau[c] * dq[c]
+            dq[c] = (Ks[c] + K[c]) / 6.0
+            work += dt * tau[c] * (v[c] + 2.0 * v2[c] + 2.0 * v3[c] + vs[c]) / 6.0
             v[c] += dt * (a1[c] + 2.0 * a2[c] + 2.0 * a3[c] + ddq[c]) / 6.0
         integrate_kernel(kinds, idx_q, idx_v, q, dq, dt, qs)
         q[:] = qs
@@ -193,6 +224,8 @@ class Trajectory:
     "total" = kinetic + potential − work, constant for a conservative system.
     lam: (N, n_constraints) the cut joints' reactions λ (``constrained_forward_dynamics``) for a
     model with loops, else None.
+    stats: for the adaptive methods, the accepted steps and the forward-dynamics calls (rejected steps
+    show as calls); not saved by ``save``.
     """
 
     t: np.ndarray
@@ -203,6 +236,7 @@ class Trajectory:
     energy: dict
     model_name: str = ""
     lam: np.ndarray | None = None  # (N, n_constraints) cut-joint reactions, for models with loops
+    stats: dict | None = None  # adaptive methods: "steps" accepted, "fd_calls" (not saved)
 
     def save(self, path) -> None:
         """Write a .npz file (``np.savez``)."""
@@ -248,9 +282,15 @@ def simulate(
     progress: bool | None = None,
     record_every: int = 1,
     baumgarte=(50.0, 50.0),
+    rtol: float = 1e-8,
+    atol: float = 1e-10,
 ) -> Trajectory:
-    """Simulate from (q0, v0) for ``t_final`` seconds with fixed steps ``dt``.
+    """Simulate from (q0, v0) for ``t_final`` seconds.
 
+    method: "rk4" takes fixed steps ``dt``; "rk45" and "dop853" choose their own steps to meet
+    ``rtol``/``atol`` (on q's chart coordinates, v and the work) and record the state every ``dt``
+    (dense output), so that every method returns the same time grid.  ``Trajectory.stats`` counts the
+    steps and the forward-dynamics calls.
     tau: None (unactuated), a constant (nv,) array, or a callable ``tau(t, q, v) -> (nv,)``.
     progress: a tqdm bar; None shows it for runs expected to take more than about 2 s.
     record_every: keep every k-th step (for huge models or long runs).
@@ -259,7 +299,10 @@ def simulate(
     loops (``dp.assemble``; v0 with J v0 = 0) to 1e-6.
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r} (adaptive methods are not available yet)")
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not (np.isfinite(tol) and tol > 0):
+            raise ValueError(f"{name} must be a positive number, got {tol}")
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be a positive number, got {dt}")
     if not (np.isfinite(t_final) and t_final > 0):
@@ -276,8 +319,15 @@ def simulate(
     data = model.create_data()
     Q, V, A = np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv))
     KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
+    lam = _check_closed(model, q0, v0, baumgarte, nrec) if model.loops else None
+    if method != "rk4":
+        tau_c = None if tau is None or callable(tau) else vector(tau, model.nv, "tau")
+        tau_fn = tau if callable(tau) else (lambda t, q, v: np.zeros(model.nv) if tau_c is None else tau_c)
+        t = np.arange(nrec) * stride * dt
+        T, stats = _simulate_adaptive(model, data, q0, v0, tau_fn, t, method, rtol, atol, Q, V, A, KE, PE, W,
+                                      progress, lam, baumgarte)  # fmt: skip
+        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam, stats)
     if model.loops:
-        lam = _check_closed(model, q0, v0, baumgarte, nrec)
         tau_c = np.zeros(model.nv) if tau is None or callable(tau) else vector(tau, model.nv, "tau")
         tau_fn = tau if callable(tau) else (lambda t, q, v: tau_c)
         T = _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam,
@@ -361,7 +411,7 @@ def _simulate_python(
     """The same RK4 step with a torque callback, one Python call per stage; with ``lam`` (loops),
     each stage is the closed-loop forward dynamics."""
     from .algorithms.forward import forward_dynamics
-    from .configuration import integrate
+    from .configuration import dexp_inv, integrate
     from .loops import constrained_forward_dynamics
 
     last = [None]
@@ -391,26 +441,135 @@ def _simulate_python(
         if i == nsteps:
             break
         v2 = v + 0.5 * dt * a1
-        q2 = integrate(model, q, v, 0.5 * dt)
+        x2 = 0.5 * dt * v
+        q2 = integrate(model, q, x2)
         tau2 = torque(t + 0.5 * dt, q2, v2)
         a2 = accel(q2, v2, tau2)
         v3 = v + 0.5 * dt * a2
-        q3 = integrate(model, q, v2, 0.5 * dt)
+        K2 = dexp_inv(model, x2, v2)
+        x3 = 0.5 * dt * K2
+        q3 = integrate(model, q, x3)
         tau3 = torque(t + 0.5 * dt, q3, v3)
         a3 = accel(q3, v3, tau3)
         v4 = v + dt * a3
-        q4 = integrate(model, q, v3, dt)
+        K3 = dexp_inv(model, x3, v3)
+        x4 = dt * K3
+        q4 = integrate(model, q, x4)
         tau4 = torque(t + dt, q4, v4)
         a4 = accel(q4, v4, tau4)
-        dq = (v + 2 * v2 + 2 * v3 + v4) / 6
+        K4 = dexp_inv(model, x4, v4)
         work += dt * (tau1 @ v + 2 * tau2 @ v2 + 2 * tau3 @ v3 + tau4 @ v4) / 6
-        q = integrate(model, q, dq, dt)
+        q = integrate(model, q, (v + 2 * K2 + 2 * K3 + K4) / 6, dt)
         v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
     return T
+
+
+# ---------------------------------------------------------------------------------------
+# Adaptive methods: scipy's Dormand–Prince pairs on a chart of the configuration space.
+# ---------------------------------------------------------------------------------------
+
+RECHART_ANGLE = 0.5
+"""rad: the chart of a spherical, free-flyer or planar joint moves once δ turns it by this much."""
+
+
+def _curved_joints(model: Model) -> list[tuple[int, slice, slice]]:
+    """(kind, v slice, rotation slice of v) of the joints whose group is not commutative (their chart
+    rates need J_r(δ)⁻¹, ``configuration.dexp_inv``)."""
+    from .model import FREE_FLYER, PLANAR, SPHERICAL
+
+    rot = {SPHERICAL: slice(0, 3), FREE_FLYER: slice(3, 6), PLANAR: slice(2, 3)}
+    out = []
+    for k in range(1, model.njoints):
+        kind = int(model.kinds[k])
+        if kind in rot:
+            iv = int(model.idx_v[k])
+            sv = slice(iv, iv + int(model.nvs[k]))
+            out.append((kind, sv, slice(iv + rot[kind].start, iv + rot[kind].stop)))
+    return out
+
+
+def _simulate_adaptive(
+    model, data, q0, v0, tau_fn, t_out, method, rtol, atol, Q, V, A, KE, PE, W, progress, lam, baumgarte
+) -> tuple[np.ndarray, dict]:
+    """scipy's RK45/DOP853 on y = (δ, v, w) about a chart point (module docstring), recorded at t_out."""
+    from scipy.integrate import DOP853, RK45
+
+    from .algorithms.forward import forward_dynamics
+    from .configuration import dexp_inv, integrate
+    from .loops import constrained_forward_dynamics
+
+    nv = model.nv
+    curved = _curved_joints(model)
+    calls = [0]
+    last_lam = [None]
+
+    def accel(q, v, tau):
+        calls[0] += 1
+        if lam is None:
+            return forward_dynamics(model, data, q, v, tau)
+        a, last_lam[0] = constrained_forward_dynamics(model, data, q, v, tau, baumgarte=baumgarte)
+        return a
+
+    def torque(t, q, v):
+        return vector(tau_fn(t, q, v), nv, "tau(t, q, v)")
+
+    def state(chart, y):
+        return integrate(model, chart, y[:nv]), y[nv : 2 * nv]
+
+    def rhs(chart):
+        def f(t, y):
+            q, v = state(chart, y)
+            if not np.isfinite(y).all():
+                raise ValueError(f"the state became non-finite (NaN or inf) near t = {t:.6g}; tighten rtol/atol")
+            tau = torque(t, q, v)
+            return np.concatenate([dexp_inv(model, y[:nv], v), accel(q, v, tau), [tau @ v]])
+
+        return f
+
+    Solver = {"rk45": RK45, "dop853": DOP853}[method]
+    T = np.empty((len(t_out), nv))
+    chart, y, t0, t_end = q0.copy(), np.concatenate([np.zeros(nv), v0, [0.0]]), float(t_out[0]), float(t_out[-1])
+    solver = Solver(rhs(chart), t0, y, t_end, rtol=rtol, atol=atol)
+    steps = 0
+    row = 0
+    bar = _progress_bar(progress, len(t_out), 1e-3)
+
+    def record(i, t, y):
+        q, v = state(chart, y)
+        tau = torque(t, q, v)
+        Q[i], V[i], T[i], W[i] = q, v, tau, y[-1]
+        A[i] = accel(q, v, tau)
+        if lam is not None:
+            lam[i] = last_lam[0]
+        KE[i], PE[i] = energy(model, data, q, v)
+
+    record(0, t0, y)
+    row = 1
+    while row < len(t_out):
+        before = solver.t
+        message = solver.step()
+        if solver.status == "failed":
+            raise ValueError(f"{method} failed near t = {before:.6g}: {message}")
+        steps += 1
+        dense = solver.dense_output()
+        while row < len(t_out) and t_out[row] <= solver.t + 1e-12 * max(1.0, abs(t_end)):
+            record(row, t_out[row], dense(min(t_out[row], solver.t)))
+            row += 1
+            if bar is not None:
+                bar.update(1)
+        y = solver.y
+        if curved and row < len(t_out) and max(np.linalg.norm(y[rs]) for _, _, rs in curved) > RECHART_ANGLE:
+            chart = integrate(model, chart, y[:nv])
+            y = np.concatenate([np.zeros(nv), y[nv:]])
+            h = min(solver.step_size, t_end - solver.t)  # scipy refuses a first step past the end
+            solver = Solver(rhs(chart), solver.t, y, t_end, rtol=rtol, atol=atol, first_step=h)
+    if bar is not None:
+        bar.close()
+    return T, {"steps": steps, "fd_calls": calls[0]}
 
 
 def inverse_dynamics_trajectory(model: Model, t, q, v, a) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Simulation: RK4 against the same loop driven by Pinocchio, energy balance, I/O, bad arguments."""
+"""Simulation: RK4 against the same loop driven by Pinocchio, its order on Lie groups, the adaptive methods,
+energy balance, I/O, bad arguments."""
 
 import numpy as np
 import pinocchio as pin
@@ -131,7 +132,9 @@ def test_inverse_dynamics_trajectory_matches_rnea(gripper):
         ({"t_final": 0.0}, "t_final must be a positive number"),
         ({"q0": np.zeros(3)}, r"q0 must have shape \(4,\), got \(3,\)"),
         ({"v0": np.array([0, np.nan, 0, 0])}, "v0 has non-finite"),
-        ({"method": "euler"}, r"method must be one of \('rk4',\)"),
+        ({"method": "euler"}, "method must be one of rk4, rk45, dop853; got 'euler'"),
+        ({"method": "rk45", "rtol": 0.0}, "rtol must be a positive number"),
+        ({"method": "dop853", "atol": np.nan}, "atol must be a positive number"),
         ({"record_every": 0}, "record_every must be at least 1"),
         ({"t_final": 1e-4}, "shorter than one step"),
     ],
@@ -140,3 +143,94 @@ def test_bad_arguments(gripper, kwargs, pattern):
     args = {"q0": np.zeros(4), "v0": np.zeros(4), "t_final": 0.01, "dt": 1e-3, "progress": False} | kwargs
     with pytest.raises(ValueError, match=pattern):
         dp.simulate(gripper, **args)
+
+
+@pytest.fixture(scope="module")
+def curved():
+    """A free-flyer, a spherical, a planar and a revolute joint: every non-commutative group."""
+    b = dp.ModelBuilder("curved")
+    inertia = np.diag([0.02, 0.03, 0.04])
+    b.add_body(0, joint="free-flyer", mass=1.0, com=[0.1, 0, 0], inertia=inertia, name="ff")
+    b.add_body("ff", joint="spherical", placement=(np.eye(3), [0.2, 0, 0]), mass=0.7, com=[0.1, 0.02, 0],
+               inertia=inertia, name="sp")  # fmt: skip
+    b.add_body("sp", joint="planar", placement=(np.eye(3), [0.2, 0, 0]), mass=0.5, com=[0.1, 0, 0.03],
+               inertia=inertia, name="pl")  # fmt: skip
+    b.add_body("pl", joint="revolute", axis=[0, 1, 0], placement=(np.eye(3), [0.2, 0, 0]), mass=0.3,
+               com=[0.1, 0, 0], inertia=inertia, name="rv")  # fmt: skip
+    return b.build()
+
+
+@pytest.mark.parametrize("size", [0.1, 0.5, 1.0])
+def test_dexp_inv_inverts_pinocchios_dintegrate(curved, size):
+    """J_r(x)⁻¹ against Pinocchio's J_r(x) = dIntegrate(q, x) w.r.t. x.  (Below |x| ~ 1e-2 Pinocchio's
+    free-flyer Jacobian switches to a truncated Taylor branch, good to ~1e-11 only.)"""
+    from denoc_pin.configuration import dexp_inv
+
+    pm = curved.to_pinocchio()
+    rng = np.random.default_rng(int(size * 10))
+    for _ in range(5):
+        q = dp.random_configuration(curved, rng)
+        x = rng.standard_normal(curved.nv)
+        x *= size / np.abs(x).max()
+        u = rng.standard_normal(curved.nv)
+        J = pin.dIntegrate(pm, q, x, pin.ArgumentPosition.ARG1)
+        np.testing.assert_allclose(dexp_inv(curved, x, J @ u), u, atol=1e-13)
+
+
+def test_rk4_is_fourth_order_on_lie_groups(curved):
+    """Halving dt divides the error by ~16 on SE(3), SO(3) and SE(2) too (stages by RKMK).  The reference
+    is dop853 at rtol 1e-12; composing the stages without J_r⁻¹ gave a ratio of 4 here."""
+    rng = np.random.default_rng(2)
+    q0, v0 = dp.random_configuration(curved, rng), rng.uniform(-2, 2, curved.nv)
+    ref = dp.simulate(curved, q0, v0, 0.4, dt=4e-3, method="dop853", rtol=1e-12, atol=1e-13, progress=False)
+    err = []
+    for dt in (4e-3, 2e-3, 1e-3):
+        q = dp.simulate(curved, q0, v0, 0.4, dt=dt, progress=False).q[-1]
+        err.append(np.abs(dp.difference(curved, ref.q[-1], q)).max())
+    assert err[0] > 1e-9  # the error is measurable, not rounding
+    assert err[0] / err[1] > 13 and err[1] / err[2] > 13, err
+
+
+@pytest.mark.parametrize("method", ["rk45", "dop853"])
+def test_adaptive_methods_agree_with_fixed_step_rk4(gripper, curved, method):
+    q0 = np.deg2rad([-60.0, 0.0, 0.0, 0.0])
+    rk4 = dp.simulate(gripper, q0, np.zeros(4), 1.0, dt=1e-4, progress=False, record_every=10)
+    ada = dp.simulate(gripper, q0, np.zeros(4), 1.0, dt=1e-3, method=method, rtol=1e-10, atol=1e-12,
+                      progress=False)  # fmt: skip
+    np.testing.assert_allclose(ada.t, rk4.t, atol=1e-12)
+    assert_close(ada.q, rk4.q, rtol=1e-6, what=f"{method} q")
+    assert ada.stats["steps"] > 10 and ada.stats["fd_calls"] > ada.stats["steps"]
+    # a floating base with large rotations: the chart moves (RECHART_ANGLE) many times
+    rng = np.random.default_rng(3)
+    q0, v0 = dp.random_configuration(curved, rng), rng.uniform(-4, 4, curved.nv)
+    rk4 = dp.simulate(curved, q0, v0, 1.0, dt=2.5e-4, progress=False, record_every=4)
+    ada = dp.simulate(curved, q0, v0, 1.0, dt=1e-3, method=method, rtol=1e-11, atol=1e-12, progress=False)
+    assert max(np.abs(dp.difference(curved, a, b)).max() for a, b in zip(ada.q, rk4.q, strict=True)) < 1e-7
+    np.testing.assert_allclose(np.linalg.norm(ada.q[:, 3:7], axis=1), 1.0, atol=1e-14)
+
+
+@pytest.mark.parametrize("method", ["rk45", "dop853"])
+def test_adaptive_energy_balance_with_a_controller(gripper, method):
+    """The work integral rides along as a state: kinetic + potential − work stays at its start."""
+
+    def pd(t, q, v):
+        return 0.3 * (np.deg2rad([20.0, 10.0, 10.0, 95.0]) - q) - 0.05 * v
+
+    traj = dp.simulate(gripper, np.deg2rad([-60.0, 0, 0, 90]), np.zeros(4), 1.0, dt=1e-3, method=method, tau=pd,
+                       rtol=1e-11, atol=1e-12, progress=False)  # fmt: skip
+    E = traj.energy["total"]
+    assert np.abs(traj.energy["work"]).max() > 1e-3
+    assert np.abs(E - E[0]).max() <= 1e-7 * np.abs(traj.energy["kinetic"]).max()
+    np.testing.assert_allclose(traj.tau[10], pd(traj.t[10], traj.q[10], traj.v[10]), atol=1e-15)
+
+
+def test_adaptive_closed_loop_matches_rk4():
+    from denoc_pin.loops import loop_residual
+
+    model = dp.load_urdf(ROOT / "urdf" / "four_bar.urdf")
+    q0 = dp.assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
+    rk4 = dp.simulate(model, q0, np.zeros(3), 0.5, dt=2.5e-4, progress=False, record_every=4)
+    ada = dp.simulate(model, q0, np.zeros(3), 0.5, dt=1e-3, method="dop853", rtol=1e-10, atol=1e-12, progress=False)
+    assert_close(ada.q, rk4.q, rtol=1e-7, what="four-bar q")
+    assert_close(ada.lam, rk4.lam, rtol=1e-6, what="λ")
+    assert max(np.abs(loop_residual(model, q)).max() for q in ada.q) < 1e-8
