@@ -1,4 +1,4 @@
-"""The ``denoc-pin`` command line: ``info``, ``validate`` and ``demo``.
+"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view`` and ``demo``.
 
 Exit codes: 0 success, 1 a check failed, 2 the model could not be loaded (the message says why).
 """
@@ -93,6 +93,91 @@ def cmd_validate(args) -> int:
     return 0 if ok else 1
 
 
+def _state(model, values, what: str, default):
+    """A q0/v0 from the command line (a list of numbers), or ``default``; its size named when wrong."""
+    import numpy as np
+
+    if values is None:
+        return default
+    return np.asarray(values, dtype=float)
+
+
+def cmd_simulate(args) -> int:
+    import time
+
+    import numpy as np
+
+    from .configuration import neutral
+    from .simulate import simulate
+
+    model = _load(args)
+    q0 = _state(model, args.q0, "q0", neutral(model))
+    v0 = _state(model, args.v0, "v0", np.zeros(model.nv))
+    if model.loops:
+        from .loops import assemble, loop_residual
+
+        if q0.shape == (model.nq,) and np.abs(loop_residual(model, q0)).max() > 1e-6:
+            q0 = assemble(model, q0)
+            print(f"q0 did not close the loops; assembled to q0 = {np.array2string(q0, precision=6)}")
+    t0 = time.perf_counter()
+    traj = simulate(model, q0, v0, args.t, dt=args.dt, method=args.method, progress=None if args.progress else False,
+                    record_every=args.record_every, rtol=args.rtol, atol=args.atol)  # fmt: skip
+    wall = time.perf_counter() - t0
+    E = traj.energy["total"]
+    drift = float(np.abs(E - E[0]).max() / max(np.abs(traj.energy["kinetic"]).max(), 1e-300))
+    steps = f"{traj.stats['steps']} adaptive steps" if traj.stats else f"{round(args.t / args.dt)} steps"
+    print(f"{model.name}: {args.method}, {args.t} s simulated in {wall:.3f} s ({steps}, {len(traj.t)} samples); "
+          f"energy balance drift {drift:.2e} of the peak kinetic energy")  # fmt: skip
+    if args.out:
+        traj.save(args.out) if not str(args.out).endswith(".csv") else traj.to_csv(args.out)
+        print(f"trajectory -> {args.out}")
+    if args.plot:
+        from .demo import _line_plot
+
+        curves = {f"{model.names[k]} [rad or m]": traj.q[:, model.idx_q[k]] for k in range(1, min(model.njoints, 9))}
+        _line_plot(
+            Path(args.plot), traj.t, curves, "time [s]", "q (first entry per joint)", f"{model.name}: {args.method}"
+        )
+        print(f"plot -> {args.plot}")
+    if args.html:
+        from .viewer import Viewer
+
+        Viewer(model).save_html(args.html, traj=traj)
+        print(f"viewer -> {args.html}")
+    return 0
+
+
+def cmd_view(args) -> int:
+    import time
+
+    from .viewer import Viewer
+
+    model = _load(args)
+    viewer = Viewer(model, live=True)
+    print(f"MeshCat viewer: {viewer.url}")
+    traj = None
+    if args.traj:
+        from .simulate import Trajectory
+
+        traj = Trajectory.load(args.traj)
+        if traj.q.shape[1] != model.nq:
+            raise ValueError(f"{args.traj} holds q of size {traj.q.shape[1]}, the model has nq = {model.nq}")
+    try:
+        if args.no_wait:
+            if traj is not None:
+                viewer.play(traj, speed=args.speed)
+            return 0
+        print("Ctrl-C to stop")
+        while True:
+            if traj is not None:
+                viewer.play(traj, speed=args.speed)
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        viewer.close()
+
+
 def cmd_demo(args) -> int:
     from . import demo
 
@@ -136,6 +221,31 @@ def main(argv=None) -> int:
             p.add_argument("--samples", type=int, default=10, help="random states (default 10)")
             p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
             p.add_argument("--json", action="store_true", help="machine-readable output")
+    for name, help_ in [
+        ("simulate", "simulate a URDF (RK4 or adaptive): trajectory, plot and HTML viewer outputs"),
+        ("view", "show a URDF (and a saved trajectory) in a live MeshCat viewer"),
+    ]:
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("urdf", help="URDF file, or an example-robot-data name")
+        p.add_argument("--strict", action="store_true", help="refuse physically inconsistent inertias")
+        p.add_argument("--root-joint", choices=["free-flyer", "planar"], default=None, help="floating base")
+        if name == "simulate":
+            p.add_argument("--t", type=float, default=1.0, help="simulated time [s] (default 1)")
+            p.add_argument("--dt", type=float, default=1e-3, help="RK4 step / sampling of the adaptive methods")
+            p.add_argument("--q0", type=float, nargs="+", help="initial configuration (nq numbers; default neutral)")
+            p.add_argument("--v0", type=float, nargs="+", help="initial velocity (nv numbers; default 0)")
+            p.add_argument("--method", choices=["rk4", "rk45", "dop853"], default="rk4")
+            p.add_argument("--rtol", type=float, default=1e-8, help="adaptive methods (default 1e-8)")
+            p.add_argument("--atol", type=float, default=1e-10, help="adaptive methods (default 1e-10)")
+            p.add_argument("--record-every", type=int, default=1, help="keep every k-th sample")
+            p.add_argument("--out", help="trajectory file (.npz, or .csv)")
+            p.add_argument("--plot", help="PNG of q(t)")
+            p.add_argument("--html", help="self-contained HTML viewer playing the motion")
+            p.add_argument("--progress", action="store_true", help="progress bar")
+        else:
+            p.add_argument("--traj", help="a trajectory saved by simulate --out (.npz)")
+            p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+            p.add_argument("--no-wait", action="store_true", help="play once and exit (default: until Ctrl-C)")
     d = sub.add_parser("demo", help="the seed papers' examples 1-3, checked against Pinocchio, figures in --out")
     d.add_argument("--out", default="out", help="folder for the figures (default out/)")
     d.add_argument("--quick", action="store_true", help="shortened runs")
@@ -147,8 +257,13 @@ def main(argv=None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
-            return {"info": cmd_info, "validate": cmd_validate, "demo": cmd_demo}[args.command](args)
+            commands = {"info": cmd_info, "validate": cmd_validate, "simulate": cmd_simulate, "view": cmd_view,
+                        "demo": cmd_demo}  # fmt: skip
+            return commands[args.command](args)
     except ModelError as e:
+        print(f"denoc-pin: error: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as e:  # bad states, step sizes, files: the message says which
         print(f"denoc-pin: error: {e}", file=sys.stderr)
         return 2
 

@@ -37,11 +37,22 @@ CUT_COLOR = (0.9, 0.1, 0.1, 1.0)
 FPS = 30  # frames per second of an animation
 
 
+def _import_meshcat():
+    """meshcat, imported without the DeprecationWarning its server module raises (a pyzmq event loop)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import meshcat
+        import meshcat.visualizer
+
+    return meshcat
+
+
 class _Scene:
     """A meshcat window (the object ``meshcat.Visualizer`` sends its commands to) that keeps the scene
     tree as meshcat's server does, and forwards every command to a live window when there is one."""
 
     def __init__(self, live=None):
+        _import_meshcat()
         from meshcat.servers.tree import SceneTree
 
         self.tree = SceneTree()
@@ -199,7 +210,7 @@ class Viewer:
     """
 
     def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None):
-        import meshcat
+        meshcat = _import_meshcat()
         from pinocchio.visualize import MeshcatVisualizer
 
         if not isinstance(model, Model):
@@ -211,9 +222,7 @@ class Viewer:
         self.model = model
         window = None
         if live or zmq_url is not None:
-            from meshcat.visualizer import ViewerWindow
-
-            window = ViewerWindow(zmq_url=zmq_url, start_server=zmq_url is None, server_args=[])
+            window = meshcat.visualizer.ViewerWindow(zmq_url=zmq_url, start_server=zmq_url is None, server_args=[])
         self._scene = _Scene(window)
         self.meshcat = meshcat.Visualizer(window=self._scene)
         self.pin_model, self.visual_model = visual_model(model, package_dirs)
@@ -222,6 +231,16 @@ class Viewer:
         self._viz.loadViewerModel(rootNodeName="denoc_pin")
         self._frame_camera()
         self.display(_neutral(model))
+
+    def close(self) -> None:
+        """Disconnect from the live server, and stop it if this viewer started it."""
+        live = self._scene.live
+        if live is not None:
+            live.zmq_socket.close(linger=0)
+            if live.server_proc is not None:
+                live.server_proc.kill()
+                live.server_proc.wait()
+            self._scene.live = None
 
     @property
     def url(self) -> str | None:

@@ -1,6 +1,7 @@
 """The denoc-pin command line."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -58,3 +59,50 @@ def test_validate_checks_the_loops_of_a_closed_urdf(capsys):
     assert cli.main(["validate", str(ROOT / "urdf" / "four_bar.urdf"), "--samples", "2"]) == 0
     out = capsys.readouterr().out
     assert "constrained_fd q̈" in out and "dense KKT (denoc_matrices)" in out and "constrained_id" in out
+
+
+def test_simulate_writes_trajectory_plot_and_viewer(tmp_path, capsys):
+    import numpy as np
+
+    import denoc_pin as dp
+
+    out, png, html = tmp_path / "t.npz", tmp_path / "q.png", tmp_path / "v.html"
+    argv = ["simulate", str(ROOT / "urdf" / "gripper.urdf"), "--t", "0.2", "--q0", "-1.0471975511965976", "0", "0",
+            "0", "--out", str(out), "--plot", str(png), "--html", str(html)]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert "rk4, 0.2 s simulated" in capsys.readouterr().out
+    traj = dp.Trajectory.load(out)
+    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    ref = dp.simulate(model, np.deg2rad([-60.0, 0, 0, 0]), np.zeros(4), 0.2, progress=False)
+    np.testing.assert_allclose(traj.q, ref.q, atol=1e-13)
+    assert png.stat().st_size > 5000 and "MeshCat.Viewer" in html.read_text()
+
+
+def test_simulate_adaptive_closed_loop_assembles_q0(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    argv = ["simulate", str(ROOT / "urdf" / "four_bar.urdf"), "--t", "0.1", "--q0", "0.3", "1", "1.2",
+            "--method", "dop853", "--out", str(out)]  # fmt: skip
+    assert cli.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "assembled to q0" in text and "adaptive steps" in text
+    assert len(out.read_text().splitlines()) == 102
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--q0", "1", "2"], r"q0 must have shape \(4,\), got \(2,\)"), (["--dt", "-1"], "dt must be a positive")],
+)
+def test_simulate_bad_arguments_exit_2(extra, message, capsys):
+    assert cli.main(["simulate", str(ROOT / "urdf" / "gripper.urdf"), *extra]) == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+def test_view_serves_and_plays_a_saved_trajectory(tmp_path, capsys):
+    traj = tmp_path / "t.npz"
+    assert cli.main(["simulate", str(ROOT / "urdf" / "two_link.urdf"), "--t", "0.1", "--out", str(traj)]) == 0
+    assert (
+        cli.main(["view", str(ROOT / "urdf" / "two_link.urdf"), "--traj", str(traj), "--no-wait", "--speed", "10"]) == 0
+    )
+    assert "MeshCat viewer: http://127.0.0.1:" in capsys.readouterr().out
+    assert cli.main(["view", str(ROOT / "urdf" / "gripper.urdf"), "--traj", str(traj), "--no-wait"]) == 2
+    assert "holds q of size 2, the model has nq = 4" in capsys.readouterr().err
