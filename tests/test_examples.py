@@ -22,7 +22,9 @@ def test_quickstart(capsys):
     assert np.abs(_row(out, "FD(ID(a)) - a")).max() < 1e-10
 
 
-@pytest.mark.parametrize("name", ["gripper_inverse_dynamics", "gripper_fall", "rope_fall", "schiehlen_open"])
+@pytest.mark.parametrize(
+    "name", ["gripper_inverse_dynamics", "gripper_fall", "rope_fall", "schiehlen_open", "isobe_multibranch"]
+)
 def test_paper_example_scripts_write_their_figures(name, tmp_path):
     import subprocess
     import sys
@@ -40,6 +42,10 @@ def test_paper_example_scripts_write_their_figures(name, tmp_path):
         assert out["max_rel_error_vs_rnea"] <= 1e-9 and abs(out["peak_torque_Nm"] - 0.981) < 1e-9
     if name == "schiehlen_open":  # eq. (21) and the triangular eq. (22) = D Uᵀ, to the URDF's 10 digits
         assert out["eq21_max_rel_error"] <= 1e-10 and out["eq22_max_rel_error"] <= 1e-10
+    if name == "isobe_multibranch":  # Table 1, τ = L T P and rnea against the hand-derived Lagrangian form
+        for route in ("denoc", "parallel", "rnea"):
+            assert out[f"{route}_vs_lagrange_max_rel"] <= 1e-12
+        assert out["peak_torques_Nm"][0] > 1.0  # the motion is not trivial
     if name == "rope_fall":
         assert out["steps"] == 1750 and out["final_state_rel_diff"] <= 1e-9 and out["energy_drift_rel"] <= 1e-4
 
@@ -79,3 +85,17 @@ def test_closed_loop_examples(name, tmp_path):
         assert out["loop_residual_max"] <= 1e-8 and out["energy_drift_rel"] <= 1e-6
     else:
         assert out["fd_of_id_max_rel_error"] <= 1e-9 and out["passive_torque_max"] == 0.0
+
+
+def test_isobe_lagrangian_form_is_sensitive_to_the_model():
+    """The closed form is an independent check: a 1% change of the tip mass is seen at once."""
+    import denoc_pin as dp
+    from denoc_pin import demo
+    from denoc_pin.models import isobe_multibranch
+
+    t = np.linspace(0, 1, 11)
+    q, v, a = demo.eq15(t, np.zeros(3), np.pi / 2 * np.array([1.0, 1.0, -1.0]), 1.0)
+    tau = dp.inverse_dynamics_trajectory(isobe_multibranch(tip_mass=0.505), t, q, v, a)
+    lagrange = demo.isobe_lagrange(q, v, a)
+    assert np.abs(tau - lagrange).max() > 1e-3 * np.abs(lagrange).max()
+    np.testing.assert_allclose(demo.isobe_lagrange(q, v, a, tip_mass=0.505), tau, rtol=1e-12, atol=1e-12)
