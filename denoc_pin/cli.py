@@ -195,7 +195,7 @@ def cmd_demo(args) -> int:
             f", same loop on pinocchio.aba {r['pinocchio_loop_wall_s']:.2f} s,"
             f" states agree to {r['final_state_rel_diff']:.0e}"
         )
-    print(line + f", energy drift {r['energy_drift_rel']:.1e} -> {r['figure']}")
+    print(line + f", energy drift {r['energy_drift_rel']:.1e} -> {r['figure']}, {r['viewer']}")
     ok = g["max_rel_error_vs_rnea"] <= 1e-9 and r.get("final_state_rel_diff", 0.0) <= 1e-9
     return 0 if ok else 1
 
