@@ -32,6 +32,7 @@ from .parallel_scheme import connectivity_matrix
 from .pinocchio_bridge import from_pinocchio
 from .simulate import Trajectory, energy, inverse_dynamics_trajectory, simulate
 from .urdf import InertiaWarning, load_urdf
+from .viewer import Viewer
 
 __version__ = "0.1.0"
 
@@ -56,6 +57,7 @@ __all__ = [
     "Module",
     "ModelBuilder",
     "Trajectory",
+    "Viewer",
     "connectivity_matrix",
     "denoc_matrices",
     "difference",
