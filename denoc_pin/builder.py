@@ -58,6 +58,7 @@ class ModelBuilder:
         # link name -> (body, R, p): where a link frame sits on its body
         self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {base: (0, np.eye(3), np.zeros(3))}
         self._loops: list = []
+        self._passive: list = []  # names of unactuated joints (Model.passive)
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
         if isinstance(parent, str):
@@ -188,6 +189,7 @@ class ModelBuilder:
             gravity=self.gravity,
             source="ModelBuilder",
             loops=self._loops,
+            passive=self._passive,
         )
         if nj > 1:
             check_not_singular(model, where=f"model {self.name!r}")

@@ -1,7 +1,10 @@
 """Model edits for structure-varying systems (Isobe & Yagi): new models from old, nothing re-read.
 
-Each edit rebuilds the model through :class:`ModelBuilder`, so modules (and the connectivity) are
-recomputed; the original model is immutable and stays as it was.
+Each edit builds a new :class:`Model`, so modules (and the connectivity) are recomputed; the original
+model is immutable and stays as it was.  ``lock_joints`` and ``attach`` change the tree and go through
+:class:`ModelBuilder`; ``with_loop``, ``without_loop`` and ``with_passive`` keep it and rebuild the
+model from its own fields (``with_fields``).  ``transfer_state`` carries a state across an edit (the
+events of ``simulate``).
 """
 
 from __future__ import annotations
@@ -58,6 +61,97 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
             insert()
 
 
+def with_fields(model: Model, **changes) -> Model:
+    """A new model from ``model``'s own fields, with ``changes`` (e.g. ``loops=…``, ``passive=…``)."""
+    fields = {
+        "name": model.name, "names": model.names, "link_names": model.link_names, "parents": model.parents,
+        "kinds": model.kinds, "axes": model.axes, "axes2": model.axes2,
+        "placement_rotation": model.placement_rotation, "placement_translation": model.placement_translation,
+        "masses": model.masses, "coms": model.coms, "inertias": model.inertias, "frames": model.frames,
+        "gravity": model.gravity, "source": model.source, "loops": model.loops, "passive": model.passive,
+    }  # fmt: skip
+    unknown = set(changes) - set(fields)
+    if unknown:
+        raise TypeError(f"with_fields: unknown fields {sorted(unknown)}")
+    return Model(**(fields | changes))
+
+
+def with_loop(model: Model, loop) -> Model:
+    """``model`` with the cut joint ``loop`` added (checked against the links like any loop joint)."""
+    from .loops import LoopJoint
+
+    if not isinstance(loop, LoopJoint):
+        raise ModelError(f"with_loop needs a dp.LoopJoint, got {type(loop).__name__}")
+    if loop.name in {lp.name for lp in model.loops}:
+        raise ModelError(f"model {model.name!r} already has a loop joint {loop.name!r}")
+    return with_fields(model, loops=(*model.loops, loop))
+
+
+def without_loop(model: Model, name: str) -> Model:
+    """``model`` without the cut joint ``name``: the loop opens."""
+    names = [lp.name for lp in model.loops]
+    if name not in names:
+        raise ModelError(
+            f"model {model.name!r} has no loop joint {name!r}; loop joints are: {', '.join(names) or '(none)'}"
+        )
+    return with_fields(model, loops=tuple(lp for lp in model.loops if lp.name != name))
+
+
+def _columns(model: Model, k: int) -> np.ndarray:
+    return np.arange(int(model.idx_v[k]), int(model.idx_v[k] + model.nvs[k]))
+
+
+def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray, float]:
+    """Carry (q, v) of ``old`` across an edit to ``new``: joints are matched by name, a joint that is new
+    starts at its neutral value at rest, a joint that is gone (locked) keeps its pose inside its body.
+
+    Velocities go through the impact of the edit: a locked joint stops, and a loop that closes stops the
+    relative motion it forbids.  As for a perfectly inelastic impact, v⁺ is the velocity closest to v in
+    the kinetic-energy metric that satisfies the new constraints:
+
+        min ½ (v⁺ − v)ᵀ GIM (v⁺ − v)  subject to  C v⁺ = 0,   C = [rows of the locked joints; J_new P]
+
+    (P maps old velocities to new ones), so the generalized momentum GIM v is conserved in every
+    direction the constraints leave free: a free-floating system keeps its linear and angular momentum.
+    Returns (q_new, v_new, kinetic energy lost).
+    """
+    from .algorithms.composite import gim
+    from .configuration import neutral
+
+    q = configuration(old, q)
+    v = np.asarray(v, dtype=float)
+    q_new, v_new = neutral(new), np.zeros(new.nv)
+    P = np.zeros((new.nv, old.nv))
+    locked_cols = []
+    for k in range(1, old.njoints):
+        name = old.names[k]
+        if name not in new.names:
+            locked_cols.extend(_columns(old, k))
+            continue
+        j = new.names.index(name)
+        if new.kinds[j] != old.kinds[k]:
+            raise ModelError(f"joint {name!r} changed kind across the edit; states cannot be carried")
+        q_new[new.idx_q[j] : new.idx_q[j] + new.nqs[j]] = q[old.idx_q[k] : old.idx_q[k] + old.nqs[k]]
+        P[_columns(new, j), _columns(old, k)] = 1.0
+    rows = [np.eye(old.nv)[locked_cols]]
+    if new.loops:
+        from .loops import loop_jacobian
+
+        rows.append(loop_jacobian(new, q_new) @ P)
+    C = np.vstack(rows)
+    M = gim(old, old.create_data(), q)
+    if C.shape[0] and np.abs(C @ v).max() > 0.0:
+        # v⁺ = v − M⁻¹Cᵀ μ with (C M⁻¹ Cᵀ) μ = C v; minimum-norm μ for redundant constraints
+        Y = np.linalg.solve(M, C.T)
+        mu = np.linalg.lstsq(C @ Y, C @ v, rcond=1e-12)[0]
+        v_plus = v - Y @ mu
+    else:
+        v_plus = v.copy()
+    v_new[:] = P @ v_plus
+    lost = 0.5 * float(v @ M @ v - v_plus @ M @ v_plus)
+    return q_new, v_new, lost
+
+
 def lock_joints(model: Model, names, q) -> Model:
     """A new model where the joints ``names`` are rigid at their values in ``q``: each locked link
     merges into its parent body (and its children hang from that body), as a fixed joint would.
@@ -76,7 +170,26 @@ def lock_joints(model: Model, names, q) -> Model:
     b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
     _copy_model(b, model, locked_pose=poses)
     b._loops.extend(model.loops)  # the links keep their names, so the cut joints carry over
-    return b.build()
+    b._passive.extend(p for p in model.passive if model.joint_id(p) not in locked)
+    edited = b.build()
+    if edited.loops:
+        _refuse_rigid_loops(model, edited, names, q)
+    return edited
+
+
+def _refuse_rigid_loops(model: Model, edited: Model, names, q) -> None:
+    """Locking a joint of a closed loop must leave the loop some mobility: a rigid loop keeps every one of
+    its constraints while nothing can move, an over-constrained structure whose reactions are not
+    determined."""
+    from .loops import loop_mobility
+
+    q_new = transfer_state(model, edited, q, np.zeros(model.nv))[0]
+    for loop, mobility in loop_mobility(edited, q_new).items():
+        if mobility <= 0 and loop_mobility(model, q).get(loop, 0) > 0:
+            raise ModelError(
+                f"locking {', '.join(names)} leaves loop {loop!r} of model {model.name!r} rigid (mobility 0): "
+                f"over-constrained; open it first with model.without_loop({loop!r})"
+            )
 
 
 def attach(model: Model, parent_link: str, submodel: Model, placement=None, prefix: str = "") -> Model:
@@ -122,6 +235,8 @@ def attach(model: Model, parent_link: str, submodel: Model, placement=None, pref
     _copy_model(b, model, after=last, insert=add_submodel)
     _copy_frames(b, submodel, sub_link, prefix)
     b._loops.extend(model.loops)
+    b._passive.extend(model.passive)
+    b._passive.extend(prefix + p for p in submodel.passive)
     for lp in submodel.loops:
         b.add_loop(prefix + lp.name, lp.type, prefix + lp.link1, prefix + lp.link2, lp.placement1, lp.placement2,
                    lp.axis, lp.axis2)  # fmt: skip

@@ -605,9 +605,11 @@ def _dof_of(model: Model, names, what: str) -> np.ndarray:
 
 
 def constrained_inverse_dynamics(
-    model: Model, data: Data, q, v, a, actuated, fext=None, rcond: float = 1e-10, atol: float = 1e-8
+    model: Model, data: Data, q, v, a, actuated=None, fext=None, rcond: float = 1e-10, atol: float = 1e-8
 ) -> tuple[np.ndarray, np.ndarray]:
     """Actuator torques τ (nv,; zero on passive joints) and reactions λ that produce q̈ = ``a``.
+
+    actuated: joint names; None: every joint not in ``model.passive`` (``model.with_passive``).
 
     The tree's inverse dynamics (Table 1) gives τ_tree = GIM q̈ + h, the torque the open tree
     would need; in the closed mechanism it is shared between the actuated joints A and the cut
@@ -625,6 +627,8 @@ def constrained_inverse_dynamics(
 
     _need_loops(model, "constrained_inverse_dynamics")
     _one_state(q, v, a, "a", "constrained_inverse_dynamics")
+    if actuated is None:
+        actuated = [n for n in model.names[1:] if n not in model.passive]
     cols = _dof_of(model, actuated, "actuated")
     a = vector(a, model.nv, "a")
     tau_tree = inverse_dynamics(model, data, q, v, a, fext)
@@ -712,6 +716,27 @@ def complete_motion(model: Model, q, joints, v_joints, a_joints=None, data: Data
     st = _LoopState(model, data, True)
     a[rest] = solve_rest(J[:, cols] @ a[cols] + st.Jdv, "accelerations")
     return v, a
+
+
+def loop_mobility(model: Model, q) -> dict[str, int]:
+    """Per cut joint, the mobility of its loop at q: the DOF of the tree joints on the path between
+    its two links, less the rank of its constraints on them (0: the loop is rigid)."""
+    J = loop_jacobian(model, q)
+    rows = np.cumsum([0] + [lp.n_constraints for lp in model.loops])
+    out = {}
+    for i, cut in enumerate(model._cuts):
+        a, b = {cut.body1}, {cut.body2}
+        for s in (a, b):  # ancestors, each set including the body itself
+            k = next(iter(s))
+            while k:
+                k = int(model.parents[k])
+                s.add(k)
+        path = sorted((a ^ b) - {0})
+        cols = [c for k in path for c in range(int(model.idx_v[k]), int(model.idx_v[k] + model.nvs[k]))]
+        block = J[rows[i] : rows[i + 1]][:, cols]
+        rank = np.linalg.matrix_rank(block, tol=1e-9 * max(1.0, np.abs(block).max())) if block.size else 0
+        out[model.loops[i].name] = len(cols) - int(rank)
+    return out
 
 
 def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-12, max_iter: int = 50) -> np.ndarray:

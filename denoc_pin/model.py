@@ -84,6 +84,8 @@ class Model:
     - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
     - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``loops.py``);
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
+    - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
+      them zero torque by default); empty: every joint is actuated.
     """
 
     def __init__(
@@ -105,6 +107,7 @@ class Model:
         source: str | None = None,
         axes2=None,
         loops=(),
+        passive=(),
     ):
         parents = np.asarray(parents, dtype=np.int64)
         kinds = np.asarray(kinds, dtype=np.int64)
@@ -197,6 +200,13 @@ class Model:
         set_(self, "_cuts", cuts)
         set_(self, "_loop_pack", pack_cuts(cuts))
         set_(self, "n_constraints", sum(lp.n_constraints for lp in loops))
+        passive = (passive,) if isinstance(passive, str) else tuple(passive)
+        for p in passive:
+            if p not in self.names[1:]:
+                raise ModelError(
+                    f"passive joint {p!r} is not in model {name!r}; joints are: {', '.join(self.names[1:])}"
+                )
+        set_(self, "passive", tuple(dict.fromkeys(passive)))
 
     def __setattr__(self, key, value):
         raise AttributeError(f"denoc_pin.Model is immutable (tried to set {key!r}); build a new model instead")
@@ -225,6 +235,24 @@ class Model:
 
         return attach(self, parent_link, submodel, placement, prefix)
 
+    def with_loop(self, loop) -> Model:
+        """A new model with the cut joint ``loop`` (a :class:`LoopJoint`) added: a loop closes."""
+        from .edits import with_loop
+
+        return with_loop(self, loop)
+
+    def without_loop(self, name: str) -> Model:
+        """A new model without the cut joint ``name``: the loop opens."""
+        from .edits import without_loop
+
+        return without_loop(self, name)
+
+    def with_passive(self, names) -> Model:
+        """A new model whose passive (unactuated) joints are ``names``; the others are actuated."""
+        from .edits import with_fields
+
+        return with_fields(self, passive=[names] if isinstance(names, str) else list(names))
+
     def joint_id(self, name: str) -> int:
         """Body/joint index of a joint name, with the valid names in the error."""
         try:
@@ -246,6 +274,8 @@ class Model:
         text = head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
         for lp in self.loops:
             text += f"\nloop joint {lp.name!r}: {lp.type}, {lp.link1} -> {lp.link2}, {lp.n_constraints} constraints"
+        if self.passive:
+            text += f"\npassive joints: {', '.join(self.passive)}"
         return text
 
 

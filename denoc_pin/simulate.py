@@ -237,6 +237,7 @@ class Trajectory:
     model_name: str = ""
     lam: np.ndarray | None = None  # (N, n_constraints) cut-joint reactions, for models with loops
     stats: dict | None = None  # adaptive methods: "steps" accepted, "fd_calls" (not saved)
+    events: list | None = None  # simulate(events=…): dicts "t", "model", "kinetic_lost" (not saved)
 
     def save(self, path) -> None:
         """Write a .npz file (``np.savez``)."""
@@ -267,8 +268,90 @@ class Trajectory:
             w.writerows(cols.tolist())
 
 
-def _energies(kinetic, potential, work) -> dict:
-    return {"kinetic": kinetic, "potential": potential, "work": work, "total": kinetic + potential - work}
+def _energies(kinetic, potential, work, impact_loss=None) -> dict:
+    if impact_loss is None:
+        return {"kinetic": kinetic, "potential": potential, "work": work, "total": kinetic + potential - work}
+    return {"kinetic": kinetic, "potential": potential, "work": work, "impact_loss": impact_loss,
+            "total": kinetic + potential - work + impact_loss}  # fmt: skip
+
+
+def _simulate_events(model: Model, q0, v0, nsteps: int, dt: float, events, options: dict) -> Trajectory:
+    """``simulate`` with timed model edits: one run per segment, the state carried across each edit."""
+    from .edits import transfer_state
+
+    try:
+        timed = sorted((float(t), edit) for t, edit in events)
+    except (TypeError, ValueError):
+        raise ValueError("events must be a list of (t, edit) pairs with edit(model, q) -> Model") from None
+    cuts = []
+    for t, edit in timed:
+        n = int(round(t / dt))
+        if not callable(edit) or not 0 < n < nsteps:
+            raise ValueError(
+                f"event at t = {t}: needs 0 < t < t_final = {nsteps * dt} and a callable edit(model, q) -> Model"
+            )
+        cuts.append((n, edit))
+    if len({n for n, _ in cuts}) != len(cuts):
+        raise ValueError("two events fall on the same step; give them distinct times (or one combined edit)")
+    parts, log = [], []
+    current, q, v, start, work, lost = model, q0, v0, 0, 0.0, 0.0
+    held = q0.copy()  # the original layout; locked joints keep their last values here
+    for n, edit in [*cuts, (nsteps, None)]:
+        seg = simulate(current, q, v, (n - start) * dt, dt, **options)
+        parts.append((current, start, seg, work, lost))
+        work += seg.energy["work"][-1]
+        if edit is None:
+            break
+        q_end = seg.q[-1]
+        held = _to_original(model, current, seg.q[-1:], held)[0][0]
+        new = edit(current, q_end)
+        if not isinstance(new, Model):
+            raise ValueError(f"the edit at t = {n * dt} returned {type(new).__name__}, not a denoc_pin.Model")
+        extra = [name for name in new.names[1:] if name not in model.names]
+        if extra:
+            raise ValueError(
+                f"the edit at t = {n * dt} adds joints {extra}: the trajectory keeps the original model's layout, "
+                "so events may lock joints, open or close loops, change the passive set, or attach rigid payloads"
+            )
+        q, v, loss = transfer_state(current, new, q_end, seg.v[-1])
+        lost += loss
+        log.append({"t": n * dt, "model": new, "kinetic_lost": loss})
+        current, start = new, n
+    return _join(model, parts, log, dt)
+
+
+def _to_original(model: Model, part: Model, Q, held) -> tuple[np.ndarray, list]:
+    """Rows of q in ``part``'s layout written into ``model``'s, the missing joints at ``held``; and the
+    (part columns, model columns) of the velocities."""
+    out = np.tile(held, (len(Q), 1))
+    cols = ([], [])
+    for j in range(1, part.njoints):
+        k = model.joint_id(part.names[j])
+        out[:, model.idx_q[k] : model.idx_q[k] + model.nqs[k]] = Q[:, part.idx_q[j] : part.idx_q[j] + part.nqs[j]]
+        cols[0].extend(range(int(part.idx_v[j]), int(part.idx_v[j] + part.nvs[j])))
+        cols[1].extend(range(int(model.idx_v[k]), int(model.idx_v[k] + model.nvs[k])))
+    return out, cols
+
+
+def _join(model: Model, parts, log, dt: float) -> Trajectory:
+    """One trajectory in ``model``'s layout from the segments; each segment's last sample gives way to the
+    next one's first (the state after the event)."""
+    rows = {key: [] for key in ("t", "q", "v", "a", "tau", "kinetic", "potential", "work", "impact")}
+    held = parts[0][2].q[0].copy()
+    for i, (part, start, seg, work0, lost) in enumerate(parts):
+        keep = slice(None) if i == len(parts) - 1 else slice(0, -1)
+        Q, (pc, mc) = _to_original(model, part, seg.q[keep], held)
+        held = _to_original(model, part, seg.q[-1:], held)[0][0]
+        n = len(Q)
+        V, A, T = (np.zeros((n, model.nv)) for _ in range(3))
+        V[:, mc], A[:, mc], T[:, mc] = seg.v[keep][:, pc], seg.a[keep][:, pc], seg.tau[keep][:, pc]
+        rows["t"].append(start * dt + seg.t[keep])
+        rows["q"].append(Q), rows["v"].append(V), rows["a"].append(A), rows["tau"].append(T)
+        rows["kinetic"].append(seg.energy["kinetic"][keep]), rows["potential"].append(seg.energy["potential"][keep])
+        rows["work"].append(work0 + seg.energy["work"][keep]), rows["impact"].append(np.full(n, lost))
+    cat = {key: np.concatenate(val) for key, val in rows.items()}
+    energy = _energies(cat["kinetic"], cat["potential"], cat["work"], cat["impact"])
+    return Trajectory(cat["t"], cat["q"], cat["v"], cat["a"], cat["tau"], energy, model.name, events=log)
 
 
 def simulate(
@@ -284,6 +367,7 @@ def simulate(
     baumgarte=(50.0, 50.0),
     rtol: float = 1e-8,
     atol: float = 1e-10,
+    events=None,
 ) -> Trajectory:
     """Simulate from (q0, v0) for ``t_final`` seconds.
 
@@ -297,6 +381,13 @@ def simulate(
     baumgarte: (kp, kd) for a model with loops (``constrained_forward_dynamics``): the loop error
     obeys r̈ + 2 kd ṙ + kp² r = 0, a critically damped decay at kp = kd.  (q0, v0) must close the
     loops (``dp.assemble``; v0 with J v0 = 0) to 1e-6.
+    events: timed structure changes ``[(t, edit), …]`` (Isobe & Yagi's structure-varying systems), each
+    ``edit(model, q) -> Model`` (e.g. ``lambda m, q: m.lock_joints(["joint4"], q)``, ``m.without_loop(…)``,
+    ``m.with_loop(…)``).  At t (rounded to a step) the state is carried to the edited model by
+    ``edits.transfer_state`` (an inelastic impact that conserves generalized momentum) and the run
+    goes on.  The trajectory stays in this model's layout: a locked joint holds its value with zero
+    rate.  ``energy["impact_loss"]`` accumulates the kinetic energy the impacts take, and ``total``
+    includes it; ``Trajectory.events`` lists each event's time, model and loss.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
@@ -314,6 +405,10 @@ def simulate(
         raise ValueError(f"t_final = {t_final} is shorter than one step dt = {dt}")
     q0 = np.ascontiguousarray(configuration(model, q0, "q0"))
     v0 = np.ascontiguousarray(vector(v0, model.nv, "v0"))
+    if events:
+        options = {"method": method, "tau": tau, "progress": progress, "record_every": record_every,
+                   "baumgarte": baumgarte, "rtol": rtol, "atol": atol}  # fmt: skip
+        return _simulate_events(model, q0, v0, nsteps, dt, events, options)
     stride = int(record_every)
     nrec = nsteps // stride + 1
     data = model.create_data()

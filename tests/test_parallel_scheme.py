@@ -46,6 +46,16 @@ def test_multibranch_system_eq6():
     np.testing.assert_array_equal(L, expected)
 
 
+def test_closed_loop_system_eq5():
+    """Fig. 2(b): a closed loop cut into serial sub-chains from the base is block diagonal, one upper-triangular
+    block per sub-chain (parallel structures do not add up).  The five-bar, cut at joint3: [joint1, joint2] and
+    [joint5, joint4]."""
+    model = dp.load_urdf(ROOT / "urdf" / "isobe_five_bar.urdf")
+    assert model.names[1:] == ("joint1", "joint2", "joint5", "joint4")
+    block = np.triu(np.ones((2, 2), dtype=int))
+    np.testing.assert_array_equal(dp.connectivity_matrix(model), np.block([[block, 0 * block], [0 * block, block]]))
+
+
 def test_connectivity_is_the_block_pattern_of_N_l_transpose(case):
     model, _ = case
     if model.njoints - 1 > 60:
