@@ -275,10 +275,11 @@ def huge_chains(out: Path, sizes=(1000, 10000, 100000), dt: float = 1e-3) -> dic
 # ---------------------------------------------------------------------------------------
 
 
-def _driven(model, actuated, q_of_t, t, q_guess):
+def _driven(model, actuated, q_of_t, t, q_guess, motors=None):
     """A closed-loop motion in which the 1-DOF joints ``actuated`` follow q_of_t(t) -> (q, q̇, q̈)
     (each (len(t), n)): positions by assemble (the others follow), rates by complete_motion; then the
-    actuator torques and cut-joint reactions by closed-loop inverse dynamics."""
+    torques of ``motors`` (default: the ``actuated`` joints) and the cut-joint reactions by closed-loop
+    inverse dynamics."""
     from .loops import assemble, complete_motion, constrained_inverse_dynamics
 
     data = model.create_data()
@@ -290,7 +291,7 @@ def _driven(model, actuated, q_of_t, t, q_guess):
         q[iq] = qa[i]
         q = assemble(model, q, fixed=actuated)
         v, a = complete_motion(model, q, actuated, va[i], aa[i], data)
-        tau, lam = constrained_inverse_dynamics(model, data, q, v, a, actuated)
+        tau, lam = constrained_inverse_dynamics(model, data, q, v, a, actuated if motors is None else motors)
         Q.append(q.copy()), V.append(v), A.append(a), T.append(tau), L.append(lam)
     return tuple(np.array(x) for x in (Q, V, A, T, L))
 
@@ -504,6 +505,108 @@ def isobe_multibranch(out: Path, samples: int = 201, T: float = 1.0) -> dict:
             "parallel_vs_lagrange_max_rel": float(np.abs(parallel - lagrange).max() / scale),
             "rnea_vs_lagrange_max_rel": float(np.abs(rnea - lagrange).max() / scale),
             "peak_torques_Nm": np.abs(tau).max(axis=0).round(6).tolist()}  # fmt: skip
+
+
+def isobe_configurations() -> dict:
+    """Isobe & Yagi's structure-varying link system (section III, Figs. 5–7), by model edits of the five-bar
+    ``urdf/isobe_five_bar.urdf`` (their 0.142 m / 0.102 kg members; the layout is ours, their figures are not
+    in our text copy):
+
+    - "A: 4-joint closed loop": joint4 locked, a four-bar (joints 1, 2, 5 and the cut joint 3) driven by joint1;
+    - "B: 5-joint multibranch": the branch link (0.180 m, 0.130 kg, 0.1 kg at its tip) attached rigidly at link 2's
+      tip, so link 2 supports links 3 and 5 (their Fig. 6(b)); driven by joint1 and joint5;
+    - "C: passive joint moved": B with joint1 passive and joint2 driven instead: the actuator moves next to the
+      branching link.
+
+    Returns {label: (model, q at the start of the sway)}.
+    """
+    from .builder import ModelBuilder
+    from .loops import assemble
+    from .models import rod_inertia
+
+    base = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
+    q0 = assemble(base, np.zeros(base.nq))
+    four = base.lock_joints(["joint4"], q0).with_passive(["joint2", "joint5"])
+    branch = ModelBuilder("branch")
+    branch.add_body(0, joint="revolute", axis=(0, 1, 0), name="joint_b", link="link5", mass=0.130,
+                    com=(0.09, 0.0, 0.0), inertia=rod_inertia(0.130, 0.180))  # fmt: skip
+    branch.add_body("link5", joint="fixed", placement=(np.eye(3), (0.18, 0.0, 0.0)), mass=0.1, link="branch_tip")
+    with_branch = base.attach("link2", branch.build(), placement=(np.eye(3), np.array([0.142, 0.0, 0.0])))
+    q_branch = np.r_[q0[:2], 0.0, q0[2:]]  # joint_b sits right after link 2 (depth-first)
+    multibranch = with_branch.lock_joints(["joint_b"], q_branch).with_passive(["joint2", "joint4"])
+    moved = multibranch.with_passive(["joint1", "joint4"])
+    return {
+        "A: 4-joint closed loop": (four, q0[[0, 1, 2]]),
+        "B: 5-joint multibranch": (multibranch, q0),
+        "C: passive joint moved": (moved, q0),
+    }
+
+
+def isobe_structure_varying(out: Path, samples: int = 201, T: float = 2.0, t_fall: float = 1.5) -> dict:
+    """The three configurations of ``isobe_configurations`` follow one 2-s sway (joint1 0.3 sin, joint5
+    0.2 sin, in A joint1 only): the driven joints' torques by closed-loop inverse dynamics (their Fig. 7),
+    checked by closed-loop forward dynamics, and the peaks.  Then a structure change during a motion:
+    the five-bar falls under gravity, joint4 locks at t_fall/3 and the loop opens at 2 t_fall/3
+    (``simulate(events=…)``), with the energy balance and the impact loss."""
+    from .loops import assemble
+
+    t = np.linspace(0.0, T, samples)
+    sway = _sway([0.3, 0.2], [0.0, 0.0], T)
+    result, curves = {"configurations": {}}, {}
+    for label, (model, q0) in isobe_configurations().items():
+        driven = ["joint1", "joint5"] if "joint5" in model.names and "A:" not in label else ["joint1"]
+        f = sway if len(driven) == 2 else _sway([0.3], [0.0], T)
+        actuated = [n for n in model.names[1:] if n not in model.passive]
+        Q, V, A, Tq, _ = _driven(model, driven, f, t, q0, motors=actuated)
+        cols = [int(model.idx_v[model.joint_id(n)]) for n in actuated]
+        curves[label] = {n: Tq[:, c] for n, c in zip(actuated, cols, strict=True)}
+        result["configurations"][label] = {
+            "joints": list(model.names[1:]), "actuated": actuated, "passive": list(model.passive),
+            "peak_torques_Nm": {n: float(np.abs(Tq[:, c]).max()) for n, c in zip(actuated, cols, strict=True)},
+            "fd_of_id_max_rel_error": _round_trip(model, Q, V, A, Tq),
+        }  # fmt: skip
+    plt = _figure()
+    fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
+    for ax, (label, c) in zip(axes[:3], curves.items(), strict=True):
+        for name, y in c.items():
+            ax.plot(t, y, label=name)
+        ax.set_title(label, fontsize=10)
+        ax.set_xlabel("time [s]")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("motor torque [N·m]")
+    # a structure change during a motion
+    base = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
+    q0 = assemble(base, np.array([0.4, 0.0, -0.3, 0.0]), fixed=["joint1", "joint5"])
+    events = [
+        (t_fall / 3, lambda m, q: m.lock_joints(["joint4"], q)),
+        (2 * t_fall / 3, lambda m, q: m.without_loop("joint3")),
+    ]
+    # the locked four-bar whips round at up to 45 rad/s: RK4 needs a short step there (energy error ∝ dt⁴)
+    traj = simulate(base, q0, np.zeros(base.nv), t_fall, dt=2.5e-4, events=events, progress=False, record_every=4)
+    ax = axes[3]
+    for k in range(1, base.njoints):
+        ax.plot(traj.t, traj.q[:, base.idx_q[k]], label=base.names[k])
+    E = traj.energy["total"]
+    ax.plot(traj.t, 10 * (E - E[0]), "k--", label="10 × energy balance drift [J]")
+    for e in traj.events:
+        ax.axvline(e["t"], color="grey", lw=0.8)
+    ax.set_title("fall: joint4 locks, then the loop opens", fontsize=10)
+    ax.set_xlabel("time [s]")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = Path(out) / "isobe_structure_varying.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    result["figure"] = str(path)
+    result["fall"] = {
+        "events": [{"t": e["t"], "kinetic_lost_J": e["kinetic_lost"]} for e in traj.events],
+        "energy_balance_drift_J": float(np.abs(E - E[0]).max()),
+        "joint4_after_lock_max_rate": float(np.abs(traj.v[traj.t >= t_fall / 3, 3]).max()),
+        "peak_kinetic_J": float(traj.energy["kinetic"].max()),
+    }
+    return result
 
 
 def run(out="out", quick: bool = False) -> dict:
