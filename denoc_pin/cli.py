@@ -93,13 +93,11 @@ def cmd_validate(args) -> int:
     return 0 if ok else 1
 
 
-def _state(model, values, what: str, default):
-    """A q0/v0 from the command line (a list of numbers), or ``default``; its size named when wrong."""
+def _state(values, default):
+    """A q0/v0 from the command line (a list of numbers), or ``default``; simulate checks its size."""
     import numpy as np
 
-    if values is None:
-        return default
-    return np.asarray(values, dtype=float)
+    return default if values is None else np.asarray(values, dtype=float)
 
 
 def cmd_simulate(args) -> int:
@@ -111,8 +109,8 @@ def cmd_simulate(args) -> int:
     from .simulate import simulate
 
     model = _load(args)
-    q0 = _state(model, args.q0, "q0", neutral(model))
-    v0 = _state(model, args.v0, "v0", np.zeros(model.nv))
+    q0 = _state(args.q0, neutral(model))
+    v0 = _state(args.v0, np.zeros(model.nv))
     if model.loops:
         from .loops import assemble, loop_residual
 
@@ -208,6 +206,8 @@ def main(argv=None) -> int:
     for name, help_ in [
         ("info", "model summary and its kinematic-module tree"),
         ("validate", "every algorithm vs Pinocchio"),
+        ("simulate", "simulate a URDF (RK4 or adaptive): trajectory, plot and HTML viewer outputs"),
+        ("view", "show a URDF (and a saved trajectory) in a live MeshCat viewer"),
     ]:
         p = sub.add_parser(name, help=help_)
         p.add_argument("urdf", help="URDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
@@ -221,14 +221,6 @@ def main(argv=None) -> int:
             p.add_argument("--samples", type=int, default=10, help="random states (default 10)")
             p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
             p.add_argument("--json", action="store_true", help="machine-readable output")
-    for name, help_ in [
-        ("simulate", "simulate a URDF (RK4 or adaptive): trajectory, plot and HTML viewer outputs"),
-        ("view", "show a URDF (and a saved trajectory) in a live MeshCat viewer"),
-    ]:
-        p = sub.add_parser(name, help=help_)
-        p.add_argument("urdf", help="URDF file, or an example-robot-data name")
-        p.add_argument("--strict", action="store_true", help="refuse physically inconsistent inertias")
-        p.add_argument("--root-joint", choices=["free-flyer", "planar"], default=None, help="floating base")
         if name == "simulate":
             p.add_argument("--t", type=float, default=1.0, help="simulated time [s] (default 1)")
             p.add_argument("--dt", type=float, default=1e-3, help="RK4 step / sampling of the adaptive methods")
@@ -242,7 +234,7 @@ def main(argv=None) -> int:
             p.add_argument("--plot", help="PNG of q(t)")
             p.add_argument("--html", help="self-contained HTML viewer playing the motion")
             p.add_argument("--progress", action="store_true", help="progress bar")
-        else:
+        if name == "view":
             p.add_argument("--traj", help="a trajectory saved by simulate --out (.npz)")
             p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
             p.add_argument("--no-wait", action="store_true", help="play once and exit (default: until Ctrl-C)")

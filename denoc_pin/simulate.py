@@ -295,7 +295,6 @@ def _simulate_events(model: Model, q0, v0, nsteps: int, dt: float, events, optio
         raise ValueError("two events fall on the same step; give them distinct times (or one combined edit)")
     parts, log = [], []
     current, q, v, start, work, lost = model, q0, v0, 0, 0.0, 0.0
-    held = q0.copy()  # the original layout; locked joints keep their last values here
     for n, edit in [*cuts, (nsteps, None)]:
         seg = simulate(current, q, v, (n - start) * dt, dt, **options)
         parts.append((current, start, seg, work, lost))
@@ -303,7 +302,6 @@ def _simulate_events(model: Model, q0, v0, nsteps: int, dt: float, events, optio
         if edit is None:
             break
         q_end = seg.q[-1]
-        held = _to_original(model, current, seg.q[-1:], held)[0][0]
         new = edit(current, q_end)
         if not isinstance(new, Model):
             raise ValueError(f"the edit at t = {n * dt} returned {type(new).__name__}, not a denoc_pin.Model")
@@ -500,25 +498,36 @@ def _check_closed(model: Model, q0, v0, baumgarte, nrec: int) -> np.ndarray:
     return np.empty((nrec, model.n_constraints))
 
 
+def _stage_functions(model: Model, data: Data, tau_fn, loops: bool, baumgarte):
+    """(accel(q, v, τ), torque(t, q, v), last) for the Python-driven integrators: accel is the forward
+    dynamics (closed-loop with Baumgarte when ``loops``; its λ left in last["lam"]), torque the checked
+    callback; last["calls"] counts the forward dynamics."""
+    from .algorithms.forward import forward_dynamics
+    from .loops import constrained_forward_dynamics
+
+    last = {"lam": None, "calls": 0}
+
+    def accel(q, v, tau):
+        last["calls"] += 1
+        if not loops:
+            return forward_dynamics(model, data, q, v, tau)
+        a, last["lam"] = constrained_forward_dynamics(model, data, q, v, tau, baumgarte=baumgarte)
+        return a
+
+    def torque(t, q, v):
+        return vector(tau_fn(t, q, v), model.nv, "tau(t, q, v)")
+
+    return accel, torque, last
+
+
 def _simulate_python(
     model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam=None, baumgarte=None
 ) -> np.ndarray:
     """The same RK4 step with a torque callback, one Python call per stage; with ``lam`` (loops),
     each stage is the closed-loop forward dynamics."""
-    from .algorithms.forward import forward_dynamics
     from .configuration import dexp_inv, integrate
-    from .loops import constrained_forward_dynamics
 
-    last = [None]
-
-    def accel(q, v, tau):
-        if lam is None:
-            return forward_dynamics(model, data, q, v, tau)
-        a, last[0] = constrained_forward_dynamics(model, data, q, v, tau, baumgarte=baumgarte)
-        return a
-
-    def torque(t, q, v):
-        return vector(tau_fn(t, q, v), model.nv, "tau(t, q, v)")
+    accel, torque, last = _stage_functions(model, data, tau_fn, lam is not None, baumgarte)
 
     T = np.empty((len(Q), model.nv))
     bar = _progress_bar(progress, nsteps, 2e-4)
@@ -530,7 +539,7 @@ def _simulate_python(
         if i % stride == 0:
             Q[row], V[row], A[row], T[row], W[row] = q, v, a1, tau1, work
             if lam is not None:
-                lam[row] = last[0]
+                lam[row] = last["lam"]
             KE[row], PE[row] = energy(model, data, q, v)
             row += 1
         if i == nsteps:
@@ -571,19 +580,18 @@ RECHART_ANGLE = 0.5
 """rad: the chart of a spherical, free-flyer or planar joint moves once δ turns it by this much."""
 
 
-def _curved_joints(model: Model) -> list[tuple[int, slice, slice]]:
-    """(kind, v slice, rotation slice of v) of the joints whose group is not commutative (their chart
-    rates need J_r(δ)⁻¹, ``configuration.dexp_inv``)."""
+def _rotation_slices(model: Model) -> list[slice]:
+    """The rotation part of v of each joint whose group is not commutative (spherical, free-flyer,
+    planar): where the chart's δ must stay small."""
     from .model import FREE_FLYER, PLANAR, SPHERICAL
 
-    rot = {SPHERICAL: slice(0, 3), FREE_FLYER: slice(3, 6), PLANAR: slice(2, 3)}
+    rot = {SPHERICAL: (0, 3), FREE_FLYER: (3, 6), PLANAR: (2, 3)}
     out = []
     for k in range(1, model.njoints):
         kind = int(model.kinds[k])
         if kind in rot:
             iv = int(model.idx_v[k])
-            sv = slice(iv, iv + int(model.nvs[k]))
-            out.append((kind, sv, slice(iv + rot[kind].start, iv + rot[kind].stop)))
+            out.append(slice(iv + rot[kind][0], iv + rot[kind][1]))
     return out
 
 
@@ -593,33 +601,20 @@ def _simulate_adaptive(
     """scipy's RK45/DOP853 on y = (δ, v, w) about a chart point (module docstring), recorded at t_out."""
     from scipy.integrate import DOP853, RK45
 
-    from .algorithms.forward import forward_dynamics
     from .configuration import dexp_inv, integrate
-    from .loops import constrained_forward_dynamics
 
     nv = model.nv
-    curved = _curved_joints(model)
-    calls = [0]
-    last_lam = [None]
-
-    def accel(q, v, tau):
-        calls[0] += 1
-        if lam is None:
-            return forward_dynamics(model, data, q, v, tau)
-        a, last_lam[0] = constrained_forward_dynamics(model, data, q, v, tau, baumgarte=baumgarte)
-        return a
-
-    def torque(t, q, v):
-        return vector(tau_fn(t, q, v), nv, "tau(t, q, v)")
+    rotations = _rotation_slices(model)
+    accel, torque, last = _stage_functions(model, data, tau_fn, lam is not None, baumgarte)
 
     def state(chart, y):
         return integrate(model, chart, y[:nv]), y[nv : 2 * nv]
 
     def rhs(chart):
         def f(t, y):
-            q, v = state(chart, y)
             if not np.isfinite(y).all():
                 raise ValueError(f"the state became non-finite (NaN or inf) near t = {t:.6g}; tighten rtol/atol")
+            q, v = state(chart, y)
             tau = torque(t, q, v)
             return np.concatenate([dexp_inv(model, y[:nv], v), accel(q, v, tau), [tau @ v]])
 
@@ -639,7 +634,7 @@ def _simulate_adaptive(
         Q[i], V[i], T[i], W[i] = q, v, tau, y[-1]
         A[i] = accel(q, v, tau)
         if lam is not None:
-            lam[i] = last_lam[0]
+            lam[i] = last["lam"]
         KE[i], PE[i] = energy(model, data, q, v)
 
     record(0, t0, y)
@@ -657,14 +652,14 @@ def _simulate_adaptive(
             if bar is not None:
                 bar.update(1)
         y = solver.y
-        if curved and row < len(t_out) and max(np.linalg.norm(y[rs]) for _, _, rs in curved) > RECHART_ANGLE:
+        if rotations and row < len(t_out) and max(np.linalg.norm(y[r]) for r in rotations) > RECHART_ANGLE:
             chart = integrate(model, chart, y[:nv])
             y = np.concatenate([np.zeros(nv), y[nv:]])
             h = min(solver.step_size, t_end - solver.t)  # scipy refuses a first step past the end
             solver = Solver(rhs(chart), solver.t, y, t_end, rtol=rtol, atol=atol, first_step=h)
     if bar is not None:
         bar.close()
-    return T, {"steps": steps, "fd_calls": calls[0]}
+    return T, {"steps": steps, "fd_calls": last["calls"]}
 
 
 def inverse_dynamics_trajectory(model: Model, t, q, v, a) -> np.ndarray:

@@ -402,9 +402,12 @@ def test_urdf_loop_joints_are_read_and_bad_ones_refused(tmp_path):
 
 
 def test_loops_survive_structure_edits():
-    model = dp.load_urdf(URDF / "four_bar.urdf")
-    locked = model.lock_joints(["crank_joint"], np.array([0.3, 0.0, 0.0]))
-    assert [lp.name for lp in locked.loops] == ["pin_B"]
+    model = dp.load_urdf(URDF / "isobe_five_bar.urdf")  # 2 DOF: locking one joint leaves the loop mobile
+    locked = model.lock_joints(["joint4"], dp.assemble(model, np.zeros(4)))
+    assert [lp.name for lp in locked.loops] == ["joint3"]
+    four_bar = dp.load_urdf(URDF / "four_bar.urdf")  # 1 DOF: the same edit would leave it rigid
+    with pytest.raises(dp.ModelError, match="leaves loop 'pin_B'.*rigid"):
+        four_bar.lock_joints(["crank_joint"], dp.assemble(four_bar, [0.3, 1.0, 1.2], fixed=["crank_joint"]))
     tree = dp.load_urdf(URDF / "two_link.urdf")
     assert dp.loop_residual(tree, np.zeros(2)).shape == (0,) and dp.loop_jacobian(tree, np.zeros(2)).shape == (0, 2)
     with pytest.raises(dp.ModelError, match="no loop joints"):
