@@ -39,6 +39,29 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             z = nvs[k]
+            b = parents[k]
+            if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF, and fixed trip counts unroll
+                s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
+                Ik = 0.0
+                for c in range(6):  # Ψ̂_k = M̂_k p_k, Î_k = p_kᵀ Ψ̂_k            (eq. 19, A.4–A.5)
+                    ph = (M_hat[k, c, 0] * s0 + M_hat[k, c, 1] * s1 + M_hat[k, c, 2] * s2 + M_hat[k, c, 3] * s3
+                          + M_hat[k, c, 4] * s4 + M_hat[k, c, 5] * s5)  # fmt: skip
+                    Psi_hat[k, c, 0] = ph
+                    Ik += S[k, c, 0] * ph
+                I_hat[k, 0, 0] = Ik
+                if not Ik > 0.0:
+                    return k
+                inv = 1.0 / Ik
+                I_hat_inv[k, 0, 0] = inv
+                for c in range(6):  # Ψ_k = Ψ̂_k Î_k⁻¹                            (eq. 19, A.5)
+                    Psi[k, c, 0] = Psi_hat[k, c, 0] * inv
+                if b > 0:  # M̂_β += A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}           (eq. 20–21, A.6–A.7)
+                    for c in range(6):
+                        pc = Psi_hat[k, c, 0]
+                        for e in range(6):
+                            M_bar[c, e] = M_hat[k, c, e] - pc * Psi[k, e, 0]
+                    add_congruence(E[k], r[k], M_bar, M_hat[b], scratch)
+                continue
             # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
             for c in range(6):
                 for d in range(z):
@@ -66,7 +89,6 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_
                     for e in range(z):
                         acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
                     Psi[k, c, d] = acc
-            b = parents[k]
             if b > 0:
                 # M̂_β += A_{k,β}ᵀ Φ_k M̂_k A_{k,β},  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
                 for c in range(6):
@@ -97,6 +119,16 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
             z = nvs[k]
             for col in range(m):
                 et = eta[k, col]  # holds η̃_k = Σ_children A_{c,k}ᵀ η_c on entry
+                if z == 1:  # the same three lines with scalars
+                    ph = phi[iv, col]
+                    for c in range(6):
+                        ph -= S[k, c, 0] * et[c]
+                    ddq[iv, col] = I_hat_inv[k, 0, 0] * ph
+                    for c in range(6):
+                        et[c] += Psi[k, c, 0] * ph
+                    if b > 0:
+                        add_transferred_wrench(E[k], r[k], et, eta[b, col])
+                    continue
                 # φ̂_k = φ_k − p_kᵀ η̃_k
                 for d in range(z):
                     s = phi[iv + d, col]
@@ -130,6 +162,14 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
                 mk = mu[k, col]
                 # μ̃_k = A_{k,β} μ_β
                 propagate_twist(E[k], r[k], mu[b, col], mk)
+                if z == 1:  # the same two lines with scalars
+                    a_k = ddq[iv, col]
+                    for c in range(6):
+                        a_k -= Psi[k, c, 0] * mk[c]
+                    ddq[iv, col] = a_k
+                    for c in range(6):
+                        mk[c] += S[k, c, 0] * a_k
+                    continue
                 # q̈_k = φ̃_k − Ψ_kᵀ μ̃_k
                 for d in range(z):
                     s = ddq[iv + d, col]
