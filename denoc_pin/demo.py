@@ -521,6 +521,7 @@ def isobe_configurations() -> dict:
     Returns {label: (model, q at the start of the sway)}.
     """
     from .builder import ModelBuilder
+    from .edits import transfer_state
     from .loops import assemble
     from .models import rod_inertia
 
@@ -532,7 +533,7 @@ def isobe_configurations() -> dict:
                     com=(0.09, 0.0, 0.0), inertia=rod_inertia(0.130, 0.180))  # fmt: skip
     branch.add_body("link5", joint="fixed", placement=(np.eye(3), (0.18, 0.0, 0.0)), mass=0.1, link="branch_tip")
     with_branch = base.attach("link2", branch.build(), placement=(np.eye(3), np.array([0.142, 0.0, 0.0])))
-    q_branch = np.r_[q0[:2], 0.0, q0[2:]]  # joint_b sits right after link 2 (depth-first)
+    q_branch = transfer_state(base, with_branch, q0, np.zeros(base.nv))[0]  # by joint name; joint_b at 0
     multibranch = with_branch.lock_joints(["joint_b"], q_branch).with_passive(["joint2", "joint4"])
     moved = multibranch.with_passive(["joint1", "joint4"])
     return {

@@ -120,7 +120,7 @@ def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray
 
     q = configuration(old, q)
     v = np.asarray(v, dtype=float)
-    q_new, v_new = neutral(new), np.zeros(new.nv)
+    q_new = neutral(new)
     P = np.zeros((new.nv, old.nv))
     locked_cols = []
     for k in range(1, old.njoints):
@@ -139,17 +139,14 @@ def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray
 
         rows.append(loop_jacobian(new, q_new) @ P)
     C = np.vstack(rows)
+    if not (C.shape[0] and np.abs(C @ v).max() > 0.0):  # nothing stops: no impact, and no dense GIM needed
+        return q_new, P @ v, 0.0
+    # v⁺ = v − M⁻¹Cᵀ μ with (C M⁻¹ Cᵀ) μ = C v; minimum-norm μ for redundant constraints
     M = gim(old, old.create_data(), q)
-    if C.shape[0] and np.abs(C @ v).max() > 0.0:
-        # v⁺ = v − M⁻¹Cᵀ μ with (C M⁻¹ Cᵀ) μ = C v; minimum-norm μ for redundant constraints
-        Y = np.linalg.solve(M, C.T)
-        mu = np.linalg.lstsq(C @ Y, C @ v, rcond=1e-12)[0]
-        v_plus = v - Y @ mu
-    else:
-        v_plus = v.copy()
-    v_new[:] = P @ v_plus
-    lost = 0.5 * float(v @ M @ v - v_plus @ M @ v_plus)
-    return q_new, v_new, lost
+    Y = np.linalg.solve(M, C.T)
+    mu = np.linalg.lstsq(C @ Y, C @ v, rcond=1e-12)[0]
+    v_plus = v - Y @ mu
+    return q_new, P @ v_plus, 0.5 * float(v @ M @ v - v_plus @ M @ v_plus)
 
 
 def lock_joints(model: Model, names, q) -> Model:
@@ -184,8 +181,9 @@ def _refuse_rigid_loops(model: Model, edited: Model, names, q) -> None:
     from .loops import loop_mobility
 
     q_new = transfer_state(model, edited, q, np.zeros(model.nv))[0]
+    before = loop_mobility(model, q)
     for loop, mobility in loop_mobility(edited, q_new).items():
-        if mobility <= 0 and loop_mobility(model, q).get(loop, 0) > 0:
+        if mobility <= 0 and before.get(loop, 0) > 0:
             raise ModelError(
                 f"locking {', '.join(names)} leaves loop {loop!r} of model {model.name!r} rigid (mobility 0): "
                 f"over-constrained; open it first with model.without_loop({loop!r})"

@@ -251,7 +251,7 @@ class Model:
         """A new model whose passive (unactuated) joints are ``names``; the others are actuated."""
         from .edits import with_fields
 
-        return with_fields(self, passive=[names] if isinstance(names, str) else list(names))
+        return with_fields(self, passive=names)
 
     def joint_id(self, name: str) -> int:
         """Body/joint index of a joint name, with the valid names in the error."""
