@@ -127,7 +127,10 @@ def cmd_simulate(args) -> int:
     print(f"{model.name}: {args.method}, {args.t} s simulated in {wall:.3f} s ({steps}, {len(traj.t)} samples); "
           f"energy balance drift {drift:.2e} of the peak kinetic energy")  # fmt: skip
     if args.out:
-        traj.save(args.out) if not str(args.out).endswith(".csv") else traj.to_csv(args.out)
+        if str(args.out).endswith(".csv"):
+            traj.to_csv(args.out)
+        else:
+            traj.save(args.out)
         print(f"trajectory -> {args.out}")
     if args.plot:
         from .demo import _line_plot

@@ -555,8 +555,9 @@ def isobe_structure_varying(out: Path, samples: int = 201, T: float = 2.0, t_fal
     sway = _sway([0.3, 0.2], [0.0, 0.0], T)
     result, curves = {"configurations": {}}, {}
     for label, (model, q0) in isobe_configurations().items():
-        driven = ["joint1", "joint5"] if "joint5" in model.names and "A:" not in label else ["joint1"]
-        f = sway if len(driven) == 2 else _sway([0.3], [0.0], T)
+        four_bar = label.startswith("A:")  # one DOF: joint1 alone drives it
+        driven = ["joint1"] if four_bar else ["joint1", "joint5"]
+        f = _sway([0.3], [0.0], T) if four_bar else sway
         actuated = [n for n in model.names[1:] if n not in model.passive]
         Q, V, A, Tq, _ = _driven(model, driven, f, t, q0, motors=actuated)
         cols = [int(model.idx_v[model.joint_id(n)]) for n in actuated]

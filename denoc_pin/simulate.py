@@ -625,7 +625,6 @@ def _simulate_adaptive(
     chart, y, t0, t_end = q0.copy(), np.concatenate([np.zeros(nv), v0, [0.0]]), float(t_out[0]), float(t_out[-1])
     solver = Solver(rhs(chart), t0, y, t_end, rtol=rtol, atol=atol)
     steps = 0
-    row = 0
     bar = _progress_bar(progress, len(t_out), 1e-3)
 
     def record(i, t, y):
