@@ -3,24 +3,37 @@
 A numba call costs about 0.13 µs per array argument, so the compiled entry points take the
 whole model as two flat buffers (``mi`` integers, ``mf`` floats) and the whole workspace as
 one (``ws``).  The views below are the single definition of what lives where: Model and Data
-expose them as named arrays, and every kernel unpacks the same views at its start.
+expose them as named arrays, and every kernel unpacks the same views (named tuples, so a
+kernel reads ``mv.parents``, ``dv.S``) at its start.
 
 ``zmax`` is the largest joint DOF of the model: p_k, Ψ̂_k, Ψ_k are stored 6 x zmax and Î_k
 zmax x zmax, so that a chain of 1-DOF joints needs no 6 x 6 blocks for them.
+
+Memory is what bounds the papers' 100,000-DOF chains, so nothing here is stored that a kernel
+can form in a few flops: M_k (eq. 2b) is made from m_k, d_k and I_k where it is needed, ṗ_k of a
+universal joint from p_k and its second axis, and w_k goes straight into w̃_k.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 HEADER = 5  # mi[0:5] = nj, nv, number of modules, zmax, nq
 
+ModelViews = namedtuple(
+    "ModelViews",
+    "parents kinds idx_q idx_v nqs nvs module_ptr module_bodies body_module placement_rotation "
+    "placement_translation axes axes2 gravity masses coms inertias inertias_origin",
+)
+DataViews = namedtuple("DataViews", "E r S t tdot w_tilde fext eta mu M_hat Psi_hat Psi I_hat I_hat_inv tau phi ddq")
+
 
 @njit(cache=True)
 def model_views(mi, mf):
-    """(parents, kinds, idx_q, idx_v, nqs, nvs, module_ptr, module_bodies, body_module,
-    placement_R, placement_p, axes, axes2, M, gravity, masses, coms, inertias)."""
+    """ModelViews of the flat model buffers (field docs: ``Model``)."""
     nj, nmod = mi[0], mi[2]
     o = HEADER
     parents = mi[o : o + nj]
@@ -49,8 +62,6 @@ def model_views(mi, mf):
     f += 3 * nj
     axes2 = mf[f : f + 3 * nj].reshape(nj, 3)
     f += 3 * nj
-    M = mf[f : f + 36 * nj].reshape(nj, 6, 6)
-    f += 36 * nj
     gravity = mf[f : f + 3]
     f += 3
     masses = mf[f : f + nj]
@@ -58,20 +69,21 @@ def model_views(mi, mf):
     coms = mf[f : f + 3 * nj].reshape(nj, 3)
     f += 3 * nj
     inertias = mf[f : f + 9 * nj].reshape(nj, 3, 3)
-    return (
+    f += 9 * nj
+    inertias_origin = mf[f : f + 9 * nj].reshape(nj, 3, 3)
+    return ModelViews(
         parents, kinds, idx_q, idx_v, nqs, nvs, module_ptr, module_bodies, body_module,
-        placement_R, placement_p, axes, axes2, M, gravity, masses, coms, inertias,
+        placement_R, placement_p, axes, axes2, gravity, masses, coms, inertias, inertias_origin,
     )  # fmt: skip
 
 
 def model_buffer_sizes(nj: int, nmod: int) -> tuple[int, int]:
-    return HEADER + 7 * nj + nmod + 1 + nj - 1, 9 * nj + 3 * nj + 3 * nj + 3 * nj + 36 * nj + 3 + nj + 3 * nj + 9 * nj
+    return HEADER + 7 * nj + nmod + 1 + nj - 1, 9 * nj + 3 * nj + 3 * nj + 3 * nj + 3 + nj + 3 * nj + 9 * nj + 9 * nj
 
 
 @njit(cache=True)
 def data_views(ws, mi):
-    """(E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv,
-    tau, phi, ddq)."""
+    """DataViews of the flat workspace (field docs: ``Data``)."""
     nj, nv, z = mi[0], mi[1], mi[3]
     o = 0
     E = ws[o : o + 9 * nj].reshape(nj, 3, 3)
@@ -80,13 +92,9 @@ def data_views(ws, mi):
     o += 3 * nj
     S = ws[o : o + 6 * z * nj].reshape(nj, 6, z)
     o += 6 * z * nj
-    Sdot_coef = ws[o : o + 6 * nj].reshape(nj, 6)
-    o += 6 * nj
     t = ws[o : o + 6 * nj].reshape(nj, 6)
     o += 6 * nj
     tdot = ws[o : o + 6 * nj].reshape(nj, 6)
-    o += 6 * nj
-    w = ws[o : o + 6 * nj].reshape(nj, 6)
     o += 6 * nj
     w_tilde = ws[o : o + 6 * nj].reshape(nj, 6)
     o += 6 * nj
@@ -111,13 +119,11 @@ def data_views(ws, mi):
     phi = ws[o : o + nv]
     o += nv
     ddq = ws[o : o + nv]
-    return (
-        E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, tau, phi, ddq,
-    )  # fmt: skip
+    return DataViews(E, r, S, t, tdot, w_tilde, fext, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, tau, phi, ddq)
 
 
 def workspace_size(nj: int, nv: int, zmax: int) -> int:
-    return nj * (9 + 3 + 6 * zmax + 6 + 7 * 6 + 36 + 2 * 6 * zmax + 2 * zmax * zmax) + 3 * nv
+    return nj * (9 + 3 + 6 * zmax + 6 * 6 + 36 + 2 * 6 * zmax + 2 * zmax * zmax) + 3 * nv
 
 
 @njit(cache=True)

@@ -76,8 +76,10 @@ class Model:
       pose of joint frame k in its parent body's frame at q = 0.
     - ``masses``: (njoints,); ``coms``: (njoints, 3) centre of mass d_k in the body frame;
       ``inertias``: (njoints, 3, 3) rotational inertia about the centre of mass, body frame.
+    - ``inertias_origin``: (njoints, 3, 3) I_k about the body origin (parallel axes), body
+      frame; zero for the base.
     - ``M``: (njoints, 6, 6) the paper's mass matrix M_k about the body origin (eq. 2b),
-      order [ω; v].
+      order [ω; v]; a property, formed on first access.
     - ``gravity``: (3,) gravity vector in the base frame (default (0, 0, -9.81) as Pinocchio).
     - ``modules``: tuple of :class:`Module`; ``module_ptr``, ``module_bodies``, ``body_module``
       are their flat form for the compiled recursions.
@@ -149,11 +151,6 @@ class Model:
         nvs = np.array([JOINT_KINDS[c][2] for c in range(len(JOINT_KINDS))], dtype=np.int64)[kinds]
         idx_q = np.concatenate([[0], np.cumsum(nqs)[:-1]])
         idx_v = np.concatenate([[0], np.cumsum(nvs)[:-1]])
-        masses = np.asarray(masses, dtype=float)
-        coms = np.asarray(coms, dtype=float).reshape(njoints, 3)
-        inertias = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
-        M = mass_matrix(masses, coms, inertia_about_origin(masses, coms, inertias))
-        M[0] = 0.0  # the base never moves; its inertia plays no part
         set_ = object.__setattr__
         set_(self, "name", str(name))
         set_(self, "source", source)
@@ -170,26 +167,27 @@ class Model:
             [[njoints, nvs.sum(), len(modules), zmax, nqs.sum()], parents, kinds, idx_q, idx_v, nqs, nvs, ptr, bodies,
              body_module]
         ).astype(np.int64)  # fmt: skip
-        gravity = np.asarray(gravity, dtype=float).reshape(3)
-        mf = np.concatenate(
-            [np.asarray(x, dtype=float).ravel() for x in (
-                np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3),
-                np.asarray(placement_translation, dtype=float).reshape(njoints, 3),
-                axes, axes2, M, gravity, masses, coms, inertias,
-            )]
-        )  # fmt: skip
-        assert (mi.size, mf.size) == model_buffer_sizes(njoints, len(modules))
+        # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
+        # would hold every input twice at the moment of the process's peak memory.
+        mf = np.empty(model_buffer_sizes(njoints, len(modules))[1])
+        assert mi.size == model_buffer_sizes(njoints, len(modules))[0]
+        w = model_views(mi, mf)
+        w.placement_rotation[:] = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
+        w.placement_translation[:] = np.asarray(placement_translation, dtype=float).reshape(njoints, 3)
+        w.axes[:] = axes
+        w.axes2[:] = axes2
+        w.gravity[:] = np.asarray(gravity, dtype=float).reshape(3)
+        w.masses[:] = masses
+        w.coms[:] = np.asarray(coms, dtype=float).reshape(njoints, 3)
+        w.inertias[:] = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
+        w.inertias_origin[:] = inertia_about_origin(w.masses, w.coms, w.inertias)
+        w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
         mi.setflags(write=False)
         mf.setflags(write=False)
         set_(self, "_mi", mi)
         set_(self, "_mf", mf)
         set_(self, "zmax", zmax)
-        fields = (
-            "parents", "kinds", "idx_q", "idx_v", "nqs", "nvs", "module_ptr", "module_bodies", "body_module",
-            "placement_rotation", "placement_translation", "axes", "axes2", "M", "gravity", "masses", "coms",
-            "inertias",
-        )  # fmt: skip
-        for field, view in zip(fields, model_views(mi, mf), strict=True):
+        for field, view in model_views(mi, mf)._asdict().items():
             set_(self, field, view)
         set_(self, "modules", modules)
         set_(self, "frames", tuple(frames))
@@ -207,6 +205,20 @@ class Model:
                     f"passive joint {p!r} is not in model {name!r}; joints are: {', '.join(self.names[1:])}"
                 )
         set_(self, "passive", tuple(dict.fromkeys(passive)))
+
+    @property
+    def M(self) -> np.ndarray:
+        """(njoints, 6, 6) the paper's mass matrices M_k about the body origins (eq. 2b), [ω; v], M_0 = 0.
+
+        Formed on first access and kept; the kernels form M_k from ``masses``, ``coms`` and
+        ``inertias_origin`` instead, so that a 100,000-body model does not carry 29 MB of them."""
+        M = self.__dict__.get("_M")
+        if M is None:
+            M = mass_matrix(self.masses, self.coms, self.inertias_origin)
+            M[0] = 0.0
+            M.setflags(write=False)
+            object.__setattr__(self, "_M", M)
+        return M
 
     def __setattr__(self, key, value):
         raise AttributeError(f"denoc_pin.Model is immutable (tried to set {key!r}); build a new model instead")
@@ -289,11 +301,9 @@ class Data:
     - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
       ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
     - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns.
-    - ``Sdot_coef``: (njoints, 6) for a universal joint, ṗ_k q̇_k = Sdot_coef[k] q̇_1 q̇_2 (its p_k
-      turns with q_2); zero for every other kind.
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
-    - ``w``: (njoints, 6) Newton-Euler wrenches w_k; ``w_tilde``: (njoints, 6) the composite
-      wrenches w̃_k of Table 1, step 2.
+    - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
+      wrenches w_k are not kept: each goes straight into its w̃_k).
     - ``fext``: (njoints, 6) external wrenches [n; f] of the last call, body frames.
     - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
     - ``M_tilde``: (njoints, 6, 6) composite-module mass matrices M̃_k (eq. 17), allocated by ``gim``.
@@ -312,11 +322,7 @@ class Data:
         self.model = model
         # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
         self._ws = np.zeros(workspace_size(nj, nv, model.zmax))
-        fields = (
-            "E", "r", "S", "Sdot_coef", "t", "tdot", "w", "w_tilde", "fext", "eta", "mu", "M_hat", "Psi_hat", "Psi",
-            "I_hat", "I_hat_inv", "tau", "phi", "ddq",
-        )  # fmt: skip
-        for field, view in zip(fields, data_views(self._ws, model._mi), strict=True):
+        for field, view in data_views(self._ws, model._mi)._asdict().items():
             setattr(self, field, view)
         self.E[:] = np.eye(3)
         self.fext_is_zero = True

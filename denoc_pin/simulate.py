@@ -45,6 +45,7 @@ from .algorithms.kinematics import kinematics_core
 from .configuration import dexp_inv_kernel, integrate_kernel
 from .layout import data_views, model_views
 from .model import Data, Model, check_data, configuration, vector
+from .spatial import mass_matrix_into
 
 METHODS = ("rk4", "rk45", "dop853")
 """Fixed-step RK4 (the papers' choice), and scipy's adaptive Dormand–Prince pairs 5(4) and 8(5,3)."""
@@ -61,8 +62,17 @@ def energy_core(mv, dv, v):
     Kinetic: ½ Σ t_kᵀ M_k t_k with the body twists t_k = [ω; ȯ] (M_k about the body origin, eq. 2b).
     Potential: −Σ m_k g · c_k with c_k the centre of mass in the base frame.
     """
-    (parents, _, _, idx_v, _, nvs, _, _, _, _, _, _, _, M, gravity, masses, coms, _) = mv
-    (E, r, S, _, t, _, _, _, _, _, _, _, _, _, _, _, _, _, _) = dv
+    parents, idx_v, nvs, gravity, masses, coms, Io = (
+        mv.parents,
+        mv.idx_v,
+        mv.nvs,
+        mv.gravity,
+        mv.masses,
+        mv.coms,
+        mv.inertias_origin,
+    )
+    E, r, S, t = dv.E, dv.r, dv.S, dv.t
+    Mk = np.empty((6, 6))
     nj = len(parents)
     R = np.zeros((nj, 3, 3))  # body orientations in the base frame
     o = np.zeros((nj, 3))  # body origins in the base frame
@@ -86,10 +96,11 @@ def energy_core(mv, dv, v):
         for c in range(6):
             for d in range(nvs[k]):
                 t[k, c] += S[k, c, d] * v[iv + d]
+        mass_matrix_into(masses[k], coms[k], Io[k], Mk)
         for c in range(6):
             Mt = 0.0
             for d in range(6):
-                Mt += M[k, c, d] * t[k, d]
+                Mt += Mk[c, d] * t[k, d]
             kinetic += 0.5 * t[k, c] * Mt
         # pose of body k: R_k = R_β E_kᵀ, o_k = o_β + R_β r_k
         for c in range(3):
@@ -133,8 +144,8 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     (1 non-finite state, 2 + k singular at body k) of the step that failed."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
-    kinds, idx_q, idx_v, nvs = mv[1], mv[2], mv[3], mv[5]
-    ddq = dv[18]
+    kinds, idx_q, idx_v, nvs = mv.kinds, mv.idx_q, mv.idx_v, mv.nvs
+    ddq = dv.ddq
     nv = len(v0)
     q = q0.copy()
     v = v0.copy()
@@ -152,7 +163,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     work = 0.0
     row = 0
     for i in range(nsteps + 1):
-        s = aba_core(mv, dv, q, v, tau)  # a_1 = FD(q, v)
+        s = aba_core(mv, dv, q, v, tau, False)  # a_1 = FD(q, v)
         if s:
             return s
         for c in range(nv):
@@ -172,7 +183,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             x[c] = 0.5 * dt * v[c]
             v2[c] = v[c] + 0.5 * dt * a1[c]
         integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_core(mv, dv, qs, v2, tau)
+        s = aba_core(mv, dv, qs, v2, tau, False)
         if s:
             return s
         for c in range(nv):
@@ -184,7 +195,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             x[c] = 0.5 * dt * K[c]
             v3[c] = v[c] + 0.5 * dt * a2[c]
         integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_core(mv, dv, qs, v3, tau)
+        s = aba_core(mv, dv, qs, v3, tau, False)
         if s:
             return s
         for c in range(nv):
@@ -196,7 +207,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             x[c] = dt * K[c]
             vs[c] = v[c] + dt * a3[c]
         integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_core(mv, dv, qs, vs, tau)
+        s = aba_core(mv, dv, qs, vs, tau, False)
         if s:
             return s
         dexp_inv_kernel(kinds, idx_v, nvs, x, vs, K)

@@ -301,27 +301,46 @@ def inertia_about_origin(m, com, I_c) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def newton_euler_wrench(Mk, t, tdot, out):
-    """out = M_k ṫ_k + Ω_k M_k E_k t_k (eq. 1/2b): E_k keeps ω, Ω_k = diag(ω̃, ω̃)."""
+def newton_euler_wrench(m, d, Io, t, tdot, out):
+    """out = M_k ṫ_k + Ω_k M_k E_k t_k (eq. 1/2b) with M_k = [[I_o, m d̃], [−m d̃, m 1]] never formed:
+    n = I_o ω̇ + m d × ö + ω × I_o ω,  f = m (ö + ω̇ × d + ω × (ω × d)).
+
+    m: mass, d: (3,) centre of mass, Io: (3, 3) rotational inertia about the body origin.
+    Reading 13 numbers instead of M_k's 36 is what keeps the 100,000-DOF chains memory-bound less.
+    """
     w0, w1, w2 = t[0], t[1], t[2]
-    # M_k E_k t_k uses only the angular part of the twist: h = [I ω; -m d̃ ω].
-    h0 = Mk[0, 0] * w0 + Mk[0, 1] * w1 + Mk[0, 2] * w2
-    h1 = Mk[1, 0] * w0 + Mk[1, 1] * w1 + Mk[1, 2] * w2
-    h2 = Mk[2, 0] * w0 + Mk[2, 1] * w1 + Mk[2, 2] * w2
-    h3 = Mk[3, 0] * w0 + Mk[3, 1] * w1 + Mk[3, 2] * w2
-    h4 = Mk[4, 0] * w0 + Mk[4, 1] * w1 + Mk[4, 2] * w2
-    h5 = Mk[5, 0] * w0 + Mk[5, 1] * w1 + Mk[5, 2] * w2
-    for i in range(6):
-        acc = 0.0
-        for j in range(6):
-            acc += Mk[i, j] * tdot[j]
-        out[i] = acc
-    out[0] += w1 * h2 - w2 * h1
-    out[1] += w2 * h0 - w0 * h2
-    out[2] += w0 * h1 - w1 * h0
-    out[3] += w1 * h5 - w2 * h4
-    out[4] += w2 * h3 - w0 * h5
-    out[5] += w0 * h4 - w1 * h3
+    a0, a1, a2 = tdot[0], tdot[1], tdot[2]  # ω̇
+    l0, l1, l2 = tdot[3], tdot[4], tdot[5]  # ö
+    d0, d1, d2 = d[0], d[1], d[2]
+    # I_o ω (the angular momentum part of M_k E_k t_k) and I_o ω̇
+    h0 = Io[0, 0] * w0 + Io[0, 1] * w1 + Io[0, 2] * w2
+    h1 = Io[1, 0] * w0 + Io[1, 1] * w1 + Io[1, 2] * w2
+    h2 = Io[2, 0] * w0 + Io[2, 1] * w1 + Io[2, 2] * w2
+    out[0] = Io[0, 0] * a0 + Io[0, 1] * a1 + Io[0, 2] * a2 + m * (d1 * l2 - d2 * l1) + w1 * h2 - w2 * h1
+    out[1] = Io[1, 0] * a0 + Io[1, 1] * a1 + Io[1, 2] * a2 + m * (d2 * l0 - d0 * l2) + w2 * h0 - w0 * h2
+    out[2] = Io[2, 0] * a0 + Io[2, 1] * a1 + Io[2, 2] * a2 + m * (d0 * l1 - d1 * l0) + w0 * h1 - w1 * h0
+    x0 = w1 * d2 - w2 * d1  # ω × d
+    x1 = w2 * d0 - w0 * d2
+    x2 = w0 * d1 - w1 * d0
+    out[3] = m * (l0 + a1 * d2 - a2 * d1 + w1 * x2 - w2 * x1)
+    out[4] = m * (l1 + a2 * d0 - a0 * d2 + w2 * x0 - w0 * x2)
+    out[5] = m * (l2 + a0 * d1 - a1 * d0 + w0 * x1 - w1 * x0)
+
+
+@njit(cache=True, inline="always")
+def mass_matrix_into(m, d, Io, out):
+    """out = M_k = [[I_o, m d̃], [−m d̃, m 1]] (eq. 2b), the compiled twin of ``mass_matrix``."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = Io[i, j]
+            out[3 + i, 3 + j] = m if i == j else 0.0
+    md0, md1, md2 = m * d[0], m * d[1], m * d[2]
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, -md2, md1
+    out[1, 3], out[1, 4], out[1, 5] = md2, 0.0, -md0
+    out[2, 3], out[2, 4], out[2, 5] = -md1, md0, 0.0
+    for i in range(3):
+        for j in range(3):
+            out[3 + i, j] = -out[i, 3 + j]
 
 
 # ---------------------------------------------------------------------------------------

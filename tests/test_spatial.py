@@ -64,9 +64,12 @@ def test_newton_euler_wrench_matches_pinocchio_inertia():
     I_c = L @ L.T + np.eye(3) * 0.1
     M = sp.mass_matrix(m, c, sp.inertia_about_origin(m, c, I_c))
     np.testing.assert_allclose(M, sp.from_pinocchio_matrix(pin.Inertia(m, c, I_c).matrix()), atol=1e-14)
+    M_into = np.empty((6, 6))
+    sp.mass_matrix_into(m, c, sp.inertia_about_origin(m, c, I_c), M_into)
+    np.testing.assert_array_equal(M_into, M)
     t, tdot = rng.standard_normal((2, 6))
     w = np.empty(6)
-    sp.newton_euler_wrench(M, t, tdot, w)
+    sp.newton_euler_wrench(m, c, sp.inertia_about_origin(m, c, I_c), t, tdot, w)
     v = pin.Motion(sp.to_pinocchio_order(t))
     a_spatial = tdot.copy()
     a_spatial[3:] -= np.cross(t[:3], t[3:])

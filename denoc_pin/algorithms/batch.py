@@ -11,22 +11,34 @@ from .forward import aba_core
 from .inverse import rnea_core
 
 
+@njit(cache=True)
+def run_rows(forward, with_fext, mi, mf, ws, Q, V, X, out, lo, hi):
+    """Rows lo … hi−1 of a batch on one workspace ws; the worst kernel status."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    result = dv.ddq if forward else dv.tau
+    status = 0
+    for i in range(lo, hi):
+        if forward:
+            s = aba_core(mv, dv, Q[i], V[i], X[i], with_fext)
+        else:
+            s = rnea_core(mv, dv, Q[i], V[i], X[i], with_fext)
+        if s:
+            status = s
+        out[i, :] = result
+    return status
+
+
 @njit(cache=True, parallel=True)
-def run_batch(forward, nchunks, mi, mf, ws0, Q, V, X, out):
+def run_batch(forward, with_fext, nchunks, mi, mf, ws0, Q, V, X, out):
     """Table 1 (forward=False: X = q̈, out = τ) or Table 3 (forward=True: X = τ, out = q̈) for
-    every row, the batch cut into ``nchunks`` pieces, each with its own copy of the workspace."""
+    every row, the batch cut into ``nchunks`` pieces, each with its own copy of the workspace.
+    (The views are built inside run_rows: numba's parallel lowering cannot carry named tuples.)"""
     B = Q.shape[0]
     status = np.zeros(nchunks, dtype=np.int64)
-    mv = model_views(mi, mf)  # views built once per batch (model) and once per chunk (workspace)
     for c in numba.prange(nchunks):
-        ws = ws0.copy()
-        dv = data_views(ws, mi)
-        result = dv[18] if forward else dv[16]  # ddq or tau
-        for i in range(c * B // nchunks, (c + 1) * B // nchunks):
-            s = aba_core(mv, dv, Q[i], V[i], X[i]) if forward else rnea_core(mv, dv, Q[i], V[i], X[i])
-            if s:
-                status[c] = s
-            out[i, :] = result
+        lo, hi = c * B // nchunks, (c + 1) * B // nchunks
+        status[c] = run_rows(forward, with_fext, mi, mf, ws0.copy(), Q, V, X, out, lo, hi)
     return status.max()
 
 
@@ -34,4 +46,4 @@ def batch(forward: bool, model, data, Q, V, X) -> tuple[np.ndarray, int]:
     """(B, nv) results and the worst kernel status."""
     out = np.empty((Q.shape[0], model.nv))
     nchunks = max(1, min(Q.shape[0], 4 * numba.get_num_threads()))
-    return out, run_batch(forward, nchunks, model._mi, model._mf, data._ws, Q, V, X, out)
+    return out, run_batch(forward, not data.fext_is_zero, nchunks, model._mi, model._mf, data._ws, Q, V, X, out)

@@ -11,7 +11,7 @@ from numba import njit
 
 from ..layout import all_finite, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import add_congruence, add_transferred_wrench, matmul_into, matmul_tn_into
+from ..spatial import add_congruence, add_transferred_wrench, mass_matrix_into, matmul_into, matmul_tn_into
 from ._call import _ready, raise_for_status
 from .kinematics import kinematics_core
 
@@ -30,11 +30,12 @@ def check_dense_size(model: Model, what: str) -> None:
 
 
 @njit(cache=True)
-def composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde):
-    """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17)."""
+def composite_inertias(parents, module_ptr, module_bodies, masses, coms, Io, E, r, M_tilde):
+    """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17); M_k from (m_k, d_k, I_k about o_k)."""
     scratch = np.empty((4, 6, 6))
-    for k in range(len(parents)):
-        M_tilde[k, :, :] = M[k]
+    M_tilde[0, :, :] = 0.0
+    for k in range(1, len(parents)):
+        mass_matrix_into(masses[k], coms[k], Io[k], M_tilde[k])
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
@@ -97,12 +98,12 @@ def crba_entry(mi, mf, ws, M_tilde, q, out):
         return 1
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
-    (parents, _, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = mv
-    (E, r, S, _, _, _, _, _, _, _, _, _, Psi_hat, _, _, _, _, _, _) = dv
     kinematics_core(mv, dv, q)
-    composite_inertias(parents, module_ptr, module_bodies, M, E, r, M_tilde)
+    composite_inertias(
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.masses, mv.coms, mv.inertias_origin, dv.E, dv.r, M_tilde
+    )
     out[:, :] = 0.0
-    gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, Psi_hat, out)
+    gim_kernel(mv.parents, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, M_tilde, dv.Psi_hat, out)
     return 0
 
 

@@ -16,6 +16,7 @@ from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
     add_transferred_wrench,
+    mass_matrix_into,
     propagate_twist,
     spd_inverse_into,
 )
@@ -26,15 +27,18 @@ from .kinematics import kinematics_core
 
 
 @njit(cache=True)
-def udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_hat, Psi, I_hat, I_hat_inv):
+def udut_factor(parents, module_ptr, module_bodies, nvs, masses, coms, Io, E, r, S, M_hat, Psi_hat, Psi, I_hat,
+                I_hat_inv):  # fmt: skip
     """Articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7).
 
-    Returns 0, or the body index k whose Î_k is not positive definite (singular GIM).
+    M_k enters as (m_k, d_k, I_k about o_k).  Returns 0, or the body index k whose Î_k is not
+    positive definite (singular GIM).
     """
     M_bar = np.zeros((6, 6))
     scratch = np.empty((4, 6, 6))
-    for k in range(len(parents)):
-        M_hat[k, :, :] = M[k]
+    M_hat[0, :, :] = 0.0
+    for k in range(1, len(parents)):
+        mass_matrix_into(masses[k], coms[k], Io[k], M_hat[k])  # M̂_k starts as M_k
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
@@ -192,39 +196,45 @@ def factor_entry(mi, mf, ws, q):
         return 1
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
-    (parents, _, _, _, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = mv
-    (E, r, S, _, _, _, _, _, _, _, _, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, _, _, _) = dv
     kinematics_core(mv, dv, q)
-    k = udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_hat, Psi, I_hat, I_hat_inv)
+    k = factor_core(mv, dv)
     return 2 + k if k else 0
 
 
 @njit(cache=True)
-def aba_entry(mi, mf, ws, q, v, tau):
-    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py)."""
-    return aba_core(model_views(mi, mf), data_views(ws, mi), q, v, tau)
+def factor_core(mv, dv):
+    """udut_factor on the model and workspace views, with the kinematics already in dv."""
+    return udut_factor(
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.nvs, mv.masses, mv.coms, mv.inertias_origin, dv.E, dv.r,
+        dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
+    )  # fmt: skip
 
 
 @njit(cache=True)
-def aba_core(mv, dv, q, v, tau):
+def aba_entry(mi, mf, ws, q, v, tau, with_fext):
+    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py)."""
+    return aba_core(model_views(mi, mf), data_views(ws, mi), q, v, tau, with_fext)
+
+
+@njit(cache=True)
+def aba_core(mv, dv, q, v, tau, with_fext):
     """φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3, on model and workspace views."""
     if not all_finite(tau):
         return 1
-    (parents, _, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, _, _, _, _) = mv
-    (E, r, S, _, _, _, _, _, _, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, h, phi, ddq) = dv
-    nj, nv = len(parents), len(h)
+    h, phi, ddq = dv.tau, dv.phi, dv.ddq
+    nj, nv = len(mv.parents), len(h)
     ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
-    status = rnea_core(mv, dv, q, v, ddq)
+    status = rnea_core(mv, dv, q, v, ddq, with_fext)
     if status:
         return status
     for i in range(nv):
         phi[i] = tau[i] - h[i]  # φ = τ − C q̇ − gravity (A.1)
-    k = udut_factor(parents, module_ptr, module_bodies, nvs, M, E, r, S, M_hat, Psi_hat, Psi, I_hat, I_hat_inv)
+    k = factor_core(mv, dv)
     if k:
         return 2 + k
     udut_solve(
-        parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv,
-        phi.reshape(nv, 1), eta.reshape(nj, 1, 6), mu.reshape(nj, 1, 6), ddq.reshape(nv, 1),
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
+        phi.reshape(nv, 1), dv.eta.reshape(nj, 1, 6), dv.mu.reshape(nj, 1, 6), ddq.reshape(nv, 1),
     )  # fmt: skip
     return 0
 
@@ -288,7 +298,8 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     q, v, tau, batch = states(model, data, q, v, tau, "tau")
     set_fext(model, data, fext)
     if batch is None:
-        raise_for_status(model, aba_entry(model._mi, model._mf, data._ws, q, v, tau), q, v, tau, "tau")
+        status = aba_entry(model._mi, model._mf, data._ws, q, v, tau, not data.fext_is_zero)
+        raise_for_status(model, status, q, v, tau, "tau")
         return data.ddq.copy()
     from .batch import batch as run  # a circular import at module level: batch.py uses this module
 

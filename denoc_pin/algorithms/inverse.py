@@ -15,15 +15,17 @@ from ..layout import all_finite, data_views, model_views
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
 from ._call import raise_for_status, set_fext, states
-from .kinematics import kinematics_core
+from .kinematics import kinematics_core, universal_pdot
 
 
 @njit(cache=True)
 def inverse_dynamics_kernel(
-    parents, kinds, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, Sdot_coef, v, a, fext, t, tdot, w,
-    w_tilde, tau,
+    parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E, r, S, v, a, fext,
+    with_fext, t, tdot, w_tilde, tau,
 ):  # fmt: skip
-    """Table 1 for a tree of kinematic modules; writes t, tdot, w, w_tilde and tau."""
+    """Table 1 for a tree of kinematic modules; writes t, tdot, w_tilde and tau.
+
+    M_k enters as (m_k, d_k, I_k about o_k); fext is read only when ``with_fext``."""
     t[0, :] = 0.0
     tdot[0, 0:3] = 0.0
     tdot[0, 3:6] = -gravity  # gravity as the base's acceleration (note under Table 1)
@@ -78,14 +80,12 @@ def inverse_dynamics_kernel(
                     s += S[k, c, d] * a[iv + d]
                 tdot[k, c] += s
             if kinds[k] == UNIVERSAL:
-                # ṗ_k θ̇_k: the universal joint's first axis turns with its second angle
+                universal_pdot(S, axes2, k, v[iv], v[iv + 1], tdot[k])  # ṗ_k θ̇_k
+            # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k, the start of w̃_k      (eq. 1, 11)
+            newton_euler_wrench(masses[k], coms[k], Io[k], t[k], tdot[k], w_tilde[k])
+            if with_fext:
                 for c in range(6):
-                    tdot[k, c] += Sdot_coef[k, c] * v[iv] * v[iv + 1]
-            # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k                         (eq. 1, 11)
-            newton_euler_wrench(M[k], t[k], tdot[k], w[k])
-            for c in range(6):
-                w[k, c] -= fext[k, c]
-                w_tilde[k, c] = w[k, c]
+                    w_tilde[k, c] -= fext[k, c]
     # Step 2: backward recursion τ = N_dᵀ N_lᵀ w.
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
@@ -105,22 +105,21 @@ def inverse_dynamics_kernel(
 
 
 @njit(cache=True)
-def rnea_entry(mi, mf, ws, q, v, a):
+def rnea_entry(mi, mf, ws, q, v, a, with_fext):
     """Kinematics and Table 1 on the flat buffers (layout.py); returns 1 if an input is not finite."""
-    return rnea_core(model_views(mi, mf), data_views(ws, mi), q, v, a)
+    return rnea_core(model_views(mi, mf), data_views(ws, mi), q, v, a, with_fext)
 
 
 @njit(cache=True)
-def rnea_core(mv, dv, q, v, a):
+def rnea_core(mv, dv, q, v, a, with_fext):
     """Kinematics and Table 1 on the views of the model (mv) and of the workspace (dv)."""
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
         return 1
-    (parents, kinds, _, idx_v, _, nvs, module_ptr, module_bodies, _, _, _, _, _, M, gravity, _, _, _) = mv
-    (E, r, S, Sdot_coef, t, tdot, w, w_tilde, fext, _, _, _, _, _, _, _, tau, _, _) = dv
     kinematics_core(mv, dv, q)
     inverse_dynamics_kernel(
-        parents, kinds, module_ptr, module_bodies, idx_v, nvs, M, gravity, E, r, S, Sdot_coef, v, a, fext,
-        t, tdot, w, w_tilde, tau,
+        mv.parents, mv.kinds, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.masses, mv.coms,
+        mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
+        dv.w_tilde, dv.tau,
     )  # fmt: skip
     return 0
 
@@ -129,7 +128,7 @@ def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
     q, v, a, batch = states(model, data, q, v, a, aname)
     set_fext(model, data, fext)
     if batch is None:
-        status = rnea_entry(model._mi, model._mf, data._ws, q, v, a)
+        status = rnea_entry(model._mi, model._mf, data._ws, q, v, a, not data.fext_is_zero)
         raise_for_status(model, status, q, v, a, aname)
         return data.tau.copy()
     from .batch import batch as run  # a circular import at module level: batch.py uses this module

@@ -17,8 +17,8 @@ from ..spatial import axis_angle_into, matmul_into, quaternion_rotation_into
 
 
 @njit(cache=True)
-def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S, Sdot_coef):
-    """Fill E[k], r[k] (A_{k,β}), S[k] (p_k, body frame) and Sdot_coef[k] for every body from q."""
+def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S):
+    """Fill E[k], r[k] (A_{k,β}) and S[k] (p_k, body frame) for every body from q."""
     Rj = np.empty((3, 3))
     R = np.empty((3, 3))
     R1 = np.empty((3, 3))
@@ -30,7 +30,6 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
         e = axes[k]
         iq = idx_q[k]
         for c in range(6):
-            Sdot_coef[k, c] = 0.0
             for d in range(S.shape[2]):
                 S[k, c, d] = 0.0
         pj[0] = pj[1] = pj[2] = 0.0
@@ -69,15 +68,10 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             axis_angle_into(e2, q[iq + 1], R2)
             axis_angle_into(e, q[iq], R1)
             matmul_into(R1, R2, Rj)
-            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame; R2ᵀ e1 turns with q2, so
-            # ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2.
+            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see universal_pdot)
             for c in range(3):
                 S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
                 S[k, c, 1] = e2[c]
-            s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
-            Sdot_coef[k, 0] = s1 * e2[2] - s2 * e2[1]
-            Sdot_coef[k, 1] = s2 * e2[0] - s0 * e2[2]
-            Sdot_coef[k, 2] = s0 * e2[1] - s1 * e2[0]
         matmul_into(placement_R[k], Rj, R)
         for c in range(3):
             r[k, c] = (
@@ -95,7 +89,21 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
 @njit(cache=True)
 def kinematics_core(mv, dv, q):
     """joint_kinematics on the model views mv and workspace views dv (layout.py)."""
-    joint_kinematics(mv[1], mv[2], mv[11], mv[12], mv[9], mv[10], q, dv[0], dv[1], dv[2], dv[3])
+    joint_kinematics(
+        mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.placement_rotation, mv.placement_translation, q, dv.E, dv.r, dv.S
+    )
+
+
+@njit(cache=True, inline="always")
+def universal_pdot(S, axes2, k, v1, v2, out):
+    """out[0:3] += ṗ_k q̇_k of universal joint k: p_k's first column R2ᵀ e1 turns with q2 about e2,
+    so ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2 (angular rows only)."""
+    s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
+    e0, e1, e2 = axes2[k, 0], axes2[k, 1], axes2[k, 2]
+    vv = v1 * v2
+    out[0] += (s1 * e2 - s2 * e1) * vv
+    out[1] += (s2 * e0 - s0 * e2) * vv
+    out[2] += (s0 * e1 - s1 * e0) * vv
 
 
 @njit(cache=True)
