@@ -21,11 +21,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-HEADER = 5  # mi[0:5] = nj, nv, number of modules, zmax, nq
+HEADER = 6  # mi[0:6] = nj, nv, number of modules, zmax, nq, number of M̂ slots
 
 ModelViews = namedtuple(
     "ModelViews",
-    "parents kinds idx_q idx_v nqs nvs module_ptr module_bodies body_module placement_rotation "
+    "parents kinds idx_q idx_v nqs nvs module_ptr module_bodies body_module slot slot_init placement_rotation "
     "placement_translation axes axes2 gravity masses coms inertias inertias_origin",
 )
 DataViews = namedtuple("DataViews", "E r S t tdot w_tilde fext eta mu M_hat Psi_hat Psi I_hat I_hat_inv tau phi ddq")
@@ -53,6 +53,10 @@ def model_views(mi, mf):
     module_bodies = mi[o : o + nj - 1]
     o += nj - 1
     body_module = mi[o : o + nj]
+    o += nj
+    slot = mi[o : o + nj]
+    o += nj
+    slot_init = mi[o : o + nj]
     f = 0
     placement_R = mf[f : f + 9 * nj].reshape(nj, 3, 3)
     f += 9 * nj
@@ -72,19 +76,19 @@ def model_views(mi, mf):
     f += 9 * nj
     inertias_origin = mf[f : f + 9 * nj].reshape(nj, 3, 3)
     return ModelViews(
-        parents, kinds, idx_q, idx_v, nqs, nvs, module_ptr, module_bodies, body_module,
+        parents, kinds, idx_q, idx_v, nqs, nvs, module_ptr, module_bodies, body_module, slot, slot_init,
         placement_R, placement_p, axes, axes2, gravity, masses, coms, inertias, inertias_origin,
     )  # fmt: skip
 
 
 def model_buffer_sizes(nj: int, nmod: int) -> tuple[int, int]:
-    return HEADER + 7 * nj + nmod + 1 + nj - 1, 9 * nj + 3 * nj + 3 * nj + 3 * nj + 3 + nj + 3 * nj + 9 * nj + 9 * nj
+    return HEADER + 9 * nj + nmod + 1 + nj - 1, 9 * nj + 3 * nj + 3 * nj + 3 * nj + 3 + nj + 3 * nj + 9 * nj + 9 * nj
 
 
 @njit(cache=True)
 def data_views(ws, mi):
     """DataViews of the flat workspace (field docs: ``Data``)."""
-    nj, nv, z = mi[0], mi[1], mi[3]
+    nj, nv, z, ns = mi[0], mi[1], mi[3], mi[5]
     o = 0
     E = ws[o : o + 9 * nj].reshape(nj, 3, 3)
     o += 9 * nj
@@ -104,8 +108,8 @@ def data_views(ws, mi):
     o += 6 * nj
     mu = ws[o : o + 6 * nj].reshape(nj, 6)
     o += 6 * nj
-    M_hat = ws[o : o + 36 * nj].reshape(nj, 6, 6)
-    o += 36 * nj
+    M_hat = ws[o : o + 36 * ns].reshape(ns, 6, 6)
+    o += 36 * ns
     Psi_hat = ws[o : o + 6 * z * nj].reshape(nj, 6, z)
     o += 6 * z * nj
     Psi = ws[o : o + 6 * z * nj].reshape(nj, 6, z)
@@ -122,8 +126,48 @@ def data_views(ws, mi):
     return DataViews(E, r, S, t, tdot, w_tilde, fext, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, tau, phi, ddq)
 
 
-def workspace_size(nj: int, nv: int, zmax: int) -> int:
-    return nj * (9 + 3 + 6 * zmax + 6 * 6 + 36 + 2 * 6 * zmax + 2 * zmax * zmax) + 3 * nv
+def workspace_size(nj: int, nv: int, zmax: int, nslots: int) -> int:
+    return nj * (9 + 3 + 6 * zmax + 6 * 6 + 2 * 6 * zmax + 2 * zmax * zmax) + 36 * nslots + 3 * nv
+
+
+@njit(cache=True)
+def articulated_slots(parents, module_bodies):
+    """Where the factorization keeps each M̂_k: (slot, slot_init, number of slots).
+
+    M̂_k is needed only from the moment its first child is eliminated until k itself is, so the
+    backward sweep of eq. (20–21) keeps the open ones in a few recycled 6 x 6 slots: two for a
+    chain, about one per pending branch for a tree, instead of one per body (29 MB at 100,000).
+    slot_init[k] bit 1: k is a leaf and starts its own slot with M_k; bit 2: k is the first child
+    of its parent to be eliminated and starts the parent's slot with M_β.
+    """
+    nj = len(parents)
+    slot = np.full(nj, -1, dtype=np.int64)
+    slot_init = np.zeros(nj, dtype=np.int64)
+    free = np.empty(nj, dtype=np.int64)  # a stack of released slots
+    nfree = 0
+    nslots = 0
+    for j in range(len(module_bodies) - 1, -1, -1):  # the factorization's order (udut_factor)
+        k = module_bodies[j]
+        if slot[k] < 0:
+            if nfree:
+                nfree -= 1
+                slot[k] = free[nfree]
+            else:
+                slot[k] = nslots
+                nslots += 1
+            slot_init[k] |= 1
+        b = parents[k]
+        if b > 0 and slot[b] < 0:
+            if nfree:
+                nfree -= 1
+                slot[b] = free[nfree]
+            else:
+                slot[b] = nslots
+                nslots += 1
+            slot_init[k] |= 2
+        free[nfree] = slot[k]
+        nfree += 1
+    return slot, slot_init, max(nslots, 1)
 
 
 @njit(cache=True)

@@ -140,9 +140,12 @@ class _Cut:
 
 def resolve_loops(model: Model, loops) -> tuple[tuple[LoopJoint, ...], tuple[_Cut, ...]]:
     """Check loop joints against the model's links and resolve them onto bodies (ModelError if bad)."""
+    if not loops:
+        return (), ()  # and no per-link table: at 100,000 links it alone was the build's peak memory
     where: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+    eye, zero = np.eye(3), np.zeros(3)  # shared, never written
     for k, name in enumerate(model.link_names):
-        where[name] = (k, np.eye(3), np.zeros(3))
+        where[name] = (k, eye, zero)
     for f in model.frames:
         where.setdefault(f.name, (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float)))
     out, cuts, seen = [], [], set()

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout import data_views, model_buffer_sizes, model_views, workspace_size
+from .layout import articulated_slots, data_views, model_buffer_sizes, model_views, workspace_size
 from .modules import decompose, draw_module_tree, module_arrays
-from .spatial import inertia_about_origin, mass_matrix
+from .spatial import mass_matrix
 
 
 class ModelError(ValueError):
@@ -83,6 +83,7 @@ class Model:
     - ``gravity``: (3,) gravity vector in the base frame (default (0, 0, -9.81) as Pinocchio).
     - ``modules``: tuple of :class:`Module`; ``module_ptr``, ``module_bodies``, ``body_module``
       are their flat form for the compiled recursions.
+    - ``slot``, ``slot_init``: (njoints,) int, where the factorization keeps M̂_k (``Data.M_hat``).
     - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
     - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``loops.py``);
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
@@ -162,10 +163,11 @@ class Model:
         modules = decompose(parents, tuple(names), nvs)
         ptr, bodies, body_module = module_arrays(modules, njoints - 1)
         zmax = int(nvs.max())
+        slot, slot_init, nslots = articulated_slots(parents, bodies)
         # Two flat buffers hold every array the kernels read (layout.py); the fields are views.
         mi = np.concatenate(
-            [[njoints, nvs.sum(), len(modules), zmax, nqs.sum()], parents, kinds, idx_q, idx_v, nqs, nvs, ptr, bodies,
-             body_module]
+            [[njoints, nvs.sum(), len(modules), zmax, nqs.sum(), nslots], parents, kinds, idx_q, idx_v, nqs, nvs, ptr,
+             bodies, body_module, slot, slot_init]
         ).astype(np.int64)  # fmt: skip
         # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
         # would hold every input twice at the moment of the process's peak memory.
@@ -180,7 +182,14 @@ class Model:
         w.masses[:] = masses
         w.coms[:] = np.asarray(coms, dtype=float).reshape(njoints, 3)
         w.inertias[:] = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
-        w.inertias_origin[:] = inertia_about_origin(w.masses, w.coms, w.inertias)
+        # inertia_about_origin entry by entry (same arithmetic): its stacked temporaries were the
+        # build's peak memory at 100,000 bodies.
+        cc = np.einsum("ij,ij->i", w.coms, w.coms)
+        for i in range(3):
+            for j in range(3):
+                w.inertias_origin[:, i, j] = w.inertias[:, i, j] + w.masses * (
+                    (cc if i == j else 0.0) - w.coms[:, i] * w.coms[:, j]
+                )
         w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
         mi.setflags(write=False)
         mf.setflags(write=False)
@@ -307,7 +316,9 @@ class Data:
     - ``fext``: (njoints, 6) external wrenches [n; f] of the last call, body frames.
     - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
     - ``M_tilde``: (njoints, 6, 6) composite-module mass matrices M̃_k (eq. 17), allocated by ``gim``.
-    - ``M_hat``: (njoints, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6).
+    - ``M_hat``: (nslots, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6) while they are open:
+      M̂_k lives in slot ``model.slot[k]`` from the elimination of k's first child to that of k
+      (``layout.articulated_slots``); a chain needs two slots.
     - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
       first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
@@ -321,7 +332,7 @@ class Data:
         nj, nv = model.njoints, model.nv
         self.model = model
         # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
-        self._ws = np.zeros(workspace_size(nj, nv, model.zmax))
+        self._ws = np.zeros(workspace_size(nj, nv, model.zmax, int(model._mi[5])))
         for field, view in data_views(self._ws, model._mi)._asdict().items():
             setattr(self, field, view)
         self.E[:] = np.eye(3)

@@ -27,29 +27,32 @@ from .kinematics import kinematics_core
 
 
 @njit(cache=True)
-def udut_factor(parents, module_ptr, module_bodies, nvs, masses, coms, Io, E, r, S, M_hat, Psi_hat, Psi, I_hat,
-                I_hat_inv):  # fmt: skip
+def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses, coms, Io, E, r, S, M_hat, Psi_hat,
+                Psi, I_hat, I_hat_inv):  # fmt: skip
     """Articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7).
 
-    M_k enters as (m_k, d_k, I_k about o_k).  Returns 0, or the body index k whose Î_k is not
-    positive definite (singular GIM).
+    M_k enters as (m_k, d_k, I_k about o_k).  M̂_k lives in M_hat[slot[k]] while it is open
+    (``layout.articulated_slots``).  Returns 0, or the body index k whose Î_k is not positive
+    definite (singular GIM).
     """
     M_bar = np.zeros((6, 6))
     scratch = np.empty((4, 6, 6))
-    M_hat[0, :, :] = 0.0
-    for k in range(1, len(parents)):
-        mass_matrix_into(masses[k], coms[k], Io[k], M_hat[k])  # M̂_k starts as M_k
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             z = nvs[k]
             b = parents[k]
+            Mk = M_hat[slot[k]]
+            if slot_init[k] & 1:  # a leaf: M̂_k = M_k
+                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+            if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
+                mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
             if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF, and fixed trip counts unroll
                 s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
                 Ik = 0.0
                 for c in range(6):  # Ψ̂_k = M̂_k p_k, Î_k = p_kᵀ Ψ̂_k            (eq. 19, A.4–A.5)
-                    ph = (M_hat[k, c, 0] * s0 + M_hat[k, c, 1] * s1 + M_hat[k, c, 2] * s2 + M_hat[k, c, 3] * s3
-                          + M_hat[k, c, 4] * s4 + M_hat[k, c, 5] * s5)  # fmt: skip
+                    ph = (Mk[c, 0] * s0 + Mk[c, 1] * s1 + Mk[c, 2] * s2 + Mk[c, 3] * s3 + Mk[c, 4] * s4
+                          + Mk[c, 5] * s5)  # fmt: skip
                     Psi_hat[k, c, 0] = ph
                     Ik += S[k, c, 0] * ph
                 I_hat[k, 0, 0] = Ik
@@ -63,15 +66,15 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, masses, coms, Io, E, r,
                     for c in range(6):
                         pc = Psi_hat[k, c, 0]
                         for e in range(6):
-                            M_bar[c, e] = M_hat[k, c, e] - pc * Psi[k, e, 0]
-                    add_congruence(E[k], r[k], M_bar, M_hat[b], scratch)
+                            M_bar[c, e] = Mk[c, e] - pc * Psi[k, e, 0]
+                    add_congruence(E[k], r[k], M_bar, M_hat[slot[b]], scratch)
                 continue
             # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
             for c in range(6):
                 for d in range(z):
                     acc = 0.0
                     for e in range(6):
-                        acc += M_hat[k, c, e] * S[k, e, d]
+                        acc += Mk[c, e] * S[k, e, d]
                     Psi_hat[k, c, d] = acc
             # Î_k = p_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
             for d1 in range(z):
@@ -80,11 +83,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, masses, coms, Io, E, r,
                     for c in range(6):
                         acc += S[k, c, d1] * Psi_hat[k, c, d2]
                     I_hat[k, d1, d2] = acc
-            if z == 1:
-                if not I_hat[k, 0, 0] > 0.0:
-                    return k
-                I_hat_inv[k, 0, 0] = 1.0 / I_hat[k, 0, 0]
-            elif not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
+            if not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
                 return k
             # Ψ_k = Ψ̂_k Î_k⁻¹                                                 (eq. 19, A.5)
             for c in range(6):
@@ -97,11 +96,11 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, masses, coms, Io, E, r,
                 # M̂_β += A_{k,β}ᵀ Φ_k M̂_k A_{k,β},  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
                 for c in range(6):
                     for e in range(6):
-                        acc = M_hat[k, c, e]
+                        acc = Mk[c, e]
                         for d in range(z):
                             acc -= Psi_hat[k, c, d] * Psi[k, e, d]
                         M_bar[c, e] = acc
-                add_congruence(E[k], r[k], M_bar, M_hat[b], scratch)
+                add_congruence(E[k], r[k], M_bar, M_hat[slot[b]], scratch)
     return 0
 
 
@@ -205,8 +204,8 @@ def factor_entry(mi, mf, ws, q):
 def factor_core(mv, dv):
     """udut_factor on the model and workspace views, with the kinematics already in dv."""
     return udut_factor(
-        mv.parents, mv.module_ptr, mv.module_bodies, mv.nvs, mv.masses, mv.coms, mv.inertias_origin, dv.E, dv.r,
-        dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
+        mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
     )  # fmt: skip
 
 

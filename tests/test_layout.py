@@ -1,0 +1,96 @@
+"""The flat buffers (layout.py): the recycled slots of the articulated mass matrices, and sizes.
+
+The FD results themselves are checked against Pinocchio in test_forward.py on every model; here
+the slot plan is checked on its own terms, so that a wrong plan is named as such.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import random_tree_urdf
+
+import denoc_pin as dp
+from denoc_pin.layout import articulated_slots
+
+
+def check_slot_plan(model: dp.Model) -> int:
+    """Replay the factorization's order: every M̂_k is opened (initialised) once, before it is
+    read or added to, and no two open M̂ share a slot.  Returns the number of slots used."""
+    slot, init = model.slot, model.slot_init
+    owner: dict[int, int] = {}  # slot -> body whose M̂ it holds while open
+    opened = set()
+    for k in model.module_bodies[::-1]:
+        k, b = int(k), int(model.parents[k])
+        if init[k] & 1:
+            assert k not in opened, f"body {k} opened twice"
+            assert owner.get(int(slot[k])) is None, f"slot {slot[k]} of leaf {k} still holds body {owner[slot[k]]}"
+            owner[int(slot[k])] = k
+            opened.add(k)
+        assert k in opened and owner[int(slot[k])] == k, f"body {k} eliminated without its own open M̂"
+        if b > 0:
+            if init[k] & 2:
+                assert b not in opened, f"parent {b} opened twice"
+                assert owner.get(int(slot[b])) is None, f"slot {slot[b]} of body {b} still holds {owner[slot[b]]}"
+                owner[int(slot[b])] = b
+                opened.add(b)
+            assert b in opened and owner[int(slot[b])] == b, f"child {k} adds to an unopened M̂ of {b}"
+        else:
+            assert not init[k] & 2
+        del owner[int(slot[k])]  # M̂_k is dead once k is eliminated
+    assert opened == set(range(1, model.njoints))
+    return int(slot[1:].max()) + 1
+
+
+@pytest.mark.parametrize("planar", [False, True])
+def test_a_chain_needs_two_slots(planar):
+    model = dp.models.chain(1000, planar=planar)
+    assert check_slot_plan(model) == 2
+    assert model.create_data().M_hat.shape == (2, 6, 6)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_slot_plan_on_random_trees(seed, tmp_path):
+    path = tmp_path / "tree.urdf"
+    path.write_text(random_tree_urdf(seed, n_links=int(np.random.default_rng(seed).integers(5, 40))))
+    model = dp.load_urdf(path)
+    assert check_slot_plan(model) <= model.njoints - 1
+
+
+def test_slot_plan_on_a_star_and_a_branched_robot():
+    # A star: every body on the base, each its own module and leaf; one slot is reused throughout.
+    n = 8
+    parents = np.zeros(n + 1, dtype=np.int64)
+    bodies = np.arange(1, n + 1)
+    slot, init, nslots = articulated_slots(parents, bodies)
+    assert nslots == 1 and (init[1:] == 1).all()
+    model = dp.models.isobe_multibranch()
+    check_slot_plan(model)
+
+
+def test_the_check_catches_a_shared_slot():
+    """The replay above can fail: two open M̂ forced into one slot are caught."""
+    model = dp.models.isobe_multibranch()
+    bad = model.slot.copy()
+    bad[:] = 0
+
+    class Fake:
+        pass
+
+    fake = Fake()
+    fake.slot, fake.slot_init, fake.module_bodies = bad, model.slot_init, model.module_bodies
+    fake.parents, fake.njoints = model.parents, model.njoints
+    with pytest.raises(AssertionError):
+        check_slot_plan(fake)
+
+
+def test_buffers_per_body_of_a_huge_chain():
+    """The memory budget of the papers' chains, as sizes (the peak RSS is measured by the benchmark)."""
+    n = 20_000
+    model = dp.models.chain(n)
+    data = model.create_data()
+    per_body = (model._mf.nbytes + model._mi.nbytes + data._ws.nbytes) / n
+    assert per_body < 1000, f"{per_body:.0f} bytes a body"
+    assert not hasattr(model, "_M"), "the 6 x 6 M_k must not be stored unless asked for"
+    np.testing.assert_array_equal(model.M[5], dp.spatial.mass_matrix(model.masses[5], model.coms[5],
+                                                                         model.inertias_origin[5]))  # fmt: skip
