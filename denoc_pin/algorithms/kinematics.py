@@ -16,46 +16,72 @@ from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERIC
 from ..spatial import axis_angle_into, matmul_into, quaternion_rotation_into
 
 
+@njit(cache=True, inline="always")
+def placement_axis_angle_T(P, e, angle, Ek):
+    """E_k = (R_p R(e, θ))ᵀ, formed directly: the revolute joints' whole rotation in 27 products."""
+    c = np.cos(angle)
+    s = np.sin(angle)
+    C = 1.0 - c
+    x, y, z = e[0], e[1], e[2]
+    r00, r01, r02 = c + x * x * C, x * y * C - z * s, x * z * C + y * s
+    r10, r11, r12 = y * x * C + z * s, c + y * y * C, y * z * C - x * s
+    r20, r21, r22 = z * x * C - y * s, z * y * C + x * s, c + z * z * C
+    for i in range(3):
+        p0, p1, p2 = P[i, 0], P[i, 1], P[i, 2]
+        Ek[0, i] = p0 * r00 + p1 * r10 + p2 * r20
+        Ek[1, i] = p0 * r01 + p1 * r11 + p2 * r21
+        Ek[2, i] = p0 * r02 + p1 * r12 + p2 * r22
+
+
 @njit(cache=True)
 def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S):
     """Fill E[k], r[k] (A_{k,β}) and S[k] (p_k, body frame) for every body from q."""
-    Rj = np.empty((3, 3))
-    R = np.empty((3, 3))
-    R1 = np.empty((3, 3))
-    R2 = np.empty((3, 3))
-    pj = np.zeros(3)
-    ez = np.array([0.0, 0.0, 1.0])
+    zmax = S.shape[2]
+    scratch = np.empty((0, 3, 3))  # for the multi-DOF kinds only, allocated at the first one
     for k in range(1, len(kinds)):
         kind = kinds[k]
         e = axes[k]
         iq = idx_q[k]
         for c in range(6):
-            for d in range(S.shape[2]):
+            for d in range(zmax):
                 S[k, c, d] = 0.0
-        pj[0] = pj[1] = pj[2] = 0.0
-        if kind == REVOLUTE:
-            axis_angle_into(e, q[iq], Rj)
-            S[k, 0:3, 0] = e  # p_k = [e_k; 0] (eq. 7b)
-        elif kind == CONTINUOUS:
-            # (cos θ, sin θ) need not be exactly unit: the angle is what counts.
-            axis_angle_into(e, np.arctan2(q[iq + 1], q[iq]), Rj)
-            S[k, 0:3, 0] = e
-        elif kind == PRISMATIC:
+        # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
+        if kind == REVOLUTE or kind == CONTINUOUS:
+            # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
+            angle = q[iq] if kind == REVOLUTE else np.arctan2(q[iq + 1], q[iq])
+            placement_axis_angle_T(placement_R[k], e, angle, E[k])
+            for c in range(3):
+                r[k, c] = placement_p[k, c]
+                S[k, c, 0] = e[c]  # p_k = [e_k; 0] (eq. 7b)
+            continue
+        if kind == PRISMATIC:
+            qk = q[iq]
             for c in range(3):
                 for d in range(3):
-                    Rj[c, d] = 1.0 if c == d else 0.0
-                pj[c] = e[c] * q[iq]
-            S[k, 3:6, 0] = e  # p_k = [0; e_k] (eq. 7b)
-        elif kind == FREE_FLYER:
+                    E[k, c, d] = placement_R[k, d, c]
+                r[k, c] = (
+                    placement_p[k, c]
+                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
+                )
+                S[k, 3 + c, 0] = e[c]  # p_k = [0; e_k] (eq. 7b)
+            continue
+        if scratch.shape[0] == 0:
+            scratch = np.empty((4, 3, 3))
+        Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
+        pj0 = pj1 = pj2 = 0.0
+        if kind == FREE_FLYER:
             quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
+            pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
             for c in range(3):
-                pj[c] = q[iq + c]
                 S[k, 3 + c, c] = 1.0  # v[0:3]: linear velocity of o_k, body frame
                 S[k, c, 3 + c] = 1.0  # v[3:6]: angular velocity, body frame
         elif kind == PLANAR:
-            axis_angle_into(ez, np.arctan2(q[iq + 3], q[iq + 2]), Rj)
-            pj[0] = q[iq]
-            pj[1] = q[iq + 1]
+            th = np.arctan2(q[iq + 3], q[iq + 2])
+            c_, s_ = np.cos(th), np.sin(th)
+            Rj[0, 0], Rj[0, 1], Rj[0, 2] = c_, -s_, 0.0
+            Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
+            Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
+            pj0, pj1 = q[iq], q[iq + 1]
             S[k, 3, 0] = 1.0
             S[k, 4, 1] = 1.0
             S[k, 2, 2] = 1.0
@@ -75,12 +101,8 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
         matmul_into(placement_R[k], Rj, R)
         for c in range(3):
             r[k, c] = (
-                placement_p[k, c]
-                + placement_R[k, c, 0] * pj[0]
-                + placement_R[k, c, 1] * pj[1]
-                + placement_R[k, c, 2] * pj[2]
+                placement_p[k, c] + placement_R[k, c, 0] * pj0 + placement_R[k, c, 1] * pj1 + placement_R[k, c, 2] * pj2
             )
-        for c in range(3):
             for d in range(3):
                 E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
     return 0
