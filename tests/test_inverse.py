@@ -95,3 +95,60 @@ def test_data_from_another_model_is_refused():
         dp.inverse_dynamics(gripper, other.create_data(), z, z, z)
     with pytest.raises(ValueError, match="got dict"):
         dp.inverse_dynamics(gripper, {}, z, z, z)
+
+
+def _as(kind: str, x: np.ndarray):
+    """x handed over in one of the forms the fast path must refuse (and the checked path accept)."""
+    if kind == "readonly":
+        y = x.copy()
+        y.setflags(write=False)
+        return y
+    if kind == "list":
+        return x.tolist()
+    if kind == "float32":
+        return x.astype(np.float32)
+    if kind == "strided":
+        y = np.zeros(2 * len(x))
+        y[::2] = x
+        return y[::2]
+    return x
+
+
+@pytest.mark.parametrize("kind", ["readonly", "list", "float32", "strided"])
+def test_every_array_form_gives_the_same_answer(kind):
+    """The compiled entry points take writable float64 C arrays only (_call.py): every other form goes
+    through the checked path, which converts it; the answer is that of the ready arrays."""
+    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    data = model.create_data()
+    rng = np.random.default_rng(5)
+    q = random_configuration(model, rng)
+    v, a = rng.uniform(-1, 1, (2, model.nv))
+    tau = dp.inverse_dynamics(model, data, q, v, a)
+    ddq = dp.forward_dynamics(model, data, q, v, tau)
+    M = dp.gim(model, data, q)
+    rtol = 1e-4 if kind == "float32" else 0.0  # float32 inputs are rounded before the call
+    for i in range(3):  # each argument on its own in the odd form
+        args = [q, v, a]
+        args[i] = _as(kind, args[i])
+        np.testing.assert_allclose(dp.inverse_dynamics(model, data, *args), tau, rtol=rtol, atol=rtol)
+        args = [q, v, tau]
+        args[i] = _as(kind, args[i])
+        np.testing.assert_allclose(dp.forward_dynamics(model, data, *args), ddq, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(dp.gim(model, data, _as(kind, q)), M, rtol=rtol, atol=rtol)
+    # and the odd forms leave the fast path working for the next ready call
+    np.testing.assert_array_equal(dp.inverse_dynamics(model, data, q, v, a), tau)
+
+
+def test_wrong_lengths_on_the_fast_path_are_named():
+    """A float64 array of the wrong length passes the entry point's signature; the kernel's length
+    check sends it to the checked path, which names it."""
+    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    data = model.create_data()
+    z = np.zeros(4)
+    dp.gim(model, data, z)  # allocates the GIM buffers, so that gim takes its fast path too
+    with pytest.raises(ValueError, match=r"v must have shape \(4,\), got \(5,\)"):
+        dp.inverse_dynamics(model, data, z, np.zeros(5), z)
+    with pytest.raises(ValueError, match=r"tau must have shape \(4,\), got \(3,\)"):
+        dp.forward_dynamics(model, data, z, z, np.zeros(3))
+    with pytest.raises(ValueError, match=r"q must have shape \(4,\), got \(6,\)"):
+        dp.gim(model, data, np.zeros(6))

@@ -1,13 +1,19 @@
 """Argument handling shared by the algorithms: a fast path for ready arrays, clear errors otherwise.
 
-One state: q (nq,), v (nv,), x (nv,).  A batch: q (B, nq), v (B, nv), x (B, nv).  Arrays that are
-already float64, C-contiguous and of the right shape go straight to the compiled kernels, which
-check finiteness themselves; anything else is converted here, with an error naming the shape.
+One state: q (nq,), v (nv,), x (nv,).  A batch: q (B, nq), v (B, nv), x (B, nv).
+
+The fast path hands the user's arrays straight to a compiled entry point with fixed signatures
+(``ENTRY_*`` below): numba's dispatcher checks dtype, dimension, layout and writability in C,
+and refuses anything else with a TypeError instead of compiling for it; the kernel checks the
+lengths and finiteness and returns a status.  Any refusal or non-zero status sends the call
+down the checked path here, which converts what it can and otherwise raises an error naming
+the array and its expected shape.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 
@@ -15,11 +21,32 @@ _F64 = np.dtype(np.float64)
 _UNIT_STRIDE = (8,)
 
 
+_MI = types.Array(types.int64, 1, "C", readonly=True)  # model.mi
+_MF = types.Array(types.float64, 1, "C", readonly=True)  # model.mf
+_VEC = types.Array(types.float64, 1, "C")  # data.ws, q, v, x
+_MAT = types.Array(types.float64, 2, "C")
+ENTRY_STATE = types.int64(_MI, _MF, _VEC, _VEC, _VEC, _VEC, types.boolean)  # (mi, mf, ws, q, v, x, with_fext)
+ENTRY_GIM = types.int64(_MI, _MF, _VEC, types.Array(types.float64, 3, "C"), _VEC, _MAT)  # (…, M_tilde, q, out)
+BAD_LENGTH = -1  # the status of an entry point given q, v or x of the wrong length
+
+
 def _ready(x, n: int) -> bool:
-    """A C-contiguous float64 (n,) array: passed to the kernels as it is (cheap checks only)."""
+    """A writable C-contiguous float64 (n,) array: passed to the kernels as it is."""
     # dtype ==, not is: arrays boxed by numba (data.tau, and copies of it) carry an equal but
     # distinct float64 dtype object, and `is` would send every such call down the slow path.
-    return type(x) is np.ndarray and x.dtype == _F64 and x.shape == (n,) and x.strides == _UNIT_STRIDE
+    return (
+        type(x) is np.ndarray
+        and x.dtype == _F64
+        and x.shape == (n,)
+        and x.strides == _UNIT_STRIDE
+        and x.flags.writeable
+    )
+
+
+def _kernel_array(x) -> np.ndarray:
+    """A C-contiguous float64 array the entry points accept (writable: their signatures say so)."""
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    return a if a.flags.writeable else a.copy()
 
 
 def states(model: Model, data: Data, q, v, x, xname: str):
@@ -42,9 +69,9 @@ def states(model: Model, data: Data, q, v, x, xname: str):
                 raise ValueError(f"a batch of {B} states needs {name} of shape ({B}, {n}), got {a.shape}")
             arrays.append(a)
         return (*arrays, B)
-    q = np.ascontiguousarray(configuration(model, q))
-    v = np.ascontiguousarray(vector(v, nv, "v"))
-    x = None if x is None else np.ascontiguousarray(vector(x, nv, xname))
+    q = _kernel_array(configuration(model, q))
+    v = _kernel_array(vector(v, nv, "v"))
+    x = None if x is None else _kernel_array(vector(x, nv, xname))
     return q, v, x, None
 
 

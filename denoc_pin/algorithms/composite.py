@@ -12,7 +12,7 @@ from numba import njit
 from ..layout import all_finite, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_congruence, add_transferred_wrench, mass_matrix_into, matmul_into, matmul_tn_into
-from ._call import _ready, raise_for_status
+from ._call import BAD_LENGTH, ENTRY_GIM, _kernel_array, _ready, raise_for_status
 from .kinematics import kinematics_core
 
 DENSE_LIMIT = 5_000
@@ -91,9 +91,12 @@ def gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, B, out):
     return 0
 
 
-@njit(cache=True)
+@njit(ENTRY_GIM, cache=True)
 def crba_entry(mi, mf, ws, M_tilde, q, out):
-    """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite."""
+    """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite,
+    BAD_LENGTH if q has the wrong length."""
+    if len(q) != mi[4]:
+        return BAD_LENGTH
     if not all_finite(q):
         return 1
     mv = model_views(mi, mf)
@@ -113,11 +116,19 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
     (also left in ``data.gim``).
     """
-    if getattr(data, "model", None) is not model:
+    if getattr(data, "model", None) is model:
+        out, M_tilde = data._dense.get("gim"), data._dense.get("M_tilde")  # allocated by the first call
+        if out is not None and M_tilde is not None:
+            try:  # the fast path (_call.py): a ready q straight to the kernel
+                if crba_entry(model._mi, model._mf, data._ws, M_tilde, q, out) == 0:
+                    return out.copy()
+            except TypeError:
+                pass
+    else:
         check_data(model, data)
     check_dense_size(model, "gim")
     if not _ready(q, model.nq):
-        q = np.ascontiguousarray(configuration(model, q))
+        q = _kernel_array(configuration(model, q))
     out = data.gim
     raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, data.M_tilde, q, out), q, None, None, "")
     return out.copy()

@@ -20,7 +20,7 @@ from ..spatial import (
     propagate_twist,
     spd_inverse_into,
 )
-from ._call import raise_for_status, set_fext, states
+from ._call import BAD_LENGTH, ENTRY_STATE, raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
 from .inverse import rnea_core
 from .kinematics import kinematics_core
@@ -210,12 +210,6 @@ def factor_core(mv, dv):
 
 
 @njit(cache=True)
-def aba_entry(mi, mf, ws, q, v, tau, with_fext):
-    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py)."""
-    return aba_core(model_views(mi, mf), data_views(ws, mi), q, v, tau, with_fext)
-
-
-@njit(cache=True)
 def aba_core(mv, dv, q, v, tau, with_fext):
     """φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3, on model and workspace views."""
     if not all_finite(tau):
@@ -236,6 +230,15 @@ def aba_core(mv, dv, q, v, tau, with_fext):
         phi.reshape(nv, 1), dv.eta.reshape(nj, 1, 6), dv.mu.reshape(nj, 1, 6), ddq.reshape(nv, 1),
     )  # fmt: skip
     return 0
+
+
+@njit(ENTRY_STATE, cache=True)
+def aba_entry(mi, mf, ws, q, v, tau, with_fext):
+    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py); a status as raise_for_status reads it,
+    or BAD_LENGTH if q, v or tau has the wrong length."""
+    if len(q) != mi[4] or len(v) != mi[1] or len(tau) != mi[1]:
+        return BAD_LENGTH
+    return aba_core(model_views(mi, mf), data_views(ws, mi), q, v, tau, with_fext)
 
 
 def factor(model: Model, data: Data, q: np.ndarray) -> None:
@@ -294,6 +297,12 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     One state q (nq,), v, tau (nv,), or a batch (B, nq), (B, nv), (B, nv) computed on all cores.
     Returns q̈ as a new (nv,) array (also left in ``data.ddq``), or (B, nv).
     """
+    if fext is None and getattr(data, "model", None) is model and data.fext_is_zero:
+        try:  # the fast path (_call.py): ready arrays straight to the kernel
+            if aba_entry(model._mi, model._mf, data._ws, q, v, tau, False) == 0:
+                return data.ddq.copy()
+        except TypeError:
+            pass
     q, v, tau, batch = states(model, data, q, v, tau, "tau")
     set_fext(model, data, fext)
     if batch is None:

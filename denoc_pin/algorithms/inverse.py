@@ -14,7 +14,7 @@ from numba import njit
 from ..layout import all_finite, data_views, model_views
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
-from ._call import raise_for_status, set_fext, states
+from ._call import BAD_LENGTH, ENTRY_STATE, raise_for_status, set_fext, states
 from .kinematics import kinematics_core, universal_pdot
 
 
@@ -105,12 +105,6 @@ def inverse_dynamics_kernel(
 
 
 @njit(cache=True)
-def rnea_entry(mi, mf, ws, q, v, a, with_fext):
-    """Kinematics and Table 1 on the flat buffers (layout.py); returns 1 if an input is not finite."""
-    return rnea_core(model_views(mi, mf), data_views(ws, mi), q, v, a, with_fext)
-
-
-@njit(cache=True)
 def rnea_core(mv, dv, q, v, a, with_fext):
     """Kinematics and Table 1 on the views of the model (mv) and of the workspace (dv)."""
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
@@ -122,6 +116,15 @@ def rnea_core(mv, dv, q, v, a, with_fext):
         dv.w_tilde, dv.tau,
     )  # fmt: skip
     return 0
+
+
+@njit(ENTRY_STATE, cache=True)
+def rnea_entry(mi, mf, ws, q, v, a, with_fext):
+    """Kinematics and Table 1 on the flat buffers (layout.py); returns 1 if an input is not finite,
+    BAD_LENGTH if q, v or a has the wrong length."""
+    if len(q) != mi[4] or len(v) != mi[1] or len(a) != mi[1]:
+        return BAD_LENGTH
+    return rnea_core(model_views(mi, mf), data_views(ws, mi), q, v, a, with_fext)
 
 
 def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
@@ -146,6 +149,12 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
     joint frame, or a list of ``pinocchio.Force`` (the same for the whole batch).
     Returns τ as a new (nv,) array (also left in ``data.tau``), or (B, nv) for a batch.
     """
+    if fext is None and getattr(data, "model", None) is model and data.fext_is_zero:
+        try:  # the fast path (_call.py): ready arrays straight to the kernel
+            if rnea_entry(model._mi, model._mf, data._ws, q, v, a, False) == 0:
+                return data.tau.copy()
+        except TypeError:
+            pass
     return _rnea(model, data, q, v, a, fext, "a")
 
 
