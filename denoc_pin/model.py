@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout import articulated_slots, data_views, model_buffer_sizes, model_views, workspace_size
+from .layout import articulated_slots, data_views, model_buffer_sizes, model_views, numpy_views, workspace_size
 from .modules import decompose, draw_module_tree, module_arrays
 from .spatial import mass_matrix
 
@@ -173,7 +173,7 @@ class Model:
         # would hold every input twice at the moment of the process's peak memory.
         mf = np.empty(model_buffer_sizes(njoints, len(modules))[1])
         assert mi.size == model_buffer_sizes(njoints, len(modules))[0]
-        w = model_views(mi, mf)
+        w = numpy_views(model_views(mi, mf), mi, mf)
         w.placement_rotation[:] = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
         w.placement_translation[:] = np.asarray(placement_translation, dtype=float).reshape(njoints, 3)
         w.axes[:] = axes
@@ -196,7 +196,7 @@ class Model:
         set_(self, "_mi", mi)
         set_(self, "_mf", mf)
         set_(self, "zmax", zmax)
-        for field, view in model_views(mi, mf)._asdict().items():
+        for field, view in numpy_views(model_views(mi, mf), mi, mf)._asdict().items():
             set_(self, field, view)
         set_(self, "modules", modules)
         set_(self, "frames", tuple(frames))
@@ -333,7 +333,7 @@ class Data:
         self.model = model
         # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
         self._ws = np.zeros(workspace_size(nj, nv, model.zmax, int(model._mi[5])))
-        for field, view in data_views(self._ws, model._mi)._asdict().items():
+        for field, view in numpy_views(data_views(self._ws, model._mi), self._ws)._asdict().items():
             setattr(self, field, view)
         self.E[:] = np.eye(3)
         self.fext_is_zero = True

@@ -15,27 +15,33 @@ from .inverse import rnea_core
 def run_rows(forward, with_fext, mi, mf, ws, Q, V, X, out, lo, hi):
     """Rows lo … hi−1 of a batch on private copies of everything a row touches; the worst kernel status.
 
-    Private, because every view a kernel takes of an array increments that array's reference
-    count atomically: two threads sharing the model buffer, the workspace or the state rows
-    fight over one cache line, and that alone cost half of the second core (1.2x, not 2x).
+    Private, because a view of a shared array updates that array's reference count atomically:
+    two threads sharing the model buffer, the workspace or the state rows fought over one cache
+    line, and that alone cost half of the second core (1.2x, not 2x).
     """
-    mi, mf, ws = mi.copy(), mf.copy(), ws.copy()
-    Qc, Vc, Xc = Q[lo:hi].copy(), V[lo:hi].copy(), X[lo:hi].copy()
     res = np.empty((hi - lo, out.shape[1]))
+    # The copies are arguments of _rows, which keeps them alive while its views are used (layout.py).
+    status = _rows(forward, with_fext, mi.copy(), mf.copy(), ws.copy(), Q[lo:hi].copy(), V[lo:hi].copy(),
+                   X[lo:hi].copy(), res)  # fmt: skip
+    out[lo:hi] = res
+    return status
+
+
+@njit(cache=True)
+def _rows(forward, with_fext, mi, mf, ws, Q, V, X, res):
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     result = dv.ddq if forward else dv.tau
     status = 0
-    for i in range(hi - lo):
+    for i in range(Q.shape[0]):
         if forward:
-            s = aba_core(mv, dv, Qc[i], Vc[i], Xc[i], with_fext)
+            s = aba_core(mv, dv, Q[i], V[i], X[i], with_fext)
         else:
-            s = rnea_core(mv, dv, Qc[i], Vc[i], Xc[i], with_fext)
+            s = rnea_core(mv, dv, Q[i], V[i], X[i], with_fext)
         if s:
             status = s
         for c in range(res.shape[1]):
             res[i, c] = result[c]
-    out[lo:hi] = res
     return status
 
 
