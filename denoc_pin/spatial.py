@@ -211,59 +211,57 @@ def add_congruence(E, r, X, out, scratch):
     Symmetric blocks are computed as upper triangles.  X must be symmetric (M̃_k, M̂_k − Ψ̂_kΨ_kᵀ).
     scratch: a (4, 6, 6) work array from the caller, so that the recursions do not allocate.
     """
-    Ap = scratch[0, :3, :3]
-    Bp = scratch[0, :3, 3:]
-    Cp = scratch[0, 3:, 3:]
-    T = scratch[1, :3, :3]  # X_block E
-    # Bp = Eᵀ B E
+    # The blocks are indexed in place (A' = scratch[0, :3, :3], B' = scratch[0, :3, 3:],
+    # C' = scratch[0, 3:, 3:], T = scratch[1, :3, :3], G = scratch[2, :3, :3], H = scratch[2, 3:, 3:]):
+    # slicing them as views would cost reference-count updates on every call.
+    # T = X_B E, then B' = Eᵀ T
     for i in range(3):
         for j in range(3):
-            T[i, j] = X[i, 3] * E[0, j] + X[i, 4] * E[1, j] + X[i, 5] * E[2, j]
+            scratch[1, i, j] = X[i, 3] * E[0, j] + X[i, 4] * E[1, j] + X[i, 5] * E[2, j]
     for i in range(3):
         for j in range(3):
-            Bp[i, j] = E[0, i] * T[0, j] + E[1, i] * T[1, j] + E[2, i] * T[2, j]
-    # Ap = Eᵀ A E and Cp = Eᵀ C E, upper triangles then mirrored
+            scratch[0, i, 3 + j] = E[0, i] * scratch[1, 0, j] + E[1, i] * scratch[1, 1, j] + E[2, i] * scratch[1, 2, j]
+    # A' = Eᵀ A E and C' = Eᵀ C E, upper triangles then mirrored
     for blk in range(2):
         o = 3 * blk
         for i in range(3):
             for j in range(3):
-                T[i, j] = X[o + i, o] * E[0, j] + X[o + i, o + 1] * E[1, j] + X[o + i, o + 2] * E[2, j]
-        P = Ap if blk == 0 else Cp
+                scratch[1, i, j] = X[o + i, o] * E[0, j] + X[o + i, o + 1] * E[1, j] + X[o + i, o + 2] * E[2, j]
         for i in range(3):
             for j in range(i, 3):
-                v = E[0, i] * T[0, j] + E[1, i] * T[1, j] + E[2, i] * T[2, j]
-                P[i, j] = v
-                P[j, i] = v
+                v = E[0, i] * scratch[1, 0, j] + E[1, i] * scratch[1, 1, j] + E[2, i] * scratch[1, 2, j]
+                scratch[0, o + i, o + j] = v
+                scratch[0, o + j, o + i] = v
     rx, ry, rz = r[0], r[1], r[2]
     # G = B' r̃ (column j of r̃ is r x e_j) and H = r̃ C'
-    G = scratch[2, :3, :3]
-    H = scratch[2, 3:, 3:]
     for i in range(3):
-        G[i, 0] = Bp[i, 1] * rz - Bp[i, 2] * ry
-        G[i, 1] = Bp[i, 2] * rx - Bp[i, 0] * rz
-        G[i, 2] = Bp[i, 0] * ry - Bp[i, 1] * rx
+        b0, b1, b2 = scratch[0, i, 3], scratch[0, i, 4], scratch[0, i, 5]
+        scratch[2, i, 0] = b1 * rz - b2 * ry
+        scratch[2, i, 1] = b2 * rx - b0 * rz
+        scratch[2, i, 2] = b0 * ry - b1 * rx
     for j in range(3):
-        H[0, j] = ry * Cp[2, j] - rz * Cp[1, j]
-        H[1, j] = rz * Cp[0, j] - rx * Cp[2, j]
-        H[2, j] = rx * Cp[1, j] - ry * Cp[0, j]
+        c0, c1, c2 = scratch[0, 3, 3 + j], scratch[0, 4, 3 + j], scratch[0, 5, 3 + j]
+        scratch[2, 3, 3 + j] = ry * c2 - rz * c1
+        scratch[2, 4, 3 + j] = rz * c0 - rx * c2
+        scratch[2, 5, 3 + j] = rx * c1 - ry * c0
     for i in range(3):
         # (r̃ C' r̃)[i, j] = (H r̃)[i, j], column j of r̃ is r x e_j
-        h0, h1, h2 = H[i, 0], H[i, 1], H[i, 2]
+        h0, h1, h2 = scratch[2, 3 + i, 3], scratch[2, 3 + i, 4], scratch[2, 3 + i, 5]
         K0 = h1 * rz - h2 * ry
         K1 = h2 * rx - h0 * rz
         K2 = h0 * ry - h1 * rx
         for j in range(3):
             K = K0 if j == 0 else (K1 if j == 1 else K2)
             if j >= i:
-                w11 = Ap[i, j] - G[i, j] - G[j, i] - K
+                w11 = scratch[0, i, j] - scratch[2, i, j] - scratch[2, j, i] - K
                 out[i, j] += w11
                 if j > i:
                     out[j, i] += w11
-            w12 = Bp[i, j] + H[i, j]
+            w12 = scratch[0, i, 3 + j] + scratch[2, 3 + i, 3 + j]
             out[i, 3 + j] += w12
             out[3 + j, i] += w12
         for j in range(3):
-            out[3 + i, 3 + j] += Cp[i, j]
+            out[3 + i, 3 + j] += scratch[0, 3 + i, 3 + j]
 
 
 # ---------------------------------------------------------------------------------------
