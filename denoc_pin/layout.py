@@ -41,7 +41,7 @@ DataViews = namedtuple("DataViews", "E r S t tdot w_tilde fext eta mu M_hat Psi_
 
 @intrinsic
 def _address(typingctx, buf, offset):
-    """Pointer to buf[offset] of a 1-D C array, taking no reference."""
+    """Pointer to the element ``offset`` (flat, C order) of a C-contiguous array, taking no reference."""
     sig = types.CPointer(buf.dtype)(buf, offset)
 
     def codegen(context, builder, signature, args):
@@ -55,6 +55,12 @@ def _address(typingctx, buf, offset):
 def _view(buf, offset, shape):
     """buf[offset : offset + prod(shape)] as an array of ``shape`` that takes no reference."""
     return numba.carray(_address(buf, offset), shape)
+
+
+@njit(cache=True, inline="always")
+def borrow(a):
+    """``a`` as a view that takes no reference, for the hot loops of the call whose argument ``a`` is."""
+    return numba.carray(_address(a, 0), a.shape)
 
 
 @njit(cache=True)

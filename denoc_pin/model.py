@@ -315,10 +315,10 @@ class Data:
       wrenches w_k are not kept: each goes straight into its w̃_k).
     - ``fext``: (njoints, 6) external wrenches [n; f] of the last call, body frames.
     - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
-    - ``M_tilde``: (njoints, 6, 6) composite-module mass matrices M̃_k (eq. 17), allocated by ``gim``.
     - ``M_hat``: (nslots, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6) while they are open:
       M̂_k lives in slot ``model.slot[k]`` from the elimination of k's first child to that of k
-      (``layout.articulated_slots``); a chain needs two slots.
+      (``layout.articulated_slots``); a chain needs two slots.  ``gim`` keeps its composite inertias
+      M̃_k (eq. 17) in the same slots, and B_k = M̃_k p_k in ``Psi_hat``.
     - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
       first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
@@ -344,11 +344,9 @@ class Data:
         """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:
         data for a 100,000-DOF chain must stay O(n)."""
         if name not in self._dense:
-            shape = (self.model.njoints, 6, 6) if name == "M_tilde" else (self.model.nv, self.model.nv)
-            self._dense[name] = np.zeros(shape)
+            self._dense[name] = np.zeros((self.model.nv, self.model.nv))
         return self._dense[name]
 
-    M_tilde = property(lambda self: self.dense("M_tilde"), doc="(njoints, 6, 6) composite inertias M̃_k of ``gim``")
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
     gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")
     U = property(lambda self: self.dense("U"), doc="(nv, nv) U of the last ``udut``")

@@ -26,7 +26,7 @@ _MF = types.Array(types.float64, 1, "C", readonly=True)  # model.mf
 _VEC = types.Array(types.float64, 1, "C")  # data.ws, q, v, x
 _MAT = types.Array(types.float64, 2, "C")
 ENTRY_STATE = types.int64(_MI, _MF, _VEC, _VEC, _VEC, _VEC, types.boolean)  # (mi, mf, ws, q, v, x, with_fext)
-ENTRY_GIM = types.int64(_MI, _MF, _VEC, types.Array(types.float64, 3, "C"), _VEC, _MAT)  # (…, M_tilde, q, out)
+ENTRY_GIM = types.int64(_MI, _MF, _VEC, _VEC, _MAT)  # (mi, mf, ws, q, out)
 BAD_LENGTH = -1  # the status of an entry point given q, v or x of the wrong length
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, data_views, model_views
+from ..layout import all_finite, borrow, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import add_congruence, add_transferred_wrench, mass_matrix_into, matmul_into, matmul_tn_into
+from ..spatial import add_congruence, mass_matrix_into
 from ._call import BAD_LENGTH, ENTRY_GIM, _kernel_array, _ready, raise_for_status
 from .kinematics import kinematics_core
 
@@ -30,18 +30,41 @@ def check_dense_size(model: Model, what: str) -> None:
 
 
 @njit(cache=True)
-def composite_inertias(parents, module_ptr, module_bodies, masses, coms, Io, E, r, M_tilde):
-    """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17); M_k from (m_k, d_k, I_k about o_k)."""
+def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slot_init, masses, coms, Io, E, r, S,
+                       M_tilde, B, out):  # fmt: skip
+    """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17), and what the GIM needs of each
+    M̃_k once it is complete: B_k = M̃_k p_k and the diagonal block I_{k,k} = p_kᵀ B_k (eq. 16).
+
+    M_k enters as (m_k, d_k, I_k about o_k).  M̃_k is open only from its first child's turn to its
+    own, so it lives in the recycled slots of the articulated inertias (M_tilde[slot[k]],
+    ``layout.articulated_slots``): the same order, the same lifetimes.
+    """
     scratch = np.empty((4, 6, 6))
-    M_tilde[0, :, :] = 0.0
-    for k in range(1, len(parents)):
-        mass_matrix_into(masses[k], coms[k], Io[k], M_tilde[k])
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             b = parents[k]
+            Mk = M_tilde[slot[k]]
+            if slot_init[k] & 1:  # a leaf: M̃_k = M_k
+                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+            if slot_init[k] & 2:  # the first child of β opens M̃_β = M_β
+                mass_matrix_into(masses[b], coms[b], Io[b], M_tilde[slot[b]])
+            kv = idx_v[k]
+            z = nvs[k]
+            for c in range(6):  # B_k = M̃_k p_k
+                for d in range(z):
+                    acc = 0.0
+                    for e in range(6):
+                        acc += Mk[c, e] * S[k, e, d]
+                    B[k, c, d] = acc
+            for d1 in range(z):  # I_{k,k} = p_kᵀ B_k
+                for d2 in range(z):
+                    acc = 0.0
+                    for c in range(6):
+                        acc += S[k, c, d1] * B[k, c, d2]
+                    out[kv + d1, kv + d2] = acc
             if b > 0:
-                add_congruence(E[k], r[k], M_tilde[k], M_tilde[b], scratch)
+                add_congruence(E[k], r[k], Mk, M_tilde[slot[b]], scratch)
     return 0
 
 
@@ -50,49 +73,43 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     """out[b, j] = p_bᵀ A_{j,b}ᵀ B_j for every strict ancestor b of every body j (blocks of nv x nv).
 
     With B_j = M̃_j p_j these are the GIM's off-diagonal blocks (eq. 16); with B_j = Ψ_j
-    they are U's (eq. 18, A.4).  F ← A_{c,b}ᵀ F carries B_j up one body at a time.
+    they are U's (eq. 18, A.4).  F ← A_{c,b}ᵀ F carries B_j up one body at a time, column by
+    column, f_b = Eᵀ f_c and n_b = Eᵀ n_c + r × f_b (all indexed in place: no views in the walk).
     """
     F = np.zeros((6, 6))
-    G = np.zeros(6)
-    col = np.zeros(6)
     for j in range(1, len(parents)):
         jv = idx_v[j]
         zj = nvs[j]
-        F[:, :zj] = B[j, :, :zj]
+        for c in range(6):
+            for d in range(zj):
+                F[c, d] = B[j, c, d]
         c = j
         b = parents[j]
         while b > 0:
-            for d in range(zj):
-                G[:] = 0.0
-                col[:] = F[:, d]
-                add_transferred_wrench(E[c], r[c], col, G)
-                F[:, d] = G
+            Ec, rc = E[c], r[c]
+            for d in range(zj):  # F[:, d] ← A_{c,b}ᵀ F[:, d]
+                n0, n1, n2, g0, g1, g2 = F[0, d], F[1, d], F[2, d], F[3, d], F[4, d], F[5, d]
+                f0 = Ec[0, 0] * g0 + Ec[1, 0] * g1 + Ec[2, 0] * g2
+                f1 = Ec[0, 1] * g0 + Ec[1, 1] * g1 + Ec[2, 1] * g2
+                f2 = Ec[0, 2] * g0 + Ec[1, 2] * g1 + Ec[2, 2] * g2
+                F[0, d] = Ec[0, 0] * n0 + Ec[1, 0] * n1 + Ec[2, 0] * n2 + rc[1] * f2 - rc[2] * f1
+                F[1, d] = Ec[0, 1] * n0 + Ec[1, 1] * n1 + Ec[2, 1] * n2 + rc[2] * f0 - rc[0] * f2
+                F[2, d] = Ec[0, 2] * n0 + Ec[1, 2] * n1 + Ec[2, 2] * n2 + rc[0] * f1 - rc[1] * f0
+                F[3, d], F[4, d], F[5, d] = f0, f1, f2
             bv = idx_v[b]
-            matmul_tn_into(S[b, :, : nvs[b]], F[:, :zj], out[bv : bv + nvs[b], jv : jv + zj])
+            for e in range(nvs[b]):  # the block p_bᵀ F
+                for d in range(zj):
+                    acc = 0.0
+                    for cc in range(6):
+                        acc += S[b, cc, e] * F[cc, d]
+                    out[bv + e, jv + d] = acc
             c = b
             b = parents[b]
     return 0
 
 
-@njit(cache=True)
-def gim_kernel(parents, idx_v, nvs, E, r, S, M_tilde, B, out):
-    """The GIM from composite inertias (eq. 16): I_{j,j} = p_jᵀ M̃_j p_j, then the ancestors' blocks."""
-    for j in range(1, len(parents)):
-        jv = idx_v[j]
-        zj = nvs[j]
-        matmul_into(M_tilde[j], S[j, :, :zj], B[j, :, :zj])
-        matmul_tn_into(S[j, :, :zj], B[j, :, :zj], out[jv : jv + zj, jv : jv + zj])
-    ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out)
-    # The walk filled the upper triangle; the GIM is symmetric.
-    n = out.shape[0]
-    for i in range(n):
-        for k in range(i + 1, n):
-            out[k, i] = out[i, k]
-    return 0
-
-
 @njit(ENTRY_GIM, cache=True)
-def crba_entry(mi, mf, ws, M_tilde, q, out):
+def crba_entry(mi, mf, ws, q, out):
     """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite,
     BAD_LENGTH if q has the wrong length."""
     if len(q) != mi[4]:
@@ -101,12 +118,19 @@ def crba_entry(mi, mf, ws, M_tilde, q, out):
         return 1
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
+    out = borrow(out)  # the hot loops index it: no reference counts
     kinematics_core(mv, dv, q)
-    composite_inertias(
-        mv.parents, mv.module_ptr, mv.module_bodies, mv.masses, mv.coms, mv.inertias_origin, dv.E, dv.r, M_tilde
-    )
     out[:, :] = 0.0
-    gim_kernel(mv.parents, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, M_tilde, dv.Psi_hat, out)
+    # M̃_k in the M̂ slots, B_k = M̃_k p_k in Ψ̂'s place: gim needs no workspace of its own.
+    composite_inertias(
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
+        mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, out,
+    )  # fmt: skip
+    ancestor_blocks(mv.parents, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi_hat, out)
+    n = out.shape[0]
+    for i in range(n):  # the walk filled the upper triangle; the GIM is symmetric
+        for k in range(i + 1, n):
+            out[k, i] = out[i, k]
     return 0
 
 
@@ -117,10 +141,10 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     (also left in ``data.gim``).
     """
     if getattr(data, "model", None) is model:
-        out, M_tilde = data._dense.get("gim"), data._dense.get("M_tilde")  # allocated by the first call
-        if out is not None and M_tilde is not None:
+        out = data._dense.get("gim")  # allocated by the first call
+        if out is not None:
             try:  # the fast path (_call.py): a ready q straight to the kernel
-                if crba_entry(model._mi, model._mf, data._ws, M_tilde, q, out) == 0:
+                if crba_entry(model._mi, model._mf, data._ws, q, out) == 0:
                     return out.copy()
             except TypeError:
                 pass
@@ -130,5 +154,5 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     if not _ready(q, model.nq):
         q = _kernel_array(configuration(model, q))
     out = data.gim
-    raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, data.M_tilde, q, out), q, None, None, "")
+    raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, q, out), q, None, None, "")
     return out.copy()
