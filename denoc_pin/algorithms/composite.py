@@ -11,7 +11,7 @@ from numba import njit
 
 from ..layout import all_finite, borrow, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import add_congruence, mass_matrix_into
+from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into
 from ._call import BAD_LENGTH, ENTRY_GIM, _kernel_array, _ready, raise_for_status
 from .kinematics import kinematics_core
 
@@ -35,28 +35,34 @@ def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slo
     """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17), and what the GIM needs of each
     M̃_k once it is complete: B_k = M̃_k p_k and the diagonal block I_{k,k} = p_kᵀ B_k (eq. 16).
 
-    M_k enters as (m_k, d_k, I_k about o_k).  M̃_k is open only from its first child's turn to its
-    own, so it lives in the recycled slots of the articulated inertias (M_tilde[slot[k]],
-    ``layout.articulated_slots``): the same order, the same lifetimes.
+    A composite of rigid bodies is a rigid body, so M̃_k = [[J, h̃], [−h̃, m 1]] is kept as its 10
+    numbers (m, h, J about o_k; ``rigid_inertia_into``).  M̃_k is open only from its first child's
+    turn to its own, so it lives in the recycled slots of the articulated inertias (the first 10
+    numbers of M_tilde[slot[k]], ``layout.articulated_slots``): the same order, the same lifetimes.
     """
-    scratch = np.empty((4, 6, 6))
+    T = np.empty((3, 3))
+    C = M_tilde.reshape(M_tilde.shape[0], 36)
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             b = parents[k]
-            Mk = M_tilde[slot[k]]
+            Ck = C[slot[k]]
             if slot_init[k] & 1:  # a leaf: M̃_k = M_k
-                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+                rigid_inertia_into(masses[k], coms[k], Io[k], Ck)
             if slot_init[k] & 2:  # the first child of β opens M̃_β = M_β
-                mass_matrix_into(masses[b], coms[b], Io[b], M_tilde[slot[b]])
+                rigid_inertia_into(masses[b], coms[b], Io[b], C[slot[b]])
+            m, h0, h1, h2 = Ck[0], Ck[1], Ck[2], Ck[3]
+            J00, J01, J02, J11, J12, J22 = Ck[4], Ck[5], Ck[6], Ck[7], Ck[8], Ck[9]
             kv = idx_v[k]
             z = nvs[k]
-            for c in range(6):  # B_k = M̃_k p_k
-                for d in range(z):
-                    acc = 0.0
-                    for e in range(6):
-                        acc += Mk[c, e] * S[k, e, d]
-                    B[k, c, d] = acc
+            for d in range(z):  # B_k = M̃_k p_k = [J a + h × l; m l + a × h] for p = [a; l]
+                a0, a1, a2, l0, l1, l2 = S[k, 0, d], S[k, 1, d], S[k, 2, d], S[k, 3, d], S[k, 4, d], S[k, 5, d]
+                B[k, 0, d] = J00 * a0 + J01 * a1 + J02 * a2 + h1 * l2 - h2 * l1
+                B[k, 1, d] = J01 * a0 + J11 * a1 + J12 * a2 + h2 * l0 - h0 * l2
+                B[k, 2, d] = J02 * a0 + J12 * a1 + J22 * a2 + h0 * l1 - h1 * l0
+                B[k, 3, d] = m * l0 + a1 * h2 - a2 * h1
+                B[k, 4, d] = m * l1 + a2 * h0 - a0 * h2
+                B[k, 5, d] = m * l2 + a0 * h1 - a1 * h0
             for d1 in range(z):  # I_{k,k} = p_kᵀ B_k
                 for d2 in range(z):
                     acc = 0.0
@@ -64,7 +70,7 @@ def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slo
                         acc += S[k, c, d1] * B[k, c, d2]
                     out[kv + d1, kv + d2] = acc
             if b > 0:
-                add_congruence(E[k], r[k], Mk, M_tilde[slot[b]], scratch)
+                add_transformed_rigid_inertia(E[k], r[k], Ck, C[slot[b]], T)
     return 0
 
 
