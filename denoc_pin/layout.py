@@ -36,7 +36,7 @@ ModelViews = namedtuple(
     "parents kinds idx_q idx_v nqs nvs module_ptr module_bodies body_module slot slot_init placement_rotation "
     "placement_translation axes axes2 gravity masses coms inertias inertias_origin",
 )
-DataViews = namedtuple("DataViews", "E r S t tdot w_tilde fext eta mu M_hat Psi_hat Psi I_hat I_hat_inv tau phi ddq")
+DataViews = namedtuple("DataViews", "E r S t tdot w_tilde fext eta M_hat Psi_hat Psi I_hat I_hat_inv tau phi ddq")
 
 
 @intrinsic
@@ -138,8 +138,6 @@ def data_views(ws, mi):
     o += 6 * nj
     eta = _view(ws, o, (nj, 6))
     o += 6 * nj
-    mu = _view(ws, o, (nj, 6))
-    o += 6 * nj
     M_hat = _view(ws, o, (ns, 6, 6))
     o += 36 * ns
     Psi_hat = _view(ws, o, (nj, 6, z))
@@ -155,7 +153,7 @@ def data_views(ws, mi):
     phi = _view(ws, o, nv)
     o += nv
     ddq = _view(ws, o, nv)
-    return DataViews(E, r, S, t, tdot, w_tilde, fext, eta, mu, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, tau, phi, ddq)
+    return DataViews(E, r, S, t, tdot, w_tilde, fext, eta, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, tau, phi, ddq)
 
 
 def numpy_views(views, *buffers: np.ndarray):
@@ -176,7 +174,7 @@ def numpy_views(views, *buffers: np.ndarray):
 
 
 def workspace_size(nj: int, nv: int, zmax: int, nslots: int) -> int:
-    return nj * (9 + 3 + 6 * zmax + 6 * 6 + 2 * 6 * zmax + 2 * zmax * zmax) + 36 * nslots + 3 * nv
+    return nj * (9 + 3 + 6 * zmax + 5 * 6 + 2 * 6 * zmax + 2 * zmax * zmax) + 36 * nslots + 3 * nv
 
 
 @njit(cache=True)

@@ -322,7 +322,8 @@ class Data:
     - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
       first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
-    - ``eta``: (njoints, 6) η_k, ``mu``: (njoints, 6) μ_k of Table 3.
+    - ``eta``: (njoints, 6) η_k of Table 3, step 1; step 2 then writes μ_k over them (each η_k is
+      spent by then), so after ``forward_dynamics`` it holds μ_k.
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
       (allocated on first use).

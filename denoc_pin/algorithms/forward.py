@@ -108,7 +108,8 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
 def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, phi, eta, mu, ddq):
     """Solve U D Uᵀ q̈ = φ for m right-hand sides (Table 3, A.8).
 
-    phi, ddq: (nv, m); eta, mu: (njoints, m, 6) workspaces for η_k and μ_k.
+    phi, ddq: (nv, m); eta, mu: (njoints, m, 6) workspaces for η_k and μ_k.  They may be one
+    array: step 2 writes μ_k only where step 1's η_k is spent.
     """
     m = phi.shape[1]
     phi_hat = np.empty(6)
@@ -227,7 +228,7 @@ def aba_core(mv, dv, q, v, tau, with_fext):
         return 2 + k
     udut_solve(
         mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
-        phi.reshape(nv, 1), dv.eta.reshape(nj, 1, 6), dv.mu.reshape(nj, 1, 6), ddq.reshape(nv, 1),
+        phi.reshape(nv, 1), dv.eta.reshape(nj, 1, 6), dv.eta.reshape(nj, 1, 6), ddq.reshape(nv, 1),
     )  # fmt: skip
     return 0
 
