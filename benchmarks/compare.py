@@ -99,13 +99,19 @@ def batch(model, pin_model, B: int) -> dict:
         ("ID", lambda: dp.inverse_dynamics(model, data, Q, V, A), lambda q, v, a: pin.rnea(pin_model, pdata, q, v, a)),
         ("FD", lambda: dp.forward_dynamics(model, data, Q, V, A), lambda q, v, a: pin.aba(pin_model, pdata, q, v, a)),
     ]:
-        t0 = time.perf_counter()
-        ours()
-        t_ours = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        for i in range(B):
-            theirs(Q[i], V[i], A[i])
-        t_loop = time.perf_counter() - t0
+
+        def loop(theirs=theirs):
+            for i in range(B):
+                theirs(Q[i], V[i], A[i])
+
+        # The median of 5 runs each, alternating: one run of a few milliseconds is at the mercy of the machine.
+        t_ours, t_loop = [], []
+        for _ in range(5):
+            for fn, times in ((ours, t_ours), (loop, t_loop)):
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+        t_ours, t_loop = float(np.median(t_ours)), float(np.median(t_loop))
         out[label] = {"denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
     return out
 

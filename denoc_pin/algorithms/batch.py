@@ -6,42 +6,38 @@ import numba
 import numpy as np
 from numba import njit
 
-from ..layout import data_views, model_views
+from ..layout import borrow, data_views, model_views
 from .forward import aba_core
 from .inverse import rnea_core
 
 
 @njit(cache=True)
 def run_rows(forward, with_fext, mi, mf, ws, Q, V, X, out, lo, hi):
-    """Rows lo … hi−1 of a batch on private copies of everything a row touches; the worst kernel status.
+    """Rows lo … hi−1 of a batch, on a private copy of the workspace; the worst kernel status.
 
-    Private, because a view of a shared array updates that array's reference count atomically:
-    two threads sharing the model buffer, the workspace or the state rows fought over one cache
-    line, and that alone cost half of the second core (1.2x, not 2x).
+    The shared arrays are read (model, states) or written in disjoint rows (out) through views
+    that take no reference (layout.py): a view of a shared array otherwise updates its reference
+    count atomically, and two threads fighting over that cache line ran at 1.2x one thread.
     """
-    res = np.empty((hi - lo, out.shape[1]))
-    # The copies are arguments of _rows, which keeps them alive while its views are used (layout.py).
-    status = _rows(forward, with_fext, mi.copy(), mf.copy(), ws.copy(), Q[lo:hi].copy(), V[lo:hi].copy(),
-                   X[lo:hi].copy(), res)  # fmt: skip
-    out[lo:hi] = res
-    return status
+    # The copy and the borrowed arrays are arguments of _rows, which keeps them alive while its views are used.
+    return _rows(forward, with_fext, mi, mf, ws.copy(), borrow(Q), borrow(V), borrow(X), borrow(out), lo, hi)
 
 
 @njit(cache=True)
-def _rows(forward, with_fext, mi, mf, ws, Q, V, X, res):
+def _rows(forward, with_fext, mi, mf, ws, Q, V, X, out, lo, hi):
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     result = dv.ddq if forward else dv.tau
     status = 0
-    for i in range(Q.shape[0]):
+    for i in range(lo, hi):
         if forward:
             s = aba_core(mv, dv, Q[i], V[i], X[i], with_fext)
         else:
             s = rnea_core(mv, dv, Q[i], V[i], X[i], with_fext)
         if s:
             status = s
-        for c in range(res.shape[1]):
-            res[i, c] = result[c]
+        for c in range(out.shape[1]):
+            out[i, c] = result[c]
     return status
 
 
