@@ -29,8 +29,6 @@ def inverse_dynamics_kernel(
     t[0, :] = 0.0
     tdot[0, 0:3] = 0.0
     tdot[0, 3:6] = -gravity  # gravity as the base's acceleration (note under Table 1)
-    pqd = np.empty(6)  # p_k θ̇_k
-    wb = np.empty(3)  # ω_β in frame k
     # Step 1: forward recursion (inter-modular over i, intra-modular over k).
     for i in range(len(module_ptr) - 1):
         for j in range(module_ptr[i], module_ptr[i + 1]):
@@ -40,20 +38,36 @@ def inverse_dynamics_kernel(
             z = nvs[k]
             Ek = E[k]
             rk = r[k]
-            for c in range(6):
-                s = 0.0
-                for d in range(z):
-                    s += S[k, c, d] * v[iv + d]
-                pqd[c] = s
+            # p_k θ̇_k and p_k θ̈_k as scalars (z columns of 6): no temporaries in the loop
+            p0 = p1 = p2 = p3 = p4 = p5 = 0.0
+            a0 = a1 = a2 = a3 = a4 = a5 = 0.0
+            for d in range(z):
+                vd, ad = v[iv + d], a[iv + d]
+                p0 += S[k, 0, d] * vd
+                p1 += S[k, 1, d] * vd
+                p2 += S[k, 2, d] * vd
+                p3 += S[k, 3, d] * vd
+                p4 += S[k, 4, d] * vd
+                p5 += S[k, 5, d] * vd
+                a0 += S[k, 0, d] * ad
+                a1 += S[k, 1, d] * ad
+                a2 += S[k, 2, d] * ad
+                a3 += S[k, 3, d] * ad
+                a4 += S[k, 4, d] * ad
+                a5 += S[k, 5, d] * ad
+            tk, tb, tdk = t[k], t[b], tdot[k]
             # t_k = A_{k,β} t_β + p_k θ̇_k                                   (eq. 5, 7)
-            propagate_twist(Ek, rk, t[b], t[k])
-            for c in range(3):
-                wb[c] = t[k, c]
-            for c in range(6):
-                t[k, c] += pqd[c]
+            propagate_twist(Ek, rk, tb, tk)
+            wb0, wb1, wb2 = tk[0], tk[1], tk[2]  # ω_β in frame k
+            tk[0] += p0
+            tk[1] += p1
+            tk[2] += p2
+            tk[3] += p3
+            tk[4] += p4
+            tk[5] += p5
             # ṫ_k = A_{k,β} ṫ_β + Ȧ_{k,β} t_β + Ω_k p_k θ̇_k + p_k θ̈_k        (Table 1, step 1)
-            propagate_twist(Ek, rk, tdot[b], tdot[k])
-            ob0, ob1, ob2 = t[b, 0], t[b, 1], t[b, 2]  # ω_β
+            propagate_twist(Ek, rk, tdot[b], tdk)
+            ob0, ob1, ob2 = tb[0], tb[1], tb[2]  # ω_β
             # Ȧ_{k,β} t_β: centripetal acceleration E (ω_β × (ω_β × r)) of o_k
             x0 = ob1 * rk[2] - ob2 * rk[1]
             x1 = ob2 * rk[0] - ob0 * rk[2]
@@ -62,23 +76,18 @@ def inverse_dynamics_kernel(
             c1 = ob2 * x0 - ob0 * x2
             c2 = ob0 * x1 - ob1 * x0
             for c in range(3):
-                tdot[k, 3 + c] += Ek[c, 0] * c0 + Ek[c, 1] * c1 + Ek[c, 2] * c2
-            # Ω_k p_k θ̇_k (+ the ω_β × e θ̇ part of Ȧ for sliding origins)
-            ok0, ok1, ok2 = t[k, 0], t[k, 1], t[k, 2]  # ω_k
-            tdot[k, 0] += ok1 * pqd[2] - ok2 * pqd[1]
-            tdot[k, 1] += ok2 * pqd[0] - ok0 * pqd[2]
-            tdot[k, 2] += ok0 * pqd[1] - ok1 * pqd[0]
-            s0 = ok0 + wb[0]
-            s1 = ok1 + wb[1]
-            s2 = ok2 + wb[2]
-            tdot[k, 3] += s1 * pqd[5] - s2 * pqd[4]
-            tdot[k, 4] += s2 * pqd[3] - s0 * pqd[5]
-            tdot[k, 5] += s0 * pqd[4] - s1 * pqd[3]
-            for c in range(6):
-                s = 0.0
-                for d in range(z):
-                    s += S[k, c, d] * a[iv + d]
-                tdot[k, c] += s
+                tdk[3 + c] += Ek[c, 0] * c0 + Ek[c, 1] * c1 + Ek[c, 2] * c2
+            # Ω_k p_k θ̇_k (+ the ω_β × e θ̇ part of Ȧ for sliding origins), + p_k θ̈_k
+            ok0, ok1, ok2 = tk[0], tk[1], tk[2]  # ω_k
+            tdk[0] += ok1 * p2 - ok2 * p1 + a0
+            tdk[1] += ok2 * p0 - ok0 * p2 + a1
+            tdk[2] += ok0 * p1 - ok1 * p0 + a2
+            s0 = ok0 + wb0
+            s1 = ok1 + wb1
+            s2 = ok2 + wb2
+            tdk[3] += s1 * p5 - s2 * p4 + a3
+            tdk[4] += s2 * p3 - s0 * p5 + a4
+            tdk[5] += s0 * p4 - s1 * p3 + a5
             if kinds[k] == UNIVERSAL:
                 universal_pdot(S, axes2, k, v[iv], v[iv + 1], tdot[k])  # ṗ_k θ̇_k
             # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k, the start of w̃_k      (eq. 1, 11)
