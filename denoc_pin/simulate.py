@@ -62,15 +62,8 @@ def energy_core(mv, dv, v):
     Kinetic: ½ Σ t_kᵀ M_k t_k with the body twists t_k = [ω; ȯ] (M_k about the body origin, eq. 2b).
     Potential: −Σ m_k g · c_k with c_k the centre of mass in the base frame.
     """
-    parents, idx_v, nvs, gravity, masses, coms, Io = (
-        mv.parents,
-        mv.idx_v,
-        mv.nvs,
-        mv.gravity,
-        mv.masses,
-        mv.coms,
-        mv.inertias_origin,
-    )
+    parents, idx_v, nvs, gravity = mv.parents, mv.idx_v, mv.nvs, mv.gravity
+    masses, coms, Io = mv.masses, mv.coms, mv.inertias_origin
     E, r, S, t = dv.E, dv.r, dv.S, dv.t
     Mk = np.empty((6, 6))
     nj = len(parents)
