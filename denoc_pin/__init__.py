@@ -1,6 +1,7 @@
 """denoc_pin: DeNOC recursive dynamics on kinematic modules, proven against Pinocchio."""
 
-from . import models, parallel_scheme
+# _kernel_cache first: on import it drops cached kernels that are stale, before any is loaded.
+from . import _kernel_cache, models, parallel_scheme  # noqa: F401
 from .algorithms import (
     DENSE_LIMIT,
     DenocMatrices,

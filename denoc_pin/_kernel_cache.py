@@ -1,0 +1,52 @@
+"""Drop numba's cached kernels of this package when any of its source files changed.
+
+numba keys a cached function by the timestamp and size of its own file, not of the files whose
+functions it compiled in.  A kernel in ``inverse.py`` therefore keeps the views of an old
+``layout.py`` after ``layout.py`` changes: in this project that showed up once as a reshape
+error, and could as well have been wrong numbers.  So the package's sources are hashed at import
+(about a millisecond), and on any change every cache file in the package's ``__pycache__``
+folders is deleted before a kernel is loaded.
+
+This covers numba's default, in-tree cache (``pip install -e``, a writable site-packages).  A
+cache placed elsewhere (``NUMBA_CACHE_DIR``, or numba's user-wide fallback for read-only
+installs) is not touched; clear it by hand after changing the sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+STAMP = "denoc_pin_sources.sha1"
+
+
+def sources_digest(package: Path = PACKAGE) -> str:
+    digest = hashlib.sha1()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def drop_stale_kernels(package: Path = PACKAGE) -> bool:
+    """Delete the package's cached kernels if its sources changed since they were written; True if it did."""
+    digest = sources_digest(package)
+    stamp = package / "__pycache__" / STAMP
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    for cache in package.rglob("__pycache__"):
+        for f in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            f.unlink(missing_ok=True)
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba caches elsewhere, if at all
+        pass
+    return True
+
+
+drop_stale_kernels()  # on import of the package, before any kernel is compiled or loaded
