@@ -190,31 +190,30 @@ def articulated_slots(parents, module_bodies):
     nj = len(parents)
     slot = np.full(nj, -1, dtype=np.int64)
     slot_init = np.zeros(nj, dtype=np.int64)
-    free = np.empty(nj, dtype=np.int64)  # a stack of released slots
+    free = np.empty(nj + 1, dtype=np.int64)  # a stack of released slots; free[nj] counts the slots made
     nfree = 0
-    nslots = 0
+    free[nj] = 0
     for j in range(len(module_bodies) - 1, -1, -1):  # the factorization's order (udut_factor)
         k = module_bodies[j]
         if slot[k] < 0:
-            if nfree:
-                nfree -= 1
-                slot[k] = free[nfree]
-            else:
-                slot[k] = nslots
-                nslots += 1
+            slot[k], nfree = _open_slot(free, nfree)
             slot_init[k] |= 1
         b = parents[k]
         if b > 0 and slot[b] < 0:
-            if nfree:
-                nfree -= 1
-                slot[b] = free[nfree]
-            else:
-                slot[b] = nslots
-                nslots += 1
+            slot[b], nfree = _open_slot(free, nfree)
             slot_init[k] |= 2
-        free[nfree] = slot[k]
+        free[nfree] = slot[k]  # k is eliminated: its slot is free again
         nfree += 1
-    return slot, slot_init, max(nslots, 1)
+    return slot, slot_init, max(free[nj], 1)
+
+
+@njit(cache=True, inline="always")
+def _open_slot(free, nfree):
+    """A released slot if there is one, else a new one (free[-1] counts them); (slot, nfree)."""
+    if nfree:
+        return free[nfree - 1], nfree - 1
+    free[-1] += 1
+    return free[-1] - 1, nfree
 
 
 @njit(cache=True)

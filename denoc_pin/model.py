@@ -14,7 +14,7 @@ import numpy as np
 
 from .layout import articulated_slots, data_views, model_buffer_sizes, model_views, numpy_views, workspace_size
 from .modules import decompose, draw_module_tree, module_arrays
-from .spatial import mass_matrix
+from .spatial import inertia_about_origin, mass_matrix
 
 
 class ModelError(ValueError):
@@ -182,14 +182,7 @@ class Model:
         w.masses[:] = masses
         w.coms[:] = np.asarray(coms, dtype=float).reshape(njoints, 3)
         w.inertias[:] = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
-        # inertia_about_origin entry by entry (same arithmetic): its stacked temporaries were the
-        # build's peak memory at 100,000 bodies.
-        cc = np.einsum("ij,ij->i", w.coms, w.coms)
-        for i in range(3):
-            for j in range(3):
-                w.inertias_origin[:, i, j] = w.inertias[:, i, j] + w.masses * (
-                    (cc if i == j else 0.0) - w.coms[:, i] * w.coms[:, j]
-                )
+        inertia_about_origin(w.masses, w.coms, w.inertias, out=w.inertias_origin)
         w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
         mi.setflags(write=False)
         mf.setflags(write=False)

@@ -336,14 +336,21 @@ def mass_matrix(m, d, I_o) -> np.ndarray:
     return M
 
 
-def inertia_about_origin(m, com, I_c) -> np.ndarray:
-    """Parallel-axis theorem: I_o = I_c + m (|c|² 1 − c cᵀ); also for stacks (..., 3, 3)."""
+def inertia_about_origin(m, com, I_c, out=None) -> np.ndarray:
+    """Parallel-axis theorem: I_o = I_c + m (|c|² 1 − c cᵀ); also for stacks (..., 3, 3).
+
+    Entry by entry, into ``out`` if given: for a model of 100,000 bodies, stacked (n, 3, 3)
+    temporaries were the build's peak memory."""
     m = np.asarray(m, dtype=float)
     com = np.asarray(com, dtype=float)
-    cc = np.einsum("...i,...j->...ij", com, com)
-    return np.asarray(I_c, dtype=float) + m[..., None, None] * (
-        np.einsum("...i,...i->...", com, com)[..., None, None] * np.eye(3) - cc
-    )
+    I_c = np.asarray(I_c, dtype=float)
+    if out is None:
+        out = np.empty(np.broadcast_shapes(I_c.shape, m.shape + (3, 3)))
+    cc = np.einsum("...i,...i->...", com, com)
+    for i in range(3):
+        for j in range(3):
+            out[..., i, j] = I_c[..., i, j] + m * ((cc if i == j else 0.0) - com[..., i] * com[..., j])
+    return out
 
 
 @njit(cache=True, inline="always")
