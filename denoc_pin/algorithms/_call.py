@@ -7,7 +7,9 @@ The fast path hands the user's arrays straight to a compiled entry point with fi
 and refuses anything else with a TypeError instead of compiling for it; the kernel checks the
 lengths and finiteness and returns a status.  Any refusal or non-zero status sends the call
 down the checked path here, which converts what it can and otherwise raises an error naming
-the array and its expected shape.
+the array and its expected shape.  The fast path is written out in each public function
+(inverse_dynamics, forward_dynamics, gim) rather than shared: a helper would add a Python call,
+about 70 ns, to calls of 2–5 µs.
 """
 
 from __future__ import annotations
