@@ -186,16 +186,24 @@ def propagate_twist(E, r, t_b, out):
 
 
 @njit(cache=True, inline="always")
+def transferred_wrench(E, r, n0, n1, n2, g0, g1, g2):
+    """A_{k,β}ᵀ [n; f] as six numbers: f_β = Eᵀ f, n_β = Eᵀ n + r × f_β (the one place this operator is written)."""
+    f0 = E[0, 0] * g0 + E[1, 0] * g1 + E[2, 0] * g2
+    f1 = E[0, 1] * g0 + E[1, 1] * g1 + E[2, 1] * g2
+    f2 = E[0, 2] * g0 + E[1, 2] * g1 + E[2, 2] * g2
+    m0 = E[0, 0] * n0 + E[1, 0] * n1 + E[2, 0] * n2 + (r[1] * f2 - r[2] * f1)
+    m1 = E[0, 1] * n0 + E[1, 1] * n1 + E[2, 1] * n2 + (r[2] * f0 - r[0] * f2)
+    m2 = E[0, 2] * n0 + E[1, 2] * n1 + E[2, 2] * n2 + (r[0] * f1 - r[1] * f0)
+    return m0, m1, m2, f0, f1, f2
+
+
+@njit(cache=True, inline="always")
 def add_transferred_wrench(E, r, w_k, out_b):
-    """out_b += A_{k,β}ᵀ w_k: f_β = Eᵀ f_k, n_β = Eᵀ n_k + r × f_β."""
-    f0 = E[0, 0] * w_k[3] + E[1, 0] * w_k[4] + E[2, 0] * w_k[5]
-    f1 = E[0, 1] * w_k[3] + E[1, 1] * w_k[4] + E[2, 1] * w_k[5]
-    f2 = E[0, 2] * w_k[3] + E[1, 2] * w_k[4] + E[2, 2] * w_k[5]
-    for i in range(3):
-        out_b[i] += E[0, i] * w_k[0] + E[1, i] * w_k[1] + E[2, i] * w_k[2]
-    out_b[0] += r[1] * f2 - r[2] * f1
-    out_b[1] += r[2] * f0 - r[0] * f2
-    out_b[2] += r[0] * f1 - r[1] * f0
+    """out_b += A_{k,β}ᵀ w_k."""
+    m0, m1, m2, f0, f1, f2 = transferred_wrench(E, r, w_k[0], w_k[1], w_k[2], w_k[3], w_k[4], w_k[5])
+    out_b[0] += m0
+    out_b[1] += m1
+    out_b[2] += m2
     out_b[3] += f0
     out_b[4] += f1
     out_b[5] += f2

@@ -11,7 +11,7 @@ from numba import njit
 
 from ..layout import all_finite, borrow, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into
+from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, transferred_wrench
 from ._call import BAD_LENGTH, ENTRY_GIM, _kernel_array, _ready, raise_for_status
 from .kinematics import kinematics_core
 
@@ -80,7 +80,7 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
 
     With B_j = M̃_j p_j these are the GIM's off-diagonal blocks (eq. 16); with B_j = Ψ_j
     they are U's (eq. 18, A.4).  F ← A_{c,b}ᵀ F carries B_j up one body at a time, column by
-    column, f_b = Eᵀ f_c and n_b = Eᵀ n_c + r × f_b (all indexed in place: no views in the walk).
+    column (indexed in place: no views in the walk).
     """
     F = np.zeros((6, 6))
     for j in range(1, len(parents)):
@@ -94,14 +94,9 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
         while b > 0:
             Ec, rc = E[c], r[c]
             for d in range(zj):  # F[:, d] ← A_{c,b}ᵀ F[:, d]
-                n0, n1, n2, g0, g1, g2 = F[0, d], F[1, d], F[2, d], F[3, d], F[4, d], F[5, d]
-                f0 = Ec[0, 0] * g0 + Ec[1, 0] * g1 + Ec[2, 0] * g2
-                f1 = Ec[0, 1] * g0 + Ec[1, 1] * g1 + Ec[2, 1] * g2
-                f2 = Ec[0, 2] * g0 + Ec[1, 2] * g1 + Ec[2, 2] * g2
-                F[0, d] = Ec[0, 0] * n0 + Ec[1, 0] * n1 + Ec[2, 0] * n2 + rc[1] * f2 - rc[2] * f1
-                F[1, d] = Ec[0, 1] * n0 + Ec[1, 1] * n1 + Ec[2, 1] * n2 + rc[2] * f0 - rc[0] * f2
-                F[2, d] = Ec[0, 2] * n0 + Ec[1, 2] * n1 + Ec[2, 2] * n2 + rc[0] * f1 - rc[1] * f0
-                F[3, d], F[4, d], F[5, d] = f0, f1, f2
+                F[0, d], F[1, d], F[2, d], F[3, d], F[4, d], F[5, d] = transferred_wrench(
+                    Ec, rc, F[0, d], F[1, d], F[2, d], F[3, d], F[4, d], F[5, d]
+                )
             bv = idx_v[b]
             for e in range(nvs[b]):  # the block p_bᵀ F
                 for d in range(zj):
