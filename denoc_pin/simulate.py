@@ -39,9 +39,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .algorithms.forward import aba_core
+from .algorithms.forward import aba_entry
 from .algorithms.inverse import inverse_dynamics
-from .algorithms.kinematics import kinematics_core
+from .algorithms.kinematics import kinematics_entry
 from .configuration import dexp_inv_kernel, integrate_kernel
 from .layout import data_views, model_views
 from .model import Data, Model, check_data, configuration, vector
@@ -108,10 +108,8 @@ def energy_core(mv, dv, v):
 
 @njit(cache=True)
 def energy_entry(mi, mf, ws, q, v):
-    mv = model_views(mi, mf)
-    dv = data_views(ws, mi)
-    kinematics_core(mv, dv, q)
-    return energy_core(mv, dv, v)
+    kinematics_entry(mi, mf, ws, q)
+    return energy_core(model_views(mi, mf), data_views(ws, mi), v)
 
 
 def energy(model: Model, data: Data, q, v) -> tuple[float, float]:
@@ -156,7 +154,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     work = 0.0
     row = 0
     for i in range(nsteps + 1):
-        s = aba_core(mv, dv, q, v, tau, False)  # a_1 = FD(q, v)
+        s = aba_entry(mi, mf, ws, q, v, tau, False)  # a_1 = FD(q, v)
         if s:
             return s
         for c in range(nv):
@@ -176,7 +174,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             x[c] = 0.5 * dt * v[c]
             v2[c] = v[c] + 0.5 * dt * a1[c]
         integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_core(mv, dv, qs, v2, tau, False)
+        s = aba_entry(mi, mf, ws, qs, v2, tau, False)
         if s:
             return s
         for c in range(nv):
@@ -188,7 +186,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             x[c] = 0.5 * dt * K[c]
             v3[c] = v[c] + 0.5 * dt * a2[c]
         integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_core(mv, dv, qs, v3, tau, False)
+        s = aba_entry(mi, mf, ws, qs, v3, tau, False)
         if s:
             return s
         for c in range(nv):
@@ -200,7 +198,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             x[c] = dt * K[c]
             vs[c] = v[c] + dt * a3[c]
         integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_core(mv, dv, qs, vs, tau, False)
+        s = aba_entry(mi, mf, ws, qs, vs, tau, False)
         if s:
             return s
         dexp_inv_kernel(kinds, idx_v, nvs, x, vs, K)

@@ -6,9 +6,9 @@ import numba
 import numpy as np
 from numba import njit
 
-from ..layout import borrow, data_views, model_views
-from .forward import aba_core
-from .inverse import rnea_core
+from ..layout import borrow, data_views
+from .forward import aba_entry
+from .inverse import rnea_entry
 
 
 @njit(cache=True)
@@ -25,15 +25,14 @@ def run_rows(forward, with_fext, mi, mf, ws, Q, V, X, out, lo, hi):
 
 @njit(cache=True)
 def _rows(forward, with_fext, mi, mf, ws, Q, V, X, out, lo, hi):
-    mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     result = dv.ddq if forward else dv.tau
     status = 0
     for i in range(lo, hi):
         if forward:
-            s = aba_core(mv, dv, Q[i], V[i], X[i], with_fext)
+            s = aba_entry(mi, mf, ws, Q[i], V[i], X[i], with_fext)
         else:
-            s = rnea_core(mv, dv, Q[i], V[i], X[i], with_fext)
+            s = rnea_entry(mi, mf, ws, Q[i], V[i], X[i], with_fext)
         if s:
             status = s
         for c in range(out.shape[1]):

@@ -13,7 +13,7 @@ from ..layout import all_finite, borrow, data_views, model_views
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, transferred_wrench
 from ._call import BAD_LENGTH, ENTRY_GIM, _kernel_array, _ready, raise_for_status
-from .kinematics import kinematics_core
+from .kinematics import kinematics_entry
 
 DENSE_LIMIT = 5_000
 """Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
@@ -120,7 +120,7 @@ def crba_entry(mi, mf, ws, q, out):
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     out = borrow(out)  # the hot loops index it: no reference counts
-    kinematics_core(mv, dv, q)
+    kinematics_entry(mi, mf, ws, q)
     out[:, :] = 0.0
     # M̃_k in the M̂ slots, B_k = M̃_k p_k in Ψ̂'s place: gim needs no workspace of its own.
     composite_inertias(

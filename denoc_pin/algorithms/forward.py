@@ -22,11 +22,11 @@ from ..spatial import (
 )
 from ._call import BAD_LENGTH, ENTRY_STATE, raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
-from .inverse import rnea_core
-from .kinematics import kinematics_core
+from .inverse import rnea_entry
+from .kinematics import kinematics_entry
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses, coms, Io, E, r, S, M_hat, Psi_hat,
                 Psi, I_hat, I_hat_inv):  # fmt: skip
     """Articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7).
@@ -104,7 +104,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, phi, eta, mu, ddq):
     """Solve U D Uᵀ q̈ = φ for m right-hand sides (Table 3, A.8).
 
@@ -190,20 +190,10 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
 
 
 @njit(cache=True)
-def factor_entry(mi, mf, ws, q):
-    """Kinematics and the UDUᵀ factors at q; returns 1 if q is not finite, 2 + k if Î_k is singular."""
-    if not all_finite(q):
-        return 1
+def factor_step(mi, mf, ws):
+    """udut_factor on the flat buffers, with the kinematics already in ws."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
-    kinematics_core(mv, dv, q)
-    k = factor_core(mv, dv)
-    return 2 + k if k else 0
-
-
-@njit(cache=True)
-def factor_core(mv, dv):
-    """udut_factor on the model and workspace views, with the kinematics already in dv."""
     return udut_factor(
         mv.parents, mv.module_ptr, mv.module_bodies, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
         mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
@@ -211,35 +201,50 @@ def factor_core(mv, dv):
 
 
 @njit(cache=True)
-def aba_core(mv, dv, q, v, tau, with_fext):
-    """φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3, on model and workspace views."""
-    if not all_finite(tau):
-        return 1
-    h, phi, ddq = dv.tau, dv.phi, dv.ddq
-    nj, nv = len(mv.parents), len(h)
-    ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
-    status = rnea_core(mv, dv, q, v, ddq, with_fext)
-    if status:
-        return status
-    for i in range(nv):
-        phi[i] = tau[i] - h[i]  # φ = τ − C q̇ − gravity (A.1)
-    k = factor_core(mv, dv)
-    if k:
-        return 2 + k
+def solve_step(mi, mf, ws):
+    """q̈ = (U D Uᵀ)⁻¹ φ for the factors and φ in ws, into ws's q̈ (η and μ share one array)."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    nj, nv = len(mv.parents), len(dv.ddq)
+    eta = dv.eta.reshape(nj, 1, 6)
     udut_solve(
         mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
-        phi.reshape(nv, 1), dv.eta.reshape(nj, 1, 6), dv.eta.reshape(nj, 1, 6), ddq.reshape(nv, 1),
+        dv.phi.reshape(nv, 1), eta, eta, dv.ddq.reshape(nv, 1),
     )  # fmt: skip
-    return 0
+
+
+@njit(cache=True)
+def factor_entry(mi, mf, ws, q):
+    """Kinematics and the UDUᵀ factors at q; returns 1 if q is not finite, 2 + k if Î_k is singular."""
+    if not all_finite(q):
+        return 1
+    kinematics_entry(mi, mf, ws, q)
+    k = factor_step(mi, mf, ws)
+    return 2 + k if k else 0
 
 
 @njit(ENTRY_STATE, cache=True)
 def aba_entry(mi, mf, ws, q, v, tau, with_fext):
-    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py); a status as raise_for_status reads it,
-    or BAD_LENGTH if q, v or tau has the wrong length."""
+    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py): φ from Table 1 with q̈ = 0, then the
+    UDUᵀ recursions of Table 3.  A status as raise_for_status reads it, or BAD_LENGTH if q, v or
+    tau has the wrong length."""
     if len(q) != mi[4] or len(v) != mi[1] or len(tau) != mi[1]:
         return BAD_LENGTH
-    return aba_core(model_views(mi, mf), data_views(ws, mi), q, v, tau, with_fext)
+    dv = data_views(ws, mi)
+    h, phi, ddq = dv.tau, dv.phi, dv.ddq
+    if not all_finite(tau):
+        return 1
+    ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
+    status = rnea_entry(mi, mf, ws, q, v, ddq, with_fext)
+    if status:
+        return status
+    for i in range(len(h)):
+        phi[i] = tau[i] - h[i]  # φ = τ − C q̇ − gravity (A.1)
+    k = factor_step(mi, mf, ws)
+    if k:
+        return 2 + k
+    solve_step(mi, mf, ws)
+    return 0
 
 
 def factor(model: Model, data: Data, q: np.ndarray) -> None:

@@ -15,10 +15,10 @@ from ..layout import all_finite, data_views, model_views
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
 from ._call import BAD_LENGTH, ENTRY_STATE, raise_for_status, set_fext, states
-from .kinematics import kinematics_core, universal_pdot
+from .kinematics import kinematics_entry, universal_pdot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def inverse_dynamics_kernel(
     parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E, r, S, v, a, fext,
     with_fext, t, tdot, w_tilde, tau,
@@ -114,26 +114,28 @@ def inverse_dynamics_kernel(
 
 
 @njit(cache=True)
-def rnea_core(mv, dv, q, v, a, with_fext):
-    """Kinematics and Table 1 on the views of the model (mv) and of the workspace (dv)."""
-    if not (all_finite(q) and all_finite(v) and all_finite(a)):
-        return 1
-    kinematics_core(mv, dv, q)
+def inverse_dynamics_step(mi, mf, ws, v, a, with_fext):
+    """Table 1 on the flat buffers, with the kinematics already in ws."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
     inverse_dynamics_kernel(
         mv.parents, mv.kinds, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.masses, mv.coms,
         mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
         dv.w_tilde, dv.tau,
     )  # fmt: skip
-    return 0
 
 
 @njit(ENTRY_STATE, cache=True)
 def rnea_entry(mi, mf, ws, q, v, a, with_fext):
-    """Kinematics and Table 1 on the flat buffers (layout.py); returns 1 if an input is not finite,
-    BAD_LENGTH if q, v or a has the wrong length."""
+    """Kinematics and Table 1 on the flat buffers (layout.py); τ into ws.  Returns 1 if an input
+    is not finite, BAD_LENGTH if q, v or a has the wrong length."""
     if len(q) != mi[4] or len(v) != mi[1] or len(a) != mi[1]:
         return BAD_LENGTH
-    return rnea_core(model_views(mi, mf), data_views(ws, mi), q, v, a, with_fext)
+    if not (all_finite(q) and all_finite(v) and all_finite(a)):
+        return 1
+    kinematics_entry(mi, mf, ws, q)
+    inverse_dynamics_step(mi, mf, ws, v, a, with_fext)
+    return 0
 
 
 def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:

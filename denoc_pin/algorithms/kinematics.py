@@ -33,7 +33,7 @@ def placement_axis_angle_T(P, e, angle, Ek):
         Ek[2, i] = p0 * r02 + p1 * r12 + p2 * r22
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S):
     """Fill E[k], r[k] (A_{k,β}) and S[k] (p_k, body frame) for every body from q."""
     zmax = S.shape[2]
@@ -108,14 +108,6 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
     return 0
 
 
-@njit(cache=True)
-def kinematics_core(mv, dv, q):
-    """joint_kinematics on the model views mv and workspace views dv (layout.py)."""
-    joint_kinematics(
-        mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.placement_rotation, mv.placement_translation, q, dv.E, dv.r, dv.S
-    )
-
-
 @njit(cache=True, inline="always")
 def universal_pdot(S, axes2, k, v1, v2, out):
     """out[0:3] += ṗ_k q̇_k of universal joint k: p_k's first column R2ᵀ e1 turns with q2 about e2,
@@ -130,5 +122,9 @@ def universal_pdot(S, axes2, k, v1, v2, out):
 
 @njit(cache=True)
 def kinematics_entry(mi, mf, ws, q):
-    """Kinematics of q into the flat workspace ws."""
-    kinematics_core(model_views(mi, mf), data_views(ws, mi), q)
+    """joint_kinematics of q into the flat workspace ws: a step on the flat buffers (layout.py)."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    joint_kinematics(
+        mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.placement_rotation, mv.placement_translation, q, dv.E, dv.r, dv.S
+    )
