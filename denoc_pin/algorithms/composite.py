@@ -29,7 +29,7 @@ def check_dense_size(model: Model, what: str) -> None:
         )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slot_init, masses, coms, Io, E, r, S,
                        M_tilde, B, out):  # fmt: skip
     """M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}, leaves first (eq. 17), and what the GIM needs of each
@@ -74,7 +74,7 @@ def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slo
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     """out[b, j] = p_bᵀ A_{j,b}ᵀ B_j for every strict ancestor b of every body j (blocks of nv x nv).
 
@@ -86,6 +86,19 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     for j in range(1, len(parents)):
         jv = idx_v[j]
         zj = nvs[j]
+        if zj == 1:  # the same walk with F in scalars: a column in registers, not reloaded after each store to out
+            f0, f1, f2, f3, f4, f5 = B[j, 0, 0], B[j, 1, 0], B[j, 2, 0], B[j, 3, 0], B[j, 4, 0], B[j, 5, 0]
+            c = j
+            b = parents[j]
+            while b > 0:
+                f0, f1, f2, f3, f4, f5 = transferred_wrench(E[c], r[c], f0, f1, f2, f3, f4, f5)
+                bv = idx_v[b]
+                for e in range(nvs[b]):
+                    out[bv + e, jv] = (S[b, 0, e] * f0 + S[b, 1, e] * f1 + S[b, 2, e] * f2 + S[b, 3, e] * f3
+                                       + S[b, 4, e] * f4 + S[b, 5, e] * f5)  # fmt: skip
+                c = b
+                b = parents[b]
+            continue
         for c in range(6):
             for d in range(zj):
                 F[c, d] = B[j, c, d]
