@@ -12,7 +12,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout import articulated_slots, data_views, model_buffer_sizes, model_views, numpy_views, workspace_size
+from .layout import (
+    articulated_slots,
+    data_views,
+    model_buffer,
+    model_buffer_sizes,
+    model_views,
+    numpy_views,
+    workspace_size,
+)
 from .modules import decompose, draw_module_tree, module_arrays
 from .spatial import inertia_about_origin, mass_matrix
 
@@ -171,8 +179,8 @@ class Model:
         ).astype(np.int64)  # fmt: skip
         # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
         # would hold every input twice at the moment of the process's peak memory.
-        mf = np.empty(model_buffer_sizes(njoints, len(modules))[1])
         assert mi.size == model_buffer_sizes(njoints, len(modules))[0]
+        mb, mi, mf = model_buffer(mi, model_buffer_sizes(njoints, len(modules))[1])
         w = numpy_views(model_views(mi, mf), mi, mf)
         w.placement_rotation[:] = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
         w.placement_translation[:] = np.asarray(placement_translation, dtype=float).reshape(njoints, 3)
@@ -184,10 +192,11 @@ class Model:
         w.inertias[:] = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
         inertia_about_origin(w.masses, w.coms, w.inertias, out=w.inertias_origin)
         w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
-        mi.setflags(write=False)
-        mf.setflags(write=False)
-        set_(self, "_mi", mi)
-        set_(self, "_mf", mf)
+        mb.setflags(write=False)
+        set_(self, "_mb", mb)
+        set_(self, "_mi", mb[: mi.size].view(np.int64))
+        set_(self, "_mf", mb[mi.size :])
+        mi, mf = self._mi, self._mf
         set_(self, "zmax", zmax)
         for field, view in numpy_views(model_views(mi, mf), mi, mf)._asdict().items():
             set_(self, field, view)
@@ -306,7 +315,8 @@ class Data:
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
     - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
       wrenches w_k are not kept: each goes straight into its w̃_k).
-    - ``fext``: (njoints, 6) external wrenches [n; f] of the last call, body frames.
+    - ``fext``: (njoints, 6) external wrenches [n; f] of the last call given any, body frames (a
+      call without ``fext`` does not read it).
     - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
     - ``M_hat``: (nslots, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6) while they are open:
       M̂_k lives in slot ``model.slot[k]`` from the elimination of k's first child to that of k
@@ -327,6 +337,7 @@ class Data:
         self.model = model
         # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
         self._ws = np.zeros(workspace_size(nj, nv, model.zmax, int(model._mi[5])))
+        self._ws[0] = model._mb.ctypes.data  # the stamp (layout.stamped_for): the fast calls check it
         for field, view in numpy_views(data_views(self._ws, model._mi), self._ws)._asdict().items():
             setattr(self, field, view)
         self.E[:] = np.eye(3)

@@ -95,6 +95,33 @@ def test_data_from_another_model_is_refused():
         dp.inverse_dynamics(gripper, other.create_data(), z, z, z)
     with pytest.raises(ValueError, match="got dict"):
         dp.inverse_dynamics(gripper, {}, z, z, z)
+    # The same after the other data has been used (its GIM buffer exists): the fast path checks
+    # the stamp of the data, not only its shapes, which are the same here.
+    used = other.create_data()
+    dp.gim(other, used, z)
+    dp.forward_dynamics(other, used, z, z, z)
+    for call in (
+        lambda: dp.inverse_dynamics(gripper, used, z, z, z),
+        lambda: dp.forward_dynamics(gripper, used, z, z, z),
+        lambda: dp.gim(gripper, used, z),
+    ):
+        with pytest.raises(ValueError, match="data was not created by this model"):
+            call()
+
+
+def test_forces_of_an_earlier_call_do_not_leak_into_the_next(case):
+    """The fast path (no fext) runs without reading data.fext, which still holds the last call's forces."""
+    model, pm = case
+    data, pd = model.create_data(), pm.createData()
+    rng = np.random.default_rng(4)
+    q = random_configuration(model, rng)
+    v, a = rng.uniform(-1, 1, (2, model.nv))
+    F = rng.uniform(-2, 2, (model.njoints, 6))
+    dp.inverse_dynamics(model, data, q, v, a, F)
+    assert_close(dp.inverse_dynamics(model, data, q, v, a), pin.rnea(pm, pd, q, v, a), what="rnea after fext")
+    tau = pin.rnea(pm, pd, q, v, a)
+    dp.forward_dynamics(model, data, q, v, tau, F)
+    assert_close(dp.forward_dynamics(model, data, q, v, tau), pin.aba(pm, pd, q, v, tau), what="aba after fext")
 
 
 def _as(kind: str, x: np.ndarray):

@@ -1,4 +1,4 @@
-"""The flat buffers (layout.py): the recycled slots of the articulated mass matrices, and sizes.
+"""The flat buffers (layout.py): the recycled slots of the articulated mass matrices, sizes, the model buffer.
 
 The FD results themselves are checked against Pinocchio in test_forward.py on every model; here
 the slot plan is checked on its own terms, so that a wrong plan is named as such.
@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import random_tree_urdf
+from numba import njit
 
 import denoc_pin as dp
-from denoc_pin.layout import articulated_slots
+from denoc_pin.layout import articulated_slots, split_model, stamped_for
 
 
 def check_slot_plan(model: dp.Model) -> int:
@@ -94,3 +95,30 @@ def test_buffers_per_body_of_a_huge_chain():
     assert not hasattr(model, "_M"), "the 6 x 6 M_k must not be stored unless asked for"
     np.testing.assert_array_equal(model.M[5], dp.spatial.mass_matrix(model.masses[5], model.coms[5],
                                                                          model.inertias_origin[5]))  # fmt: skip
+
+
+@njit
+def _split(mb):
+    mi, mf = split_model(mb)
+    return mi.copy(), mf.copy()
+
+
+@njit
+def _stamped(ws, mb):
+    return stamped_for(ws, mb)
+
+
+def test_one_model_buffer_holds_the_integers_and_floats_bit_for_bit():
+    """The fast entry points take model._mb and split it in the kernel: the split must give back mi and mf."""
+    model = dp.models.chain(7)
+    mi, mf = _split(model._mb)
+    assert mi.dtype == np.int64 and np.array_equal(mi, model._mi)
+    assert np.array_equal(mf, model._mf)
+    assert np.shares_memory(model._mi, model._mb) and np.shares_memory(model._mf, model._mb)
+
+
+def test_a_workspace_is_stamped_for_its_own_model_only():
+    model, twin = dp.models.chain(7), dp.models.chain(7)
+    data = model.create_data()
+    assert _stamped(data._ws, model._mb)
+    assert not _stamped(data._ws, twin._mb)

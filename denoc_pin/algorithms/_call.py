@@ -3,13 +3,13 @@
 One state: q (nq,), v (nv,), x (nv,).  A batch: q (B, nq), v (B, nv), x (B, nv).
 
 The fast path hands the user's arrays straight to a compiled entry point with fixed signatures
-(``ENTRY_*`` below): numba's dispatcher checks dtype, dimension, layout and writability in C,
-and refuses anything else with a TypeError instead of compiling for it; the kernel checks the
-lengths and finiteness and returns a status.  Any refusal or non-zero status sends the call
-down the checked path here, which converts what it can and otherwise raises an error naming
-the array and its expected shape.  The fast path is written out in each public function
-(inverse_dynamics, forward_dynamics, gim) rather than shared: a helper would add a Python call,
-about 70 ns, to calls of 2–5 µs.
+(``FAST_*`` below): numba's dispatcher checks dtype, dimension, layout and writability in C,
+and refuses anything else with a TypeError instead of compiling for it; the kernel checks that
+data was made for model (its stamp), the lengths and finiteness, and returns a status.  Any
+refusal or non-zero status sends the call down the checked path here, which converts what it
+can and otherwise raises an error naming the array and its expected shape.  The fast path is
+written out in each public function (inverse_dynamics, forward_dynamics, gim) rather than shared:
+a helper would add a Python call, about 70 ns, to calls of 1.5–5 µs.
 """
 
 from __future__ import annotations
@@ -27,9 +27,14 @@ _MI = types.Array(types.int64, 1, "C", readonly=True)  # model.mi
 _MF = types.Array(types.float64, 1, "C", readonly=True)  # model.mf
 _VEC = types.Array(types.float64, 1, "C")  # data.ws, q, v, x
 _MAT = types.Array(types.float64, 2, "C")
+_MB = types.Array(types.float64, 1, "C", readonly=True)  # model._mb
 ENTRY_STATE = types.int64(_MI, _MF, _VEC, _VEC, _VEC, _VEC, types.boolean)  # (mi, mf, ws, q, v, x, with_fext)
 ENTRY_GIM = types.int64(_MI, _MF, _VEC, _VEC, _MAT)  # (mi, mf, ws, q, out)
+# The fast path's entry points take the model as one buffer and no flag: every argument counts.
+FAST_STATE = types.int64(_MB, _VEC, _VEC, _VEC, _VEC)  # (mb, ws, q, v, x), no external forces
+FAST_GIM = types.int64(_MB, _VEC, _VEC, _MAT)  # (mb, ws, q, out)
 BAD_LENGTH = -1  # the status of an entry point given q, v or x of the wrong length
+NOT_STAMPED = -2  # the status of a fast entry point given a workspace made for another model
 
 
 def _ready(x, n: int) -> bool:
@@ -55,6 +60,7 @@ def states(model: Model, data: Data, q, v, x, xname: str):
     """(q, v, x, batch) ready for the kernels; batch is None for one state, else B."""
     if getattr(data, "model", None) is not model:
         check_data(model, data)
+    restamp(model, data)
     nq, nv = model.nq, model.nv
     if _ready(q, nq) and _ready(v, nv) and (x is None or _ready(x, nv)):
         return q, v, x, None
@@ -75,6 +81,11 @@ def states(model: Model, data: Data, q, v, x, xname: str):
     v = _kernel_array(vector(v, nv, "v"))
     x = None if x is None else _kernel_array(vector(x, nv, xname))
     return q, v, x, None
+
+
+def restamp(model: Model, data: Data) -> None:
+    """Stamp data (checked to be model's) for model's fast path: a copied Data carries its original's stamp."""
+    data._ws[0] = model._mb.ctypes.data
 
 
 def set_fext(model: Model, data: Data, fext) -> None:

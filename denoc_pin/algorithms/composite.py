@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, borrow, data_views, model_views
+from ..layout import all_finite, borrow, data_views, model_views, split_model, stamped_for
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, transferred_wrench
-from ._call import BAD_LENGTH, ENTRY_GIM, _kernel_array, _ready, raise_for_status
+from ._call import BAD_LENGTH, ENTRY_GIM, FAST_GIM, NOT_STAMPED, _kernel_array, _ready, raise_for_status, restamp
 from .kinematics import kinematics_entry
 
 DENSE_LIMIT = 5_000
@@ -148,22 +148,30 @@ def crba_entry(mi, mf, ws, q, out):
     return 0
 
 
+@njit(FAST_GIM, cache=True)
+def crba_fast(mb, ws, q, out):
+    """crba_entry for a workspace stamped for model buffer mb (the fast path)."""
+    if not stamped_for(ws, mb):
+        return NOT_STAMPED
+    mi, mf = split_model(mb)
+    return crba_entry(mi, mf, ws, q, out)
+
+
 def gim(model: Model, data: Data, q) -> np.ndarray:
     """The full symmetric generalized inertia matrix I(q) (eq. 13, 16–17); ``pinocchio.crba``.
 
     O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
     (also left in ``data.gim``).
     """
-    if getattr(data, "model", None) is model:
-        out = data._dense.get("gim")  # allocated by the first call
-        if out is not None:
-            try:  # the fast path (_call.py): a ready q straight to the kernel
-                if crba_entry(model._mi, model._mf, data._ws, q, out) == 0:
-                    return out.copy()
-            except TypeError:
-                pass
-    else:
+    try:  # the fast path (_call.py): a ready q straight to the kernel, once data.gim exists
+        out = data._dense.get("gim")
+        if out is not None and crba_fast(model._mb, data._ws, q, out) == 0:
+            return out.copy()
+    except (TypeError, AttributeError):
+        pass
+    if getattr(data, "model", None) is not model:
         check_data(model, data)
+    restamp(model, data)
     check_dense_size(model, "gim")
     if not _ready(q, model.nq):
         q = _kernel_array(configuration(model, q))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, data_views, model_views
+from ..layout import all_finite, data_views, model_views, split_model, stamped_for
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
@@ -20,7 +20,7 @@ from ..spatial import (
     propagate_twist,
     spd_inverse_into,
 )
-from ._call import BAD_LENGTH, ENTRY_STATE, raise_for_status, set_fext, states
+from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
 from .inverse import rnea_entry
 from .kinematics import kinematics_entry
@@ -247,6 +247,15 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     return 0
 
 
+@njit(FAST_STATE, cache=True)
+def aba_fast(mb, ws, q, v, tau):
+    """aba_entry without external forces, for a workspace stamped for model buffer mb (the fast path)."""
+    if not stamped_for(ws, mb):
+        return NOT_STAMPED
+    mi, mf = split_model(mb)
+    return aba_entry(mi, mf, ws, q, v, tau, False)
+
+
 def factor(model: Model, data: Data, q: np.ndarray) -> None:
     """Kinematics and UDUᵀ factors at q into data; a clear error when singular."""
     raise_for_status(model, factor_entry(model._mi, model._mf, data._ws, q), q, None, None, "")
@@ -303,11 +312,11 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     One state q (nq,), v, tau (nv,), or a batch (B, nq), (B, nv), (B, nv) computed on all cores.
     Returns q̈ as a new (nv,) array (also left in ``data.ddq``), or (B, nv).
     """
-    if fext is None and getattr(data, "model", None) is model and data.fext_is_zero:
+    if fext is None:
         try:  # the fast path (_call.py): ready arrays straight to the kernel
-            if aba_entry(model._mi, model._mf, data._ws, q, v, tau, False) == 0:
+            if aba_fast(model._mb, data._ws, q, v, tau) == 0:
                 return data.ddq.copy()
-        except TypeError:
+        except (TypeError, AttributeError):
             pass
     q, v, tau, batch = states(model, data, q, v, tau, "tau")
     set_fext(model, data, fext)

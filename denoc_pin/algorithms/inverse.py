@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, data_views, model_views
+from ..layout import all_finite, data_views, model_views, split_model, stamped_for
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
-from ._call import BAD_LENGTH, ENTRY_STATE, raise_for_status, set_fext, states
+from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
 from .kinematics import kinematics_entry, universal_pdot
 
 
@@ -138,6 +138,15 @@ def rnea_entry(mi, mf, ws, q, v, a, with_fext):
     return 0
 
 
+@njit(FAST_STATE, cache=True)
+def rnea_fast(mb, ws, q, v, a):
+    """rnea_entry without external forces, for a workspace stamped for model buffer mb (the fast path)."""
+    if not stamped_for(ws, mb):
+        return NOT_STAMPED
+    mi, mf = split_model(mb)
+    return rnea_entry(mi, mf, ws, q, v, a, False)
+
+
 def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
     q, v, a, batch = states(model, data, q, v, a, aname)
     set_fext(model, data, fext)
@@ -160,11 +169,11 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
     joint frame, or a list of ``pinocchio.Force`` (the same for the whole batch).
     Returns τ as a new (nv,) array (also left in ``data.tau``), or (B, nv) for a batch.
     """
-    if fext is None and getattr(data, "model", None) is model and data.fext_is_zero:
+    if fext is None:
         try:  # the fast path (_call.py): ready arrays straight to the kernel
-            if rnea_entry(model._mi, model._mf, data._ws, q, v, a, False) == 0:
+            if rnea_fast(model._mb, data._ws, q, v, a) == 0:
                 return data.tau.copy()
-        except TypeError:
+        except (TypeError, AttributeError):
             pass
     return _rnea(model, data, q, v, a, fext, "a")
 
