@@ -210,66 +210,109 @@ def add_transferred_wrench(E, r, w_k, out_b):
 
 
 @njit(cache=True, inline="always")
-def add_congruence(E, r, X, out, scratch):
+def rotated(E, x00, x01, x02, x10, x11, x12, x20, x21, x22):
+    """Eᵀ X E for a 3 x 3 block X given as nine numbers (row by row); nine numbers back.
+
+    Numbers, not arrays: the congruence below keeps every block in registers, where blocks in
+    a scratch array were reloaded after each store to the (possibly aliasing) output."""
+    t00 = x00 * E[0, 0] + x01 * E[1, 0] + x02 * E[2, 0]  # T = X E
+    t01 = x00 * E[0, 1] + x01 * E[1, 1] + x02 * E[2, 1]
+    t02 = x00 * E[0, 2] + x01 * E[1, 2] + x02 * E[2, 2]
+    t10 = x10 * E[0, 0] + x11 * E[1, 0] + x12 * E[2, 0]
+    t11 = x10 * E[0, 1] + x11 * E[1, 1] + x12 * E[2, 1]
+    t12 = x10 * E[0, 2] + x11 * E[1, 2] + x12 * E[2, 2]
+    t20 = x20 * E[0, 0] + x21 * E[1, 0] + x22 * E[2, 0]
+    t21 = x20 * E[0, 1] + x21 * E[1, 1] + x22 * E[2, 1]
+    t22 = x20 * E[0, 2] + x21 * E[1, 2] + x22 * E[2, 2]
+    return (  # Eᵀ T
+        E[0, 0] * t00 + E[1, 0] * t10 + E[2, 0] * t20,
+        E[0, 0] * t01 + E[1, 0] * t11 + E[2, 0] * t21,
+        E[0, 0] * t02 + E[1, 0] * t12 + E[2, 0] * t22,
+        E[0, 1] * t00 + E[1, 1] * t10 + E[2, 1] * t20,
+        E[0, 1] * t01 + E[1, 1] * t11 + E[2, 1] * t21,
+        E[0, 1] * t02 + E[1, 1] * t12 + E[2, 1] * t22,
+        E[0, 2] * t00 + E[1, 2] * t10 + E[2, 2] * t20,
+        E[0, 2] * t01 + E[1, 2] * t11 + E[2, 2] * t21,
+        E[0, 2] * t02 + E[1, 2] * t12 + E[2, 2] * t22,
+    )
+
+
+@njit(cache=True, inline="always")
+def add_congruence(E, r, X, out):
     """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6).
 
     X = [[A, B], [Bᵀ, C]] (3x3 blocks, A and C symmetric).  A_{k,β} = T·diag(E, E) with
     T = [[1, O], [-r̃, 1]], so the result is, with A' = EᵀAE, B' = EᵀBE, C' = EᵀCE:
-        W11 = A' - B'r̃ - (B'r̃)ᵀ - r̃C'r̃,   W12 = B' + r̃C',   W22 = C'
-    Symmetric blocks are computed as upper triangles.  X must be symmetric (M̃_k, M̂_k − Ψ̂_kΨ_kᵀ).
-    scratch: a (4, 6, 6) work array from the caller, so that the recursions do not allocate.
+        W11 = A' - G - Gᵀ - r̃C'r̃,   W12 = B' + r̃C',   W22 = C',   G = B'r̃
+    Only A's and C's upper triangles and B are read: X must be symmetric (M̃_k, M̂_k − Ψ̂_kΨ_kᵀ).
     """
-    # The blocks are indexed in place (A' = scratch[0, :3, :3], B' = scratch[0, :3, 3:],
-    # C' = scratch[0, 3:, 3:], T = scratch[1, :3, :3], G = scratch[2, :3, :3], H = scratch[2, 3:, 3:]):
-    # slicing them as views would cost reference-count updates on every call.
-    # T = X_B E, then B' = Eᵀ T
-    for i in range(3):
-        for j in range(3):
-            scratch[1, i, j] = X[i, 3] * E[0, j] + X[i, 4] * E[1, j] + X[i, 5] * E[2, j]
-    for i in range(3):
-        for j in range(3):
-            scratch[0, i, 3 + j] = E[0, i] * scratch[1, 0, j] + E[1, i] * scratch[1, 1, j] + E[2, i] * scratch[1, 2, j]
-    # A' = Eᵀ A E and C' = Eᵀ C E, upper triangles then mirrored
-    for blk in range(2):
-        o = 3 * blk
-        for i in range(3):
-            for j in range(3):
-                scratch[1, i, j] = X[o + i, o] * E[0, j] + X[o + i, o + 1] * E[1, j] + X[o + i, o + 2] * E[2, j]
-        for i in range(3):
-            for j in range(i, 3):
-                v = E[0, i] * scratch[1, 0, j] + E[1, i] * scratch[1, 1, j] + E[2, i] * scratch[1, 2, j]
-                scratch[0, o + i, o + j] = v
-                scratch[0, o + j, o + i] = v
-    rx, ry, rz = r[0], r[1], r[2]
-    # G = B' r̃ (column j of r̃ is r x e_j) and H = r̃ C'
-    for i in range(3):
-        b0, b1, b2 = scratch[0, i, 3], scratch[0, i, 4], scratch[0, i, 5]
-        scratch[2, i, 0] = b1 * rz - b2 * ry
-        scratch[2, i, 1] = b2 * rx - b0 * rz
-        scratch[2, i, 2] = b0 * ry - b1 * rx
-    for j in range(3):
-        c0, c1, c2 = scratch[0, 3, 3 + j], scratch[0, 4, 3 + j], scratch[0, 5, 3 + j]
-        scratch[2, 3, 3 + j] = ry * c2 - rz * c1
-        scratch[2, 4, 3 + j] = rz * c0 - rx * c2
-        scratch[2, 5, 3 + j] = rx * c1 - ry * c0
-    for i in range(3):
-        # (r̃ C' r̃)[i, j] = (H r̃)[i, j], column j of r̃ is r x e_j
-        h0, h1, h2 = scratch[2, 3 + i, 3], scratch[2, 3 + i, 4], scratch[2, 3 + i, 5]
-        K0 = h1 * rz - h2 * ry
-        K1 = h2 * rx - h0 * rz
-        K2 = h0 * ry - h1 * rx
-        for j in range(3):
-            K = K0 if j == 0 else (K1 if j == 1 else K2)
-            if j >= i:
-                w11 = scratch[0, i, j] - scratch[2, i, j] - scratch[2, j, i] - K
-                out[i, j] += w11
-                if j > i:
-                    out[j, i] += w11
-            w12 = scratch[0, i, 3 + j] + scratch[2, 3 + i, 3 + j]
-            out[i, 3 + j] += w12
-            out[3 + j, i] += w12
-        for j in range(3):
-            out[3 + i, 3 + j] += scratch[0, 3 + i, 3 + j]
+    a00, a01, a02, _, a11, a12, _, _, a22 = rotated(
+        E, X[0, 0], X[0, 1], X[0, 2], X[0, 1], X[1, 1], X[1, 2], X[0, 2], X[1, 2], X[2, 2]
+    )
+    b00, b01, b02, b10, b11, b12, b20, b21, b22 = rotated(
+        E, X[0, 3], X[0, 4], X[0, 5], X[1, 3], X[1, 4], X[1, 5], X[2, 3], X[2, 4], X[2, 5]
+    )
+    c00, c01, c02, _, c11, c12, _, _, c22 = rotated(
+        E, X[3, 3], X[3, 4], X[3, 5], X[3, 4], X[4, 4], X[4, 5], X[3, 5], X[4, 5], X[5, 5]
+    )
+    r0, r1, r2 = r[0], r[1], r[2]
+    # G = B' r̃ (column j of r̃ is r × e_j)
+    g00, g01, g02 = b01 * r2 - b02 * r1, b02 * r0 - b00 * r2, b00 * r1 - b01 * r0
+    g10, g11, g12 = b11 * r2 - b12 * r1, b12 * r0 - b10 * r2, b10 * r1 - b11 * r0
+    g20, g21, g22 = b21 * r2 - b22 * r1, b22 * r0 - b20 * r2, b20 * r1 - b21 * r0
+    # H = r̃ C' (C' symmetric)
+    h00, h01, h02 = r1 * c02 - r2 * c01, r1 * c12 - r2 * c11, r1 * c22 - r2 * c12
+    h10, h11, h12 = r2 * c00 - r0 * c02, r2 * c01 - r0 * c12, r2 * c02 - r0 * c22
+    h20, h21, h22 = r0 * c01 - r1 * c00, r0 * c11 - r1 * c01, r0 * c12 - r1 * c02
+    # K = H r̃ = r̃ C' r̃ (symmetric: the upper triangle)
+    k00, k01, k02 = h01 * r2 - h02 * r1, h02 * r0 - h00 * r2, h00 * r1 - h01 * r0
+    k11, k12 = h12 * r0 - h10 * r2, h10 * r1 - h11 * r0
+    k22 = h20 * r1 - h21 * r0
+    w00 = a00 - 2.0 * g00 - k00
+    w01 = a01 - g01 - g10 - k01
+    w02 = a02 - g02 - g20 - k02
+    w11 = a11 - 2.0 * g11 - k11
+    w12 = a12 - g12 - g21 - k12
+    w22 = a22 - 2.0 * g22 - k22
+    out[0, 0] += w00
+    out[0, 1] += w01
+    out[0, 2] += w02
+    out[1, 0] += w01
+    out[1, 1] += w11
+    out[1, 2] += w12
+    out[2, 0] += w02
+    out[2, 1] += w12
+    out[2, 2] += w22
+    v00, v01, v02 = b00 + h00, b01 + h01, b02 + h02  # W12 = B' + H
+    v10, v11, v12 = b10 + h10, b11 + h11, b12 + h12
+    v20, v21, v22 = b20 + h20, b21 + h21, b22 + h22
+    out[0, 3] += v00
+    out[0, 4] += v01
+    out[0, 5] += v02
+    out[1, 3] += v10
+    out[1, 4] += v11
+    out[1, 5] += v12
+    out[2, 3] += v20
+    out[2, 4] += v21
+    out[2, 5] += v22
+    out[3, 0] += v00
+    out[4, 0] += v01
+    out[5, 0] += v02
+    out[3, 1] += v10
+    out[4, 1] += v11
+    out[5, 1] += v12
+    out[3, 2] += v20
+    out[4, 2] += v21
+    out[5, 2] += v22
+    out[3, 3] += c00
+    out[3, 4] += c01
+    out[3, 5] += c02
+    out[4, 3] += c01
+    out[4, 4] += c11
+    out[4, 5] += c12
+    out[5, 3] += c02
+    out[5, 4] += c12
+    out[5, 5] += c22
 
 
 @njit(cache=True, inline="always")

@@ -36,7 +36,6 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
     definite (singular GIM).
     """
     M_bar = np.zeros((6, 6))
-    scratch = np.empty((4, 6, 6))
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
@@ -67,7 +66,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         pc = Psi_hat[k, c, 0]
                         for e in range(6):
                             M_bar[c, e] = Mk[c, e] - pc * Psi[k, e, 0]
-                    add_congruence(E[k], r[k], M_bar, M_hat[slot[b]], scratch)
+                    add_congruence(E[k], r[k], M_bar, M_hat[slot[b]])
                 continue
             # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
             for c in range(6):
@@ -100,7 +99,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         for d in range(z):
                             acc -= Psi_hat[k, c, d] * Psi[k, e, d]
                         M_bar[c, e] = acc
-                add_congruence(E[k], r[k], M_bar, M_hat[slot[b]], scratch)
+                add_congruence(E[k], r[k], M_bar, M_hat[slot[b]])
     return 0
 
 
