@@ -175,14 +175,29 @@ def twist_matrix(E, r):
 
 
 @njit(cache=True, inline="always")
+def propagated_twist(E, r, w0, w1, w2, u0, u1, u2):
+    """A_{k,β} [ω; ȯ] as six numbers: ω_k = E ω_β, ȯ_k = E (ȯ_β + ω_β × r) (the one place this operator is written).
+
+    Numbers in and out, so that a recursion keeps its twist in registers between bodies."""
+    c0 = w1 * r[2] - w2 * r[1] + u0
+    c1 = w2 * r[0] - w0 * r[2] + u1
+    c2 = w0 * r[1] - w1 * r[0] + u2
+    return (
+        E[0, 0] * w0 + E[0, 1] * w1 + E[0, 2] * w2,
+        E[1, 0] * w0 + E[1, 1] * w1 + E[1, 2] * w2,
+        E[2, 0] * w0 + E[2, 1] * w1 + E[2, 2] * w2,
+        E[0, 0] * c0 + E[0, 1] * c1 + E[0, 2] * c2,
+        E[1, 0] * c0 + E[1, 1] * c1 + E[1, 2] * c2,
+        E[2, 0] * c0 + E[2, 1] * c1 + E[2, 2] * c2,
+    )
+
+
+@njit(cache=True, inline="always")
 def propagate_twist(E, r, t_b, out):
-    """out = A_{k,β} t_β: ω_k = E ω_β, ȯ_k = E (ȯ_β + ω_β × r)."""
-    c0 = t_b[1] * r[2] - t_b[2] * r[1] + t_b[3]
-    c1 = t_b[2] * r[0] - t_b[0] * r[2] + t_b[4]
-    c2 = t_b[0] * r[1] - t_b[1] * r[0] + t_b[5]
-    for i in range(3):
-        out[i] = E[i, 0] * t_b[0] + E[i, 1] * t_b[1] + E[i, 2] * t_b[2]
-        out[3 + i] = E[i, 0] * c0 + E[i, 1] * c1 + E[i, 2] * c2
+    """out = A_{k,β} t_β."""
+    out[0], out[1], out[2], out[3], out[4], out[5] = propagated_twist(
+        E, r, t_b[0], t_b[1], t_b[2], t_b[3], t_b[4], t_b[5]
+    )
 
 
 @njit(cache=True, inline="always")
@@ -324,11 +339,11 @@ def rigid_inertia_into(m, d, Io, C):
 
 
 @njit(cache=True, inline="always")
-def add_transformed_rigid_inertia(E, r, C, Cb, T):
+def add_transformed_rigid_inertia(E, r, C, Cb):
     """Cb += C moved to the parent: the composite of rigid bodies is rigid, so A_{k,β}ᵀ M̃_k A_{k,β} (eq. 17)
     is (m, h, J) → (m, Eᵀh + m r, EᵀJE + m(|r|²1 − r rᵀ) + 2(r·h')1 − r h'ᵀ − h' rᵀ), h' = Eᵀh, J about o.
 
-    About 90 flops where the 6 x 6 congruence takes 200.  T: a (3, 3) scratch array.
+    About 90 flops where the 6 x 6 congruence takes 200.
     """
     m = C[0]
     h0, h1, h2 = C[1], C[2], C[3]
@@ -336,31 +351,19 @@ def add_transformed_rigid_inertia(E, r, C, Cb, T):
     g1 = E[0, 1] * h0 + E[1, 1] * h1 + E[2, 1] * h2
     g2 = E[0, 2] * h0 + E[1, 2] * h1 + E[2, 2] * h2
     J00, J01, J02, J11, J12, J22 = C[4], C[5], C[6], C[7], C[8], C[9]
-    for j in range(3):  # T = J E
-        e0, e1, e2 = E[0, j], E[1, j], E[2, j]
-        T[0, j] = J00 * e0 + J01 * e1 + J02 * e2
-        T[1, j] = J01 * e0 + J11 * e1 + J12 * e2
-        T[2, j] = J02 * e0 + J12 * e1 + J22 * e2
+    j00, j01, j02, _, j11, j12, _, _, j22 = rotated(E, J00, J01, J02, J01, J11, J12, J02, J12, J22)
     r0, r1, r2 = r[0], r[1], r[2]
-    rr = r0 * r0 + r1 * r1 + r2 * r2
-    rh = r0 * g0 + r1 * g1 + r2 * g2
-    diag = m * rr + 2.0 * rh
-    k = 4
-    for i in range(3):
-        ri = r0 if i == 0 else (r1 if i == 1 else r2)
-        gi = g0 if i == 0 else (g1 if i == 1 else g2)
-        for j in range(i, 3):
-            rj = r0 if j == 0 else (r1 if j == 1 else r2)
-            gj = g0 if j == 0 else (g1 if j == 1 else g2)
-            v = E[0, i] * T[0, j] + E[1, i] * T[1, j] + E[2, i] * T[2, j] - m * ri * rj - ri * gj - gi * rj
-            if i == j:
-                v += diag
-            Cb[k] += v
-            k += 1
+    diag = m * (r0 * r0 + r1 * r1 + r2 * r2) + 2.0 * (r0 * g0 + r1 * g1 + r2 * g2)
     Cb[0] += m
     Cb[1] += g0 + m * r0
     Cb[2] += g1 + m * r1
     Cb[3] += g2 + m * r2
+    Cb[4] += j00 - m * r0 * r0 - 2.0 * r0 * g0 + diag
+    Cb[5] += j01 - m * r0 * r1 - r0 * g1 - g0 * r1
+    Cb[6] += j02 - m * r0 * r2 - r0 * g2 - g0 * r2
+    Cb[7] += j11 - m * r1 * r1 - 2.0 * r1 * g1 + diag
+    Cb[8] += j12 - m * r1 * r2 - r1 * g2 - g1 * r2
+    Cb[9] += j22 - m * r2 * r2 - 2.0 * r2 * g2 + diag
 
 
 # ---------------------------------------------------------------------------------------

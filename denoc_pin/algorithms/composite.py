@@ -40,7 +40,6 @@ def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slo
     turn to its own, so it lives in the recycled slots of the articulated inertias (the first 10
     numbers of M_tilde[slot[k]], ``layout.articulated_slots``): the same order, the same lifetimes.
     """
-    T = np.empty((3, 3))
     C = M_tilde.reshape(M_tilde.shape[0], 36)
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
@@ -70,7 +69,7 @@ def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slo
                         acc += S[k, c, d1] * B[k, c, d2]
                     out[kv + d1, kv + d2] = acc
             if b > 0:
-                add_transformed_rigid_inertia(E[k], r[k], Ck, C[slot[b]], T)
+                add_transformed_rigid_inertia(E[k], r[k], Ck, C[slot[b]])
     return 0
 
 

@@ -18,7 +18,9 @@ from ..spatial import (
     add_transferred_wrench,
     mass_matrix_into,
     propagate_twist,
+    propagated_twist,
     spd_inverse_into,
+    transferred_wrench,
 )
 from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
@@ -122,15 +124,23 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
             z = nvs[k]
             for col in range(m):
                 et = eta[k, col]  # holds η̃_k = Σ_children A_{c,k}ᵀ η_c on entry
-                if z == 1:  # the same three lines with scalars
-                    ph = phi[iv, col]
-                    for c in range(6):
-                        ph -= S[k, c, 0] * et[c]
+                if z == 1:  # the same three lines in scalars (η_k itself is only passed on)
+                    e0, e1, e2, e3, e4, e5 = et[0], et[1], et[2], et[3], et[4], et[5]
+                    ph = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
+                                         + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
                     ddq[iv, col] = I_hat_inv[k, 0, 0] * ph
-                    for c in range(6):
-                        et[c] += Psi[k, c, 0] * ph
                     if b > 0:
-                        add_transferred_wrench(E[k], r[k], et, eta[b, col])
+                        n0, n1, n2, f0, f1, f2 = transferred_wrench(
+                            E[k], r[k], e0 + Psi[k, 0, 0] * ph, e1 + Psi[k, 1, 0] * ph, e2 + Psi[k, 2, 0] * ph,
+                            e3 + Psi[k, 3, 0] * ph, e4 + Psi[k, 4, 0] * ph, e5 + Psi[k, 5, 0] * ph,
+                        )  # fmt: skip
+                        eb = eta[b, col]
+                        eb[0] += n0
+                        eb[1] += n1
+                        eb[2] += n2
+                        eb[3] += f0
+                        eb[4] += f1
+                        eb[5] += f2
                     continue
                 # φ̂_k = φ_k − p_kᵀ η̃_k
                 for d in range(z):
@@ -163,16 +173,21 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
             z = nvs[k]
             for col in range(m):
                 mk = mu[k, col]
+                if z == 1:  # the same three lines in scalars
+                    mb = mu[b, col]
+                    m0, m1, m2, m3, m4, m5 = propagated_twist(E[k], r[k], mb[0], mb[1], mb[2], mb[3], mb[4], mb[5])
+                    a_k = ddq[iv, col] - (Psi[k, 0, 0] * m0 + Psi[k, 1, 0] * m1 + Psi[k, 2, 0] * m2
+                                          + Psi[k, 3, 0] * m3 + Psi[k, 4, 0] * m4 + Psi[k, 5, 0] * m5)  # fmt: skip
+                    ddq[iv, col] = a_k
+                    mk[0] = m0 + S[k, 0, 0] * a_k
+                    mk[1] = m1 + S[k, 1, 0] * a_k
+                    mk[2] = m2 + S[k, 2, 0] * a_k
+                    mk[3] = m3 + S[k, 3, 0] * a_k
+                    mk[4] = m4 + S[k, 4, 0] * a_k
+                    mk[5] = m5 + S[k, 5, 0] * a_k
+                    continue
                 # μ̃_k = A_{k,β} μ_β
                 propagate_twist(E[k], r[k], mu[b, col], mk)
-                if z == 1:  # the same two lines with scalars
-                    a_k = ddq[iv, col]
-                    for c in range(6):
-                        a_k -= Psi[k, c, 0] * mk[c]
-                    ddq[iv, col] = a_k
-                    for c in range(6):
-                        mk[c] += S[k, c, 0] * a_k
-                    continue
                 # q̈_k = φ̃_k − Ψ_kᵀ μ̃_k
                 for d in range(z):
                     s = ddq[iv + d, col]
