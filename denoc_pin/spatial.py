@@ -254,22 +254,27 @@ def rotated(E, x00, x01, x02, x10, x11, x12, x20, x21, x22):
 
 @njit(cache=True, inline="always")
 def add_congruence(E, r, X, out):
-    """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6).
+    """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6); ``add_congruence_of`` X's blocks."""
+    add_congruence_of(
+        E, r, X[0, 0], X[0, 1], X[0, 2], X[1, 1], X[1, 2], X[2, 2],
+        X[0, 3], X[0, 4], X[0, 5], X[1, 3], X[1, 4], X[1, 5], X[2, 3], X[2, 4], X[2, 5],
+        X[3, 3], X[3, 4], X[3, 5], X[4, 4], X[4, 5], X[5, 5], out,
+    )  # fmt: skip
 
-    X = [[A, B], [Bᵀ, C]] (3x3 blocks, A and C symmetric).  A_{k,β} = T·diag(E, E) with
-    T = [[1, O], [-r̃, 1]], so the result is, with A' = EᵀAE, B' = EᵀBE, C' = EᵀCE:
+
+@njit(cache=True, inline="always")
+def add_congruence_of(E, r, A00, A01, A02, A11, A12, A22, B00, B01, B02, B10, B11, B12, B20, B21, B22,
+                      C00, C01, C02, C11, C12, C22, out):  # fmt: skip
+    """out += A_{k,β}ᵀ X A_{k,β} for the symmetric X = [[A, B], [Bᵀ, C]] given as its 21 numbers
+    (A's and C's upper triangles, B row by row), so that a caller can form X where it is used.
+
+    A_{k,β} = T·diag(E, E) with T = [[1, O], [-r̃, 1]], so the result is, with A' = EᵀAE,
+    B' = EᵀBE, C' = EᵀCE:
         W11 = A' - G - Gᵀ - r̃C'r̃,   W12 = B' + r̃C',   W22 = C',   G = B'r̃
-    Only A's and C's upper triangles and B are read: X must be symmetric (M̃_k, M̂_k − Ψ̂_kΨ_kᵀ).
     """
-    a00, a01, a02, _, a11, a12, _, _, a22 = rotated(
-        E, X[0, 0], X[0, 1], X[0, 2], X[0, 1], X[1, 1], X[1, 2], X[0, 2], X[1, 2], X[2, 2]
-    )
-    b00, b01, b02, b10, b11, b12, b20, b21, b22 = rotated(
-        E, X[0, 3], X[0, 4], X[0, 5], X[1, 3], X[1, 4], X[1, 5], X[2, 3], X[2, 4], X[2, 5]
-    )
-    c00, c01, c02, _, c11, c12, _, _, c22 = rotated(
-        E, X[3, 3], X[3, 4], X[3, 5], X[3, 4], X[4, 4], X[4, 5], X[3, 5], X[4, 5], X[5, 5]
-    )
+    a00, a01, a02, _, a11, a12, _, _, a22 = rotated(E, A00, A01, A02, A01, A11, A12, A02, A12, A22)
+    b00, b01, b02, b10, b11, b12, b20, b21, b22 = rotated(E, B00, B01, B02, B10, B11, B12, B20, B21, B22)
+    c00, c01, c02, _, c11, c12, _, _, c22 = rotated(E, C00, C01, C02, C01, C11, C12, C02, C12, C22)
     r0, r1, r2 = r[0], r[1], r[2]
     # G = B' r̃ (column j of r̃ is r × e_j)
     g00, g01, g02 = b01 * r2 - b02 * r1, b02 * r0 - b00 * r2, b00 * r1 - b01 * r0
@@ -408,30 +413,37 @@ def inertia_about_origin(m, com, I_c, out=None) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def newton_euler_wrench(m, d, Io, t, tdot, out):
-    """out = M_k ṫ_k + Ω_k M_k E_k t_k (eq. 1/2b) with M_k = [[I_o, m d̃], [−m d̃, m 1]] never formed:
-    n = I_o ω̇ + m d × ö + ω × I_o ω,  f = m (ö + ω̇ × d + ω × (ω × d)).
+def newton_euler(m, d, Io, w0, w1, w2, a0, a1, a2, l0, l1, l2):
+    """M_k ṫ_k + Ω_k M_k E_k t_k (eq. 1/2b) as six numbers, for t_k = [ω; ȯ], ṫ_k = [ω̇; ö] = [a; l]:
+    n = I_o ω̇ + m d × ö + ω × I_o ω,  f = m (ö + ω̇ × d + ω × (ω × d)).  M_k is never formed.
 
     m: mass, d: (3,) centre of mass, Io: (3, 3) rotational inertia about the body origin.
     Reading 13 numbers instead of M_k's 36 is what keeps the 100,000-DOF chains memory-bound less.
     """
-    w0, w1, w2 = t[0], t[1], t[2]
-    a0, a1, a2 = tdot[0], tdot[1], tdot[2]  # ω̇
-    l0, l1, l2 = tdot[3], tdot[4], tdot[5]  # ö
     d0, d1, d2 = d[0], d[1], d[2]
-    # I_o ω (the angular momentum part of M_k E_k t_k) and I_o ω̇
+    # I_o ω (the angular momentum part of M_k E_k t_k)
     h0 = Io[0, 0] * w0 + Io[0, 1] * w1 + Io[0, 2] * w2
     h1 = Io[1, 0] * w0 + Io[1, 1] * w1 + Io[1, 2] * w2
     h2 = Io[2, 0] * w0 + Io[2, 1] * w1 + Io[2, 2] * w2
-    out[0] = Io[0, 0] * a0 + Io[0, 1] * a1 + Io[0, 2] * a2 + m * (d1 * l2 - d2 * l1) + w1 * h2 - w2 * h1
-    out[1] = Io[1, 0] * a0 + Io[1, 1] * a1 + Io[1, 2] * a2 + m * (d2 * l0 - d0 * l2) + w2 * h0 - w0 * h2
-    out[2] = Io[2, 0] * a0 + Io[2, 1] * a1 + Io[2, 2] * a2 + m * (d0 * l1 - d1 * l0) + w0 * h1 - w1 * h0
     x0 = w1 * d2 - w2 * d1  # ω × d
     x1 = w2 * d0 - w0 * d2
     x2 = w0 * d1 - w1 * d0
-    out[3] = m * (l0 + a1 * d2 - a2 * d1 + w1 * x2 - w2 * x1)
-    out[4] = m * (l1 + a2 * d0 - a0 * d2 + w2 * x0 - w0 * x2)
-    out[5] = m * (l2 + a0 * d1 - a1 * d0 + w0 * x1 - w1 * x0)
+    return (
+        Io[0, 0] * a0 + Io[0, 1] * a1 + Io[0, 2] * a2 + m * (d1 * l2 - d2 * l1) + w1 * h2 - w2 * h1,
+        Io[1, 0] * a0 + Io[1, 1] * a1 + Io[1, 2] * a2 + m * (d2 * l0 - d0 * l2) + w2 * h0 - w0 * h2,
+        Io[2, 0] * a0 + Io[2, 1] * a1 + Io[2, 2] * a2 + m * (d0 * l1 - d1 * l0) + w0 * h1 - w1 * h0,
+        m * (l0 + a1 * d2 - a2 * d1 + w1 * x2 - w2 * x1),
+        m * (l1 + a2 * d0 - a0 * d2 + w2 * x0 - w0 * x2),
+        m * (l2 + a0 * d1 - a1 * d0 + w0 * x1 - w1 * x0),
+    )
+
+
+@njit(cache=True, inline="always")
+def newton_euler_wrench(m, d, Io, t, tdot, out):
+    """out = M_k ṫ_k + Ω_k M_k E_k t_k (``newton_euler`` on arrays)."""
+    out[0], out[1], out[2], out[3], out[4], out[5] = newton_euler(
+        m, d, Io, t[0], t[1], t[2], tdot[0], tdot[1], tdot[2], tdot[3], tdot[4], tdot[5]
+    )
 
 
 @njit(cache=True, inline="always")

@@ -15,6 +15,7 @@ from ..layout import all_finite, data_views, model_views, split_model, stamped_f
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
+    add_congruence_of,
     add_transferred_wrench,
     mass_matrix_into,
     propagate_twist,
@@ -37,7 +38,6 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
     (``layout.articulated_slots``).  Returns 0, or the body index k whose Î_k is not positive
     definite (singular GIM).
     """
-    M_bar = np.zeros((6, 6))
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
@@ -48,27 +48,37 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                 mass_matrix_into(masses[k], coms[k], Io[k], Mk)
             if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
                 mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
-            if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF, and fixed trip counts unroll
+            if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF; Ψ̂_k, Ψ_k in registers
                 s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
-                Ik = 0.0
-                for c in range(6):  # Ψ̂_k = M̂_k p_k, Î_k = p_kᵀ Ψ̂_k            (eq. 19, A.4–A.5)
-                    ph = (Mk[c, 0] * s0 + Mk[c, 1] * s1 + Mk[c, 2] * s2 + Mk[c, 3] * s3 + Mk[c, 4] * s4
-                          + Mk[c, 5] * s5)  # fmt: skip
-                    Psi_hat[k, c, 0] = ph
-                    Ik += S[k, c, 0] * ph
+                # Ψ̂_k = M̂_k p_k, Î_k = p_kᵀ Ψ̂_k                                  (eq. 19, A.4–A.5)
+                h0 = Mk[0, 0] * s0 + Mk[0, 1] * s1 + Mk[0, 2] * s2 + Mk[0, 3] * s3 + Mk[0, 4] * s4 + Mk[0, 5] * s5
+                h1 = Mk[1, 0] * s0 + Mk[1, 1] * s1 + Mk[1, 2] * s2 + Mk[1, 3] * s3 + Mk[1, 4] * s4 + Mk[1, 5] * s5
+                h2 = Mk[2, 0] * s0 + Mk[2, 1] * s1 + Mk[2, 2] * s2 + Mk[2, 3] * s3 + Mk[2, 4] * s4 + Mk[2, 5] * s5
+                h3 = Mk[3, 0] * s0 + Mk[3, 1] * s1 + Mk[3, 2] * s2 + Mk[3, 3] * s3 + Mk[3, 4] * s4 + Mk[3, 5] * s5
+                h4 = Mk[4, 0] * s0 + Mk[4, 1] * s1 + Mk[4, 2] * s2 + Mk[4, 3] * s3 + Mk[4, 4] * s4 + Mk[4, 5] * s5
+                h5 = Mk[5, 0] * s0 + Mk[5, 1] * s1 + Mk[5, 2] * s2 + Mk[5, 3] * s3 + Mk[5, 4] * s4 + Mk[5, 5] * s5
+                Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
                 I_hat[k, 0, 0] = Ik
                 if not Ik > 0.0:
                     return k
                 inv = 1.0 / Ik
                 I_hat_inv[k, 0, 0] = inv
-                for c in range(6):  # Ψ_k = Ψ̂_k Î_k⁻¹                            (eq. 19, A.5)
-                    Psi[k, c, 0] = Psi_hat[k, c, 0] * inv
+                g0, g1, g2, g3, g4, g5 = h0 * inv, h1 * inv, h2 * inv, h3 * inv, h4 * inv, h5 * inv  # Ψ_k
+                ph, ps = Psi_hat[k], Psi[k]
+                ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
+                ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
                 if b > 0:  # M̂_β += A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}           (eq. 20–21, A.6–A.7)
-                    for c in range(6):
-                        pc = Psi_hat[k, c, 0]
-                        for e in range(6):
-                            M_bar[c, e] = Mk[c, e] - pc * Psi[k, e, 0]
-                    add_congruence(E[k], r[k], M_bar, M_hat[slot[b]])
+                    add_congruence_of(
+                        E[k], r[k],
+                        Mk[0, 0] - h0 * g0, Mk[0, 1] - h0 * g1, Mk[0, 2] - h0 * g2,
+                        Mk[1, 1] - h1 * g1, Mk[1, 2] - h1 * g2, Mk[2, 2] - h2 * g2,
+                        Mk[0, 3] - h0 * g3, Mk[0, 4] - h0 * g4, Mk[0, 5] - h0 * g5,
+                        Mk[1, 3] - h1 * g3, Mk[1, 4] - h1 * g4, Mk[1, 5] - h1 * g5,
+                        Mk[2, 3] - h2 * g3, Mk[2, 4] - h2 * g4, Mk[2, 5] - h2 * g5,
+                        Mk[3, 3] - h3 * g3, Mk[3, 4] - h3 * g4, Mk[3, 5] - h3 * g5,
+                        Mk[4, 4] - h4 * g4, Mk[4, 5] - h4 * g5, Mk[5, 5] - h5 * g5,
+                        M_hat[slot[b]],
+                    )  # fmt: skip
                 continue
             # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
             for c in range(6):
@@ -95,13 +105,14 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                     Psi[k, c, d] = acc
             if b > 0:
                 # M̂_β += A_{k,β}ᵀ Φ_k M̂_k A_{k,β},  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
+                # Φ_k M̂_k overwrites M̂_k in its slot: k is eliminated, its slot is released.
                 for c in range(6):
                     for e in range(6):
                         acc = Mk[c, e]
                         for d in range(z):
                             acc -= Psi_hat[k, c, d] * Psi[k, e, d]
-                        M_bar[c, e] = acc
-                add_congruence(E[k], r[k], M_bar, M_hat[slot[b]])
+                        Mk[c, e] = acc
+                add_congruence(E[k], r[k], Mk, M_hat[slot[b]])
     return 0
 
 

@@ -13,7 +13,7 @@ from numba import njit
 
 from ..layout import all_finite, data_views, model_views, split_model, stamped_for
 from ..model import UNIVERSAL, Data, Model
-from ..spatial import add_transferred_wrench, newton_euler_wrench, propagate_twist
+from ..spatial import add_transferred_wrench, newton_euler, propagated_twist
 from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
 from .kinematics import kinematics_entry, universal_pdot
 
@@ -55,18 +55,13 @@ def inverse_dynamics_kernel(
                 a3 += S[k, 3, d] * ad
                 a4 += S[k, 4, d] * ad
                 a5 += S[k, 5, d] * ad
-            tk, tb, tdk = t[k], t[b], tdot[k]
+            tb, tdb = t[b], tdot[b]
             # t_k = A_{k,β} t_β + p_k θ̇_k                                   (eq. 5, 7)
-            propagate_twist(Ek, rk, tb, tk)
-            wb0, wb1, wb2 = tk[0], tk[1], tk[2]  # ω_β in frame k
-            tk[0] += p0
-            tk[1] += p1
-            tk[2] += p2
-            tk[3] += p3
-            tk[4] += p4
-            tk[5] += p5
+            wb0, wb1, wb2, u0, u1, u2 = propagated_twist(Ek, rk, tb[0], tb[1], tb[2], tb[3], tb[4], tb[5])
+            w0, w1, w2 = wb0 + p0, wb1 + p1, wb2 + p2  # ω_k (wb: ω_β in frame k)
+            u0, u1, u2 = u0 + p3, u1 + p4, u2 + p5  # ȯ_k
             # ṫ_k = A_{k,β} ṫ_β + Ȧ_{k,β} t_β + Ω_k p_k θ̇_k + p_k θ̈_k        (Table 1, step 1)
-            propagate_twist(Ek, rk, tdot[b], tdk)
+            d0, d1, d2, l0, l1, l2 = propagated_twist(Ek, rk, tdb[0], tdb[1], tdb[2], tdb[3], tdb[4], tdb[5])
             ob0, ob1, ob2 = tb[0], tb[1], tb[2]  # ω_β
             # Ȧ_{k,β} t_β: centripetal acceleration E (ω_β × (ω_β × r)) of o_k
             x0 = ob1 * rk[2] - ob2 * rk[1]
@@ -75,23 +70,25 @@ def inverse_dynamics_kernel(
             c0 = ob1 * x2 - ob2 * x1
             c1 = ob2 * x0 - ob0 * x2
             c2 = ob0 * x1 - ob1 * x0
-            for c in range(3):
-                tdk[3 + c] += Ek[c, 0] * c0 + Ek[c, 1] * c1 + Ek[c, 2] * c2
             # Ω_k p_k θ̇_k (+ the ω_β × e θ̇ part of Ȧ for sliding origins), + p_k θ̈_k
-            ok0, ok1, ok2 = tk[0], tk[1], tk[2]  # ω_k
-            tdk[0] += ok1 * p2 - ok2 * p1 + a0
-            tdk[1] += ok2 * p0 - ok0 * p2 + a1
-            tdk[2] += ok0 * p1 - ok1 * p0 + a2
-            s0 = ok0 + wb0
-            s1 = ok1 + wb1
-            s2 = ok2 + wb2
-            tdk[3] += s1 * p5 - s2 * p4 + a3
-            tdk[4] += s2 * p3 - s0 * p5 + a4
-            tdk[5] += s0 * p4 - s1 * p3 + a5
-            if kinds[k] == UNIVERSAL:
-                universal_pdot(S, axes2, k, v[iv], v[iv + 1], tdot[k])  # ṗ_k θ̇_k
+            d0 += w1 * p2 - w2 * p1 + a0
+            d1 += w2 * p0 - w0 * p2 + a1
+            d2 += w0 * p1 - w1 * p0 + a2
+            s0, s1, s2 = w0 + wb0, w1 + wb1, w2 + wb2
+            l0 += Ek[0, 0] * c0 + Ek[0, 1] * c1 + Ek[0, 2] * c2 + s1 * p5 - s2 * p4 + a3
+            l1 += Ek[1, 0] * c0 + Ek[1, 1] * c1 + Ek[1, 2] * c2 + s2 * p3 - s0 * p5 + a4
+            l2 += Ek[2, 0] * c0 + Ek[2, 1] * c1 + Ek[2, 2] * c2 + s0 * p4 - s1 * p3 + a5
+            if kinds[k] == UNIVERSAL:  # + ṗ_k θ̇_k
+                g0, g1, g2 = universal_pdot(S, axes2, k, v[iv], v[iv + 1])
+                d0, d1, d2 = d0 + g0, d1 + g1, d2 + g2
+            tk, tdk = t[k], tdot[k]
+            tk[0], tk[1], tk[2], tk[3], tk[4], tk[5] = w0, w1, w2, u0, u1, u2
+            tdk[0], tdk[1], tdk[2], tdk[3], tdk[4], tdk[5] = d0, d1, d2, l0, l1, l2
             # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k, the start of w̃_k      (eq. 1, 11)
-            newton_euler_wrench(masses[k], coms[k], Io[k], t[k], tdot[k], w_tilde[k])
+            wk = w_tilde[k]
+            wk[0], wk[1], wk[2], wk[3], wk[4], wk[5] = newton_euler(
+                masses[k], coms[k], Io[k], w0, w1, w2, d0, d1, d2, l0, l1, l2
+            )
             if with_fext:
                 for c in range(6):
                     w_tilde[k, c] -= fext[k, c]

@@ -109,15 +109,13 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
 
 
 @njit(cache=True, inline="always")
-def universal_pdot(S, axes2, k, v1, v2, out):
-    """out[0:3] += ṗ_k q̇_k of universal joint k: p_k's first column R2ᵀ e1 turns with q2 about e2,
-    so ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2 (angular rows only)."""
+def universal_pdot(S, axes2, k, v1, v2):
+    """ṗ_k q̇_k of universal joint k (angular rows; three numbers): p_k's first column R2ᵀ e1 turns
+    with q2 about e2, so ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2."""
     s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
     e0, e1, e2 = axes2[k, 0], axes2[k, 1], axes2[k, 2]
     vv = v1 * v2
-    out[0] += (s1 * e2 - s2 * e1) * vv
-    out[1] += (s2 * e0 - s0 * e2) * vv
-    out[2] += (s0 * e1 - s1 * e0) * vv
+    return (s1 * e2 - s2 * e1) * vv, (s2 * e0 - s0 * e2) * vv, (s0 * e1 - s1 * e0) * vv
 
 
 @njit(cache=True)
