@@ -48,6 +48,27 @@ def median_time(fn, min_time: float = 0.2, max_calls: int = 20000) -> float:
     return float(np.median(samples))
 
 
+def paired_times(ours, theirs, min_time: float = 0.2, max_calls: int = 20000) -> tuple[float, float, float]:
+    """(ours, theirs, ratio): median seconds per call of each, measured in alternating batches,
+    and the median of the per-round ratios.  The load of a shared machine drifts within a second;
+    alternating rounds meet the same load, so the ratio is steadier than one of two separate medians."""
+    sizes = []
+    for fn in (ours, theirs):
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        sizes.append(max(1, min(max_calls, int(0.01 / max(time.perf_counter() - t0, 1e-7)))))
+    a, b = [], []
+    start = time.perf_counter()
+    while time.perf_counter() - start < min_time or len(a) < 7:
+        for fn, n, out in ((ours, sizes[0], a), (theirs, sizes[1], b)):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            out.append((time.perf_counter() - t0) / n)
+    return float(np.median(a)), float(np.median(b)), float(np.median(np.array(a) / np.array(b)))
+
+
 def robot_models(name: str):
     import pinocchio as pin
 
@@ -71,17 +92,26 @@ def per_call(name: str, model, pin_model, quick: bool) -> dict:
     data = model.create_data()
     q, v, a = state(model)
     tau = dp.inverse_dynamics(model, data, q, v, a)
-    t = 0.05 if quick else 0.3
+    t = 0.05 if quick else 0.6
     row = {"case": name, "nv": model.nv}
-    row["ID"] = median_time(lambda: dp.inverse_dynamics(model, data, q, v, a), t)
-    row["FD"] = median_time(lambda: dp.forward_dynamics(model, data, q, v, tau), t)
+    ours = {
+        "ID": lambda: dp.inverse_dynamics(model, data, q, v, a),
+        "FD": lambda: dp.forward_dynamics(model, data, q, v, tau),
+    }
     if model.nv <= dp.DENSE_LIMIT:
-        row["GIM"] = median_time(lambda: dp.gim(model, data, q), t)
-    if pin_model is not None:
-        pdata = pin_model.createData()
-        row["rnea"] = median_time(lambda: pin.rnea(pin_model, pdata, q, v, a), t)
-        row["aba"] = median_time(lambda: pin.aba(pin_model, pdata, q, v, tau), t)
-        row["crba"] = median_time(lambda: pin.crba(pin_model, pdata, q), t)
+        ours["GIM"] = lambda: dp.gim(model, data, q)
+    if pin_model is None:
+        for k, fn in ours.items():
+            row[k] = median_time(fn, t)
+        return row
+    pdata = pin_model.createData()
+    theirs = {
+        "rnea": lambda: pin.rnea(pin_model, pdata, q, v, a),
+        "aba": lambda: pin.aba(pin_model, pdata, q, v, tau),
+        "crba": lambda: pin.crba(pin_model, pdata, q),
+    }
+    for k, p in (("ID", "rnea"), ("FD", "aba"), ("GIM", "crba")):
+        row[k], row[p], row[k + "_ratio"] = paired_times(ours[k], theirs[p], t)
     return row
 
 
@@ -223,6 +253,12 @@ def us(x) -> str:
     return f"{x * 1e6:.1f} µs" if x < 1e-3 else f"{x * 1e3:.2f} ms"
 
 
+def paired(row: dict, ours: str, theirs: str) -> str:
+    """The paired ratio (median of alternating rounds) where measured, else the ratio of the medians."""
+    r = row.get(ours + "_ratio")
+    return f"{r:.2f}" if r is not None else ratio(row.get(ours), row.get(theirs))
+
+
 def ratio(a, b) -> str:
     return "—" if a is None or b is None else f"{a / b:.2f}"
 
@@ -327,15 +363,18 @@ def plot(scaling) -> str | None:
 
 def report(r: dict) -> str:
     lines = [f"denoc_pin {r['denoc_pin']} vs Pinocchio {r['pinocchio']} — {r['machine']}", ""]
-    lines.append("Per call from Python, median (ratio = denoc_pin / Pinocchio, ≤ 1 is faster):")
+    lines.append(
+        "Per call from Python, medians; ratio = denoc_pin / Pinocchio (≤ 1 is faster), the median over "
+        "alternating rounds of the two:"
+    )
     lines.append("| case | nv | ID | rnea | ratio | FD | aba | ratio | GIM | crba | ratio |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in r["per_call"]:
         g = row.get
         lines.append(
-            f"| {row['case']} | {row['nv']} | {us(g('ID'))} | {us(g('rnea'))} | {ratio(g('ID'), g('rnea'))} | "
-            f"{us(g('FD'))} | {us(g('aba'))} | {ratio(g('FD'), g('aba'))} | {us(g('GIM'))} | {us(g('crba'))} | "
-            f"{ratio(g('GIM'), g('crba'))} |"
+            f"| {row['case']} | {row['nv']} | {us(g('ID'))} | {us(g('rnea'))} | {paired(row, 'ID', 'rnea')} | "
+            f"{us(g('FD'))} | {us(g('aba'))} | {paired(row, 'FD', 'aba')} | {us(g('GIM'))} | {us(g('crba'))} | "
+            f"{paired(row, 'GIM', 'crba')} |"
         )
     b = r["batch_panda"]
     lines += ["", f"Batch of {b['B']} panda states ({b['threads']} threads) against a Python loop over Pinocchio:"]
