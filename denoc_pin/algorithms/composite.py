@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, borrow, data_views, model_views, split_model, stamped_for
+from ..layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, transferred_wrench
 from ._call import BAD_LENGTH, ENTRY_GIM, FAST_GIM, NOT_STAMPED, _kernel_array, _ready, raise_for_status, restamp
@@ -121,7 +121,7 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     return 0
 
 
-@njit(ENTRY_GIM, cache=True)
+@njit(ENTRY_GIM, cache=True, fastmath=FMA)
 def crba_entry(mi, mf, ws, q, out):
     """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite,
     BAD_LENGTH if q has the wrong length."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, data_views, model_views, split_model, stamped_for
+from ..layout import FMA, all_finite, data_views, model_views, split_model, stamped_for
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
@@ -214,7 +214,7 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FMA)
 def factor_step(mi, mf, ws):
     """udut_factor on the flat buffers, with the kinematics already in ws."""
     mv = model_views(mi, mf)
@@ -225,7 +225,7 @@ def factor_step(mi, mf, ws):
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FMA)
 def solve_step(mi, mf, ws):
     """q̈ = (U D Uᵀ)⁻¹ φ for the factors and φ in ws, into ws's q̈ (η and μ share one array)."""
     mv = model_views(mi, mf)

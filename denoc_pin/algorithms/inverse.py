@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import all_finite, data_views, model_views, split_model, stamped_for
+from ..layout import FMA, all_finite, data_views, model_views, split_model, stamped_for
 from ..model import UNIVERSAL, Data, Model
 from ..spatial import add_transferred_wrench, newton_euler, propagated_twist
 from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
@@ -110,7 +110,7 @@ def inverse_dynamics_kernel(
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FMA)
 def inverse_dynamics_step(mi, mf, ws, v, a, with_fext):
     """Table 1 on the flat buffers, with the kinematics already in ws."""
     mv = model_views(mi, mf)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import data_views, model_views
+from ..layout import FMA, data_views, model_views
 from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ..spatial import axis_angle_into, matmul_into, quaternion_rotation_into
 
@@ -118,7 +118,7 @@ def universal_pdot(S, axes2, k, v1, v2):
     return (s1 * e2 - s2 * e1) * vv, (s2 * e0 - s0 * e2) * vv, (s0 * e1 - s1 * e0) * vv
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FMA)
 def kinematics_entry(mi, mf, ws, q):
     """joint_kinematics of q into the flat workspace ws: a step on the flat buffers (layout.py)."""
     mv = model_views(mi, mf)
