@@ -69,6 +69,38 @@ def paired_times(ours, theirs, min_time: float = 0.2, max_calls: int = 20000) ->
     return float(np.median(a)), float(np.median(b)), float(np.median(np.array(a) / np.array(b)))
 
 
+def linear_scaling(sizes: list[int], rounds: int = 9) -> dict:
+    """Time per call per DOF of ID and FD on spatial chains of the given sizes, measured in rounds
+    that visit every size in turn (the medians over rounds): a drift of the machine's load then
+    touches all sizes alike instead of whichever was being measured.  spread = max/min − 1."""
+    cases = []
+    for n in sizes:
+        model = dp.models.chain(n)
+        data = model.create_data()
+        q, v, a = state(model)
+        tau = dp.inverse_dynamics(model, data, q, v, a)
+        for label, fn in (
+            ("ID", lambda m=model, d=data, q=q, v=v, a=a: dp.inverse_dynamics(m, d, q, v, a)),
+            ("FD", lambda m=model, d=data, q=q, v=v, t=tau: dp.forward_dynamics(m, d, q, v, t)),
+        ):
+            fn()
+            t0 = time.perf_counter()
+            fn()
+            cases.append((n, label, fn, max(1, int(0.01 / max(time.perf_counter() - t0, 1e-7))), []))
+    for _ in range(rounds):
+        for n, _label, fn, calls, times in cases:
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times.append((time.perf_counter() - t0) / calls / n)
+    out: dict = {"n": sizes}
+    for label in ("ID", "FD"):
+        per_dof = [float(np.median(times)) for n, lab, fn, calls, times in cases if lab == label]
+        out[label + "_per_dof"] = per_dof
+        out[label + "_spread"] = max(per_dof) / min(per_dof) - 1.0
+    return out
+
+
 def robot_models(name: str):
     import pinocchio as pin
 
@@ -302,6 +334,7 @@ def main(argv=None) -> int:
         results["memory"].append(entry)
     acc_sizes = [100, 200, 1000, 10000] + ([] if args.quick else [100000])
     results["accuracy"] = [accuracy(n, n <= PIN_MAX_CHAIN) for n in acc_sizes]
+    results["linear"] = linear_scaling([1000, 10000] + ([] if args.quick else [100000]))
     results["closed_loops"] = closed_loops()
     results["cold_start_s"] = cold_start()
     scaling = [10, 30, 100, 200, 1000, 3000, 10000] + ([] if args.quick else [30000, 100000])
@@ -417,6 +450,14 @@ def report(r: dict) -> str:
         pb = f"{a['pin_backward']:.1e}" if "pin_backward" in a else "—"
         fl = f"{a['floor']:.1e}" if "floor" in a else "—"
         lines.append(f"| {a['n']:,} | {a['forward']:.1e} | {fl} | {a['backward']:.1e} | {pf} | {pb} |")
+    if "linear" in r:
+        lin = r["linear"]
+        lines += ["", "Linear scaling, time per call per DOF, all sizes measured in alternating rounds:"]
+        lines.append("| | " + " | ".join(f"n = {n:,}" for n in lin["n"]) + " | spread (max/min − 1) |")
+        lines.append("|---" * (len(lin["n"]) + 2) + "|")
+        for label in ("ID", "FD"):
+            cells = " | ".join(f"{x * 1e9:.0f} ns" for x in lin[label + "_per_dof"])
+            lines.append(f"| {label} | {cells} | {lin[label + '_spread']:.0%} |")
     lines += ["", "Scaling, time per call per DOF (spatial chain):"]
     lines.append("| n | ID / DOF | FD / DOF | rnea / DOF | aba / DOF |")
     lines.append("|---|---|---|---|---|")
