@@ -344,12 +344,15 @@ class Data:
         self.fext_is_zero = True
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}
+        self._gim = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
 
     def dense(self, name: str) -> np.ndarray:
         """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:
         data for a 100,000-DOF chain must stay O(n)."""
         if name not in self._dense:
             self._dense[name] = np.zeros((self.model.nv, self.model.nv))
+            if name == "gim":
+                self._gim = self._dense[name]
         return self._dense[name]
 
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")

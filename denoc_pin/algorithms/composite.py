@@ -163,7 +163,7 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     (also left in ``data.gim``).
     """
     try:  # the fast path (_call.py): a ready q straight to the kernel, once data.gim exists
-        out = data._dense.get("gim")
+        out = data._gim
         if out is not None and crba_fast(model._mb, data._ws, q, out) == 0:
             return out.copy()
     except (TypeError, AttributeError):
