@@ -311,7 +311,8 @@ class Data:
     - ``E``: (njoints, 3, 3) rotation taking parent-frame components to body-frame ones.
     - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
       ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
-    - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns.
+    - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns. Constant, set when
+      the Data is made, except a universal joint's first column R2ᵀ e1, which the kinematics update.
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
     - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
       wrenches w_k are not kept: each goes straight into its w̃_k).
@@ -341,6 +342,9 @@ class Data:
         for field, view in numpy_views(data_views(self._ws, model._mi), self._ws)._asdict().items():
             setattr(self, field, view)
         self.E[:] = np.eye(3)
+        from .algorithms.kinematics import motion_subspaces
+
+        motion_subspaces(model.kinds, model.axes, model.axes2, self.S)  # constant but for universal joints
         self.fext_is_zero = True
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}

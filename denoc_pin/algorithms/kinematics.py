@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..layout import FMA, data_views, model_views
-from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from ..model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
 from ..spatial import axis_angle_into, matmul_into, quaternion_rotation_into
 
 
@@ -35,16 +35,13 @@ def placement_axis_angle_T(P, e, angle, Ek):
 
 @njit(cache=True, inline="always")
 def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, r, S):
-    """Fill E[k], r[k] (A_{k,β}) and S[k] (p_k, body frame) for every body from q."""
-    zmax = S.shape[2]
+    """Fill E[k], r[k] (A_{k,β}) for every body from q, and the one p_k column that depends on q (a universal
+    joint's first); the others are constant and set once per Data (``motion_subspaces``)."""
     scratch = np.empty((0, 3, 3))  # for the multi-DOF kinds only, allocated at the first one
     for k in range(1, len(kinds)):
         kind = kinds[k]
         e = axes[k]
         iq = idx_q[k]
-        for c in range(6):
-            for d in range(zmax):
-                S[k, c, d] = 0.0
         # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
         if kind == REVOLUTE or kind == CONTINUOUS:
             # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
@@ -52,7 +49,6 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             placement_axis_angle_T(placement_R[k], e, angle, E[k])
             for c in range(3):
                 r[k, c] = placement_p[k, c]
-                S[k, c, 0] = e[c]  # p_k = [e_k; 0] (eq. 7b)
             continue
         if kind == PRISMATIC:
             qk = q[iq]
@@ -63,7 +59,6 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
                     placement_p[k, c]
                     + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
                 )
-                S[k, 3 + c, 0] = e[c]  # p_k = [0; e_k] (eq. 7b)
             continue
         if scratch.shape[0] == 0:
             scratch = np.empty((4, 3, 3))
@@ -72,9 +67,6 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
         if kind == FREE_FLYER:
             quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
             pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
-            for c in range(3):
-                S[k, 3 + c, c] = 1.0  # v[0:3]: linear velocity of o_k, body frame
-                S[k, c, 3 + c] = 1.0  # v[3:6]: angular velocity, body frame
         elif kind == PLANAR:
             th = np.arctan2(q[iq + 3], q[iq + 2])
             c_, s_ = np.cos(th), np.sin(th)
@@ -82,13 +74,8 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
             Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
             pj0, pj1 = q[iq], q[iq + 1]
-            S[k, 3, 0] = 1.0
-            S[k, 4, 1] = 1.0
-            S[k, 2, 2] = 1.0
         elif kind == SPHERICAL:
             quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
-            for c in range(3):
-                S[k, c, c] = 1.0
         else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
             e2 = axes2[k]
             axis_angle_into(e2, q[iq + 1], R2)
@@ -97,7 +84,6 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see universal_pdot)
             for c in range(3):
                 S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
-                S[k, c, 1] = e2[c]
         matmul_into(placement_R[k], Rj, R)
         for c in range(3):
             r[k, c] = (
@@ -106,6 +92,31 @@ def joint_kinematics(kinds, idx_q, axes, axes2, placement_R, placement_p, q, E, 
             for d in range(3):
                 E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
     return 0
+
+
+@njit(cache=True)
+def motion_subspaces(kinds, axes, axes2, S):
+    """p_k of every joint (eq. 7b), body frame, in Pinocchio's order of v: constant for every kind but
+    a universal joint, whose first column R2ᵀ e1 joint_kinematics sets from q.  Called once per Data."""
+    S[:, :, :] = 0.0
+    for k in range(1, len(kinds)):
+        kind, e = kinds[k], axes[k]
+        for c in range(3):
+            if kind == REVOLUTE or kind == CONTINUOUS:
+                S[k, c, 0] = e[c]  # [e_k; 0]
+            elif kind == PRISMATIC:
+                S[k, 3 + c, 0] = e[c]  # [0; e_k]
+            elif kind == FREE_FLYER:
+                S[k, 3 + c, c] = 1.0  # v[0:3]: linear velocity of o_k, body frame
+                S[k, c, 3 + c] = 1.0  # v[3:6]: angular velocity, body frame
+            elif kind == SPHERICAL:
+                S[k, c, c] = 1.0
+            elif kind == UNIVERSAL:
+                S[k, c, 1] = axes2[k, c]  # e2
+        if kind == PLANAR:
+            S[k, 3, 0] = 1.0
+            S[k, 4, 1] = 1.0
+            S[k, 2, 2] = 1.0
 
 
 @njit(cache=True, inline="always")
