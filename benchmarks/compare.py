@@ -54,7 +54,9 @@ def paired_times(ours, theirs, min_time: float = 0.2, max_calls: int = 20000) ->
     alternating rounds meet the same load, so the ratio is steadier than one of two separate medians."""
     sizes = []
     for fn in (ours, theirs):
-        fn()
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 0.05:  # warm-up: caches, branch predictors, the clock's frequency
+            fn()
         t0 = time.perf_counter()
         fn()
         sizes.append(max(1, min(max_calls, int(0.01 / max(time.perf_counter() - t0, 1e-7)))))
