@@ -439,14 +439,6 @@ def newton_euler(m, d, Io, w0, w1, w2, a0, a1, a2, l0, l1, l2):
 
 
 @njit(cache=True, inline="always")
-def newton_euler_wrench(m, d, Io, t, tdot, out):
-    """out = M_k ṫ_k + Ω_k M_k E_k t_k (``newton_euler`` on arrays)."""
-    out[0], out[1], out[2], out[3], out[4], out[5] = newton_euler(
-        m, d, Io, t[0], t[1], t[2], tdot[0], tdot[1], tdot[2], tdot[3], tdot[4], tdot[5]
-    )
-
-
-@njit(cache=True, inline="always")
 def mass_matrix_into(m, d, Io, out):
     """out = M_k = [[I_o, m d̃], [−m d̃, m 1]] (eq. 2b), the compiled twin of ``mass_matrix``."""
     for i in range(3):
