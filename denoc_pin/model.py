@@ -192,7 +192,7 @@ class Model:
         w.inertias[:] = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
         inertia_about_origin(w.masses, w.coms, w.inertias, out=w.inertias_origin)
         w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
-        mb.setflags(write=False)
+        mb.setflags(write=False)  # views made from here on are read-only too (the filling views were not)
         set_(self, "_mb", mb)
         set_(self, "_mi", mb[: mi.size].view(np.int64))
         set_(self, "_mf", mb[mi.size :])
