@@ -215,7 +215,13 @@ def transferred_wrench(E, r, n0, n1, n2, g0, g1, g2):
 @njit(cache=True, inline="always")
 def add_transferred_wrench(E, r, w_k, out_b):
     """out_b += A_{k,β}ᵀ w_k."""
-    m0, m1, m2, f0, f1, f2 = transferred_wrench(E, r, w_k[0], w_k[1], w_k[2], w_k[3], w_k[4], w_k[5])
+    add_transferred_wrench_of(E, r, w_k[0], w_k[1], w_k[2], w_k[3], w_k[4], w_k[5], out_b)
+
+
+@njit(cache=True, inline="always")
+def add_transferred_wrench_of(E, r, n0, n1, n2, g0, g1, g2, out_b):
+    """out_b += A_{k,β}ᵀ [n; f] for a wrench given as six numbers."""
+    m0, m1, m2, f0, f1, f2 = transferred_wrench(E, r, n0, n1, n2, g0, g1, g2)
     out_b[0] += m0
     out_b[1] += m1
     out_b[2] += m2

@@ -17,11 +17,11 @@ from ..spatial import (
     add_congruence,
     add_congruence_of,
     add_transferred_wrench,
+    add_transferred_wrench_of,
     mass_matrix_into,
     propagate_twist,
     propagated_twist,
     spd_inverse_into,
-    transferred_wrench,
 )
 from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
@@ -140,18 +140,11 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
                     ph = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
                                          + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
                     ddq[iv, col] = I_hat_inv[k, 0, 0] * ph
-                    if b > 0:
-                        n0, n1, n2, f0, f1, f2 = transferred_wrench(
+                    if b > 0:  # η̃_β += A_{k,β}ᵀ η_k, η_k = η̃_k + Ψ_k φ̂_k
+                        add_transferred_wrench_of(
                             E[k], r[k], e0 + Psi[k, 0, 0] * ph, e1 + Psi[k, 1, 0] * ph, e2 + Psi[k, 2, 0] * ph,
-                            e3 + Psi[k, 3, 0] * ph, e4 + Psi[k, 4, 0] * ph, e5 + Psi[k, 5, 0] * ph,
+                            e3 + Psi[k, 3, 0] * ph, e4 + Psi[k, 4, 0] * ph, e5 + Psi[k, 5, 0] * ph, eta[b, col],
                         )  # fmt: skip
-                        eb = eta[b, col]
-                        eb[0] += n0
-                        eb[1] += n1
-                        eb[2] += n2
-                        eb[3] += f0
-                        eb[4] += f1
-                        eb[5] += f2
                     continue
                 # φ̂_k = φ_k − p_kᵀ η̃_k
                 for d in range(z):
