@@ -31,20 +31,27 @@ HERE = Path(__file__).resolve().parent
 PIN_MAX_CHAIN = 200
 
 
+def seconds_per_call(fn, calls: int) -> float:
+    """Seconds per call over one batch of ``calls`` calls."""
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls
+
+
+def batch_size(fn, seconds: float, max_calls: int = 20000) -> int:
+    """How many calls of fn, timed once, take about ``seconds`` (at least 1, at most max_calls)."""
+    return max(1, min(max_calls, int(seconds / max(seconds_per_call(fn, 1), 1e-7))))
+
+
 def median_time(fn, min_time: float = 0.2, max_calls: int = 20000) -> float:
     """Median seconds per call over batches of calls, about ``min_time`` of measurement."""
     fn()
-    t0 = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - t0, 1e-7)
-    per_batch = max(1, min(max_calls, int(0.02 / once)))
+    per_batch = batch_size(fn, 0.02, max_calls)
     samples = []
     start = time.perf_counter()
     while time.perf_counter() - start < min_time or len(samples) < 5:
-        t0 = time.perf_counter()
-        for _ in range(per_batch):
-            fn()
-        samples.append((time.perf_counter() - t0) / per_batch)
+        samples.append(seconds_per_call(fn, per_batch))
     return float(np.median(samples))
 
 
@@ -57,17 +64,12 @@ def paired_times(ours, theirs, min_time: float = 0.2, max_calls: int = 20000) ->
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < 0.05:  # warm-up: caches, branch predictors, the clock's frequency
             fn()
-        t0 = time.perf_counter()
-        fn()
-        sizes.append(max(1, min(max_calls, int(0.01 / max(time.perf_counter() - t0, 1e-7)))))
+        sizes.append(batch_size(fn, 0.01, max_calls))
     a, b = [], []
     start = time.perf_counter()
     while time.perf_counter() - start < min_time or len(a) < 7:
         for fn, n, out in ((ours, sizes[0], a), (theirs, sizes[1], b)):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            out.append((time.perf_counter() - t0) / n)
+            out.append(seconds_per_call(fn, n))
     return float(np.median(a)), float(np.median(b)), float(np.median(np.array(a) / np.array(b)))
 
 
@@ -86,15 +88,10 @@ def linear_scaling(sizes: list[int], rounds: int = 9) -> dict:
             ("FD", lambda m=model, d=data, q=q, v=v, t=tau: dp.forward_dynamics(m, d, q, v, t)),
         ):
             fn()
-            t0 = time.perf_counter()
-            fn()
-            cases.append((n, label, fn, max(1, int(0.01 / max(time.perf_counter() - t0, 1e-7))), []))
+            cases.append((n, label, fn, batch_size(fn, 0.01, max_calls=10**9), []))
     for _ in range(rounds):
         for n, _label, fn, calls, times in cases:
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            times.append((time.perf_counter() - t0) / calls / n)
+            times.append(seconds_per_call(fn, calls) / n)
     out: dict = {"n": sizes}
     for label in ("ID", "FD"):
         per_dof = [float(np.median(times)) for n, lab, fn, calls, times in cases if lab == label]
