@@ -208,13 +208,60 @@ def peak_memory(lib: str, n: int) -> tuple[float, float]:
     return float(mb), float(build)
 
 
+DENSE_ACCURACY_MAX = 1000  # the dense comparison solves an n x n system per sample: O(n³)
+
+
+def substitute(T: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
+    """x with T x = b for a triangular T, by plain substitution (NumPy has no triangular solver)."""
+    n = len(b)
+    x = np.zeros(n)
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        x[i] = (b[i] - T[i] @ x) / T[i, i]  # x is still zero where T[i] has entries not yet solved for
+    return x
+
+
+def dense_solutions(model, data, q, v, tau) -> dict:
+    """q̈ from the dense GIM, the routes the huge-DOF paper compares reverse Gaussian elimination with:
+    Gaussian elimination in the natural order (for an SPD matrix, Cholesky I = C Cᵀ, then forward and
+    backward substitution; the paper's GE, A.9) and LU with partial pivoting (``np.linalg.solve``)."""
+    M = dp.gim(model, data, q)
+    phi = tau - dp.nonlinear_effects(model, data, q, v)
+    C = np.linalg.cholesky(M)
+    return {"dense_ge": substitute(C.T, substitute(C, phi, True), False), "dense_lu": np.linalg.solve(M, phi)}
+
+
+def factor_conditioning(n: int) -> dict:
+    """κ₂ of the GIM and of the factors of its two eliminations (the huge-DOF paper's Table 13) on a
+    spatial chain at a random configuration: GE, I = L U with L unit lower and U = D Lᵀ, against RGE,
+    I = U' L' with U' unit upper and L' = D U'ᵀ (``dp.udut``)."""
+    model = dp.models.chain(n)
+    data = model.create_data()
+    q = np.random.default_rng(0).uniform(-np.pi, np.pi, n)
+    M = dp.gim(model, data, q)
+    C = np.linalg.cholesky(M)
+    d = np.diag(C)
+    U_rge, D = dp.udut(model, data, q)
+    cond = np.linalg.cond
+    return {
+        "n": n,
+        "gim": cond(M),
+        "ge_L": cond(C / d),
+        "ge_U": cond(d[:, None] * C.T),
+        "rge_U": cond(U_rge),
+        "rge_L": cond(D @ U_rge.T),
+    }
+
+
 def accuracy(n: int, with_pinocchio: bool, samples: int = 3) -> dict:
-    """Forward error ‖FD(ID(a)) − a‖∞/‖a‖∞ and backward error ‖ID(FD(τ)) − τ‖∞/‖τ‖∞, worst sample."""
+    """Forward error ‖FD(ID(a)) − a‖∞/‖a‖∞ and backward error ‖ID(FD(τ)) − τ‖∞/‖τ‖∞, worst sample;
+    up to DENSE_ACCURACY_MAX also the forward errors of the dense routes (``dense_solutions``)."""
     import pinocchio as pin
 
     model = dp.models.chain(n)
     data = model.create_data()
     row = {"n": n, "forward": 0.0, "backward": 0.0}
+    if n <= DENSE_ACCURACY_MAX:
+        row["dense_ge"] = row["dense_lu"] = 0.0
     if with_pinocchio:
         pm = model.to_pinocchio()
         pd = pm.createData()
@@ -232,6 +279,9 @@ def accuracy(n: int, with_pinocchio: bool, samples: int = 3) -> dict:
         row["floor"] = max(row.get("floor", 0.0), np.abs(a3 - a2).max() / np.abs(a).max())
         back = dp.inverse_dynamics(model, data, q, v, a2)
         row["backward"] = max(row["backward"], np.abs(back - tau).max() / np.abs(tau).max())
+        if n <= DENSE_ACCURACY_MAX:
+            for key, sol in dense_solutions(model, data, q, v, tau).items():
+                row[key] = max(row[key], np.abs(sol - a).max() / np.abs(a).max())
         if with_pinocchio:
             tp = pin.rnea(pm, pd, q, v, a)
             ap = pin.aba(pm, pd, q, v, tp)
@@ -333,6 +383,7 @@ def main(argv=None) -> int:
         results["memory"].append(entry)
     acc_sizes = [100, 200, 1000, 10000] + ([] if args.quick else [100000])
     results["accuracy"] = [accuracy(n, n <= PIN_MAX_CHAIN) for n in acc_sizes]
+    results["conditioning"] = [factor_conditioning(n) for n in (10, 100, 1000)]
     results["linear"] = linear_scaling([1000, 10000] + ([] if args.quick else [100000]))
     results["closed_loops"] = closed_loops()
     results["cold_start_s"] = cold_start()
@@ -441,14 +492,23 @@ def report(r: dict) -> str:
     lines += ["", "Accuracy on spatial chains, random |q| ≤ π, |v|, |a| ≤ 1, worst of 3 states:"]
     lines.append(
         "| n | FD(ID(a)) forward error | floor: q̈ moved by τ(1 ± ε) | ID(FD(τ)) backward error "
-        "| pinocchio forward | pinocchio backward |"
+        "| pinocchio forward | pinocchio backward | dense GE (Cholesky) forward | dense LU forward |"
     )
-    lines.append("|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|")
     for a in r["accuracy"]:
-        pf = f"{a['pin_forward']:.1e}" if "pin_forward" in a else "—"
-        pb = f"{a['pin_backward']:.1e}" if "pin_backward" in a else "—"
-        fl = f"{a['floor']:.1e}" if "floor" in a else "—"
-        lines.append(f"| {a['n']:,} | {a['forward']:.1e} | {fl} | {a['backward']:.1e} | {pf} | {pb} |")
+        keys = ("pin_forward", "pin_backward", "floor", "dense_ge", "dense_lu")
+        cell = {k: (f"{a[k]:.1e}" if k in a else "—") for k in keys}
+        lines.append(
+            f"| {a['n']:,} | {a['forward']:.1e} | {cell['floor']} | {a['backward']:.1e} | {cell['pin_forward']} "
+            f"| {cell['pin_backward']} | {cell['dense_ge']} | {cell['dense_lu']} |"
+        )
+    if "conditioning" in r:
+        lines += ["", "κ₂ of the GIM and of the factors of GE (I = L U) and RGE (I = U' L'), one random state:"]
+        lines.append("| n | κ(GIM) | GE: κ(L) | GE: κ(U) | RGE: κ(U') | RGE: κ(L') |")
+        lines.append("|---|---|---|---|---|---|")
+        for c in r["conditioning"]:
+            cells = " | ".join(f"{c[k]:.1e}" for k in ("gim", "ge_L", "ge_U", "rge_U", "rge_L"))
+            lines.append(f"| {c['n']:,} | {cells} |")
     if "linear" in r:
         lin = r["linear"]
         lines += ["", "Linear scaling, time per call per DOF, all sizes measured in alternating rounds:"]
