@@ -350,6 +350,20 @@ def rigid_inertia_into(m, d, Io, C):
 
 
 @njit(cache=True, inline="always")
+def rigid_inertia_times(m, h0, h1, h2, J00, J01, J02, J11, J12, J22, a0, a1, a2, l0, l1, l2):
+    """M p = [J a + h × l; m l + a × h] as six numbers, for the rigid inertia M of ``rigid_inertia_into``
+    (m, h = m d, J about o, upper triangle) and p = [a; l]."""
+    return (
+        J00 * a0 + J01 * a1 + J02 * a2 + h1 * l2 - h2 * l1,
+        J01 * a0 + J11 * a1 + J12 * a2 + h2 * l0 - h0 * l2,
+        J02 * a0 + J12 * a1 + J22 * a2 + h0 * l1 - h1 * l0,
+        m * l0 + a1 * h2 - a2 * h1,
+        m * l1 + a2 * h0 - a0 * h2,
+        m * l2 + a0 * h1 - a1 * h0,
+    )
+
+
+@njit(cache=True, inline="always")
 def add_transformed_rigid_inertia(E, r, C, Cb):
     """Cb += C moved to the parent: the composite of rigid bodies is rigid, so A_{k,β}ᵀ M̃_k A_{k,β} (eq. 17)
     is (m, h, J) → (m, Eᵀh + m r, EᵀJE + m(|r|²1 − r rᵀ) + 2(r·h')1 − r h'ᵀ − h' rᵀ), h' = Eᵀh, J about o.

@@ -77,6 +77,26 @@ def test_newton_euler_matches_pinocchio_inertia():
     np.testing.assert_allclose(w, sp.from_pinocchio_order(f.vector), atol=1e-12)
 
 
+def test_rigid_inertia_operators_match_the_mass_matrix():
+    """The 10-number rigid inertia (rigid_inertia_into) times a motion, and moved to the parent,
+    equal M_k p and A_{k,β}ᵀ M_k A_{k,β} formed as 6 x 6 matrices (eq. 2b, 7b, 17)."""
+    rng = np.random.default_rng(4)
+    m, c = 2.3, rng.standard_normal(3) * 0.3
+    L = rng.standard_normal((3, 3))
+    I_o = sp.inertia_about_origin(m, c, L @ L.T + np.eye(3) * 0.1)
+    M = sp.mass_matrix(m, c, I_o)
+    C = np.empty(10)
+    sp.rigid_inertia_into(m, c, I_o, C)
+    p = rng.standard_normal(6)
+    np.testing.assert_allclose(sp.rigid_inertia_times(*C, *p), M @ p, rtol=1e-14, atol=1e-14)
+    E, r = pin.SE3.Random().rotation, rng.standard_normal(3)
+    A = np.block([[E, np.zeros((3, 3))], [-E @ sp.skew(r), E]])  # A_{k,β}: ω_k = E ω_β, ȯ_k = E (ȯ_β + ω_β × r)
+    Cb = np.zeros(10)
+    sp.add_transformed_rigid_inertia(E, r, C, Cb)
+    moved = A.T @ M @ A
+    np.testing.assert_allclose(sp.rigid_inertia_times(*Cb, *p), moved @ p, rtol=1e-13, atol=1e-13)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 6])
 def test_spd_inverse(n):
     rng = np.random.default_rng(n)

@@ -11,7 +11,7 @@ from numba import njit
 
 from ..layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
 from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, transferred_wrench
+from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, rigid_inertia_times, transferred_wrench
 from ._call import BAD_LENGTH, ENTRY_GIM, FAST_GIM, NOT_STAMPED, _kernel_array, _ready, raise_for_status, restamp
 from .kinematics import kinematics_entry
 
@@ -54,20 +54,24 @@ def composite_inertias(parents, module_ptr, module_bodies, idx_v, nvs, slot, slo
             J00, J01, J02, J11, J12, J22 = Ck[4], Ck[5], Ck[6], Ck[7], Ck[8], Ck[9]
             kv = idx_v[k]
             z = nvs[k]
-            for d in range(z):  # B_k = M̃_k p_k = [J a + h × l; m l + a × h] for p = [a; l]
-                a0, a1, a2, l0, l1, l2 = S[k, 0, d], S[k, 1, d], S[k, 2, d], S[k, 3, d], S[k, 4, d], S[k, 5, d]
-                B[k, 0, d] = J00 * a0 + J01 * a1 + J02 * a2 + h1 * l2 - h2 * l1
-                B[k, 1, d] = J01 * a0 + J11 * a1 + J12 * a2 + h2 * l0 - h0 * l2
-                B[k, 2, d] = J02 * a0 + J12 * a1 + J22 * a2 + h0 * l1 - h1 * l0
-                B[k, 3, d] = m * l0 + a1 * h2 - a2 * h1
-                B[k, 4, d] = m * l1 + a2 * h0 - a0 * h2
-                B[k, 5, d] = m * l2 + a0 * h1 - a1 * h0
-            for d1 in range(z):  # I_{k,k} = p_kᵀ B_k
-                for d2 in range(z):
-                    acc = 0.0
-                    for c in range(6):
-                        acc += S[k, c, d1] * B[k, c, d2]
-                    out[kv + d1, kv + d2] = acc
+            if z == 1:  # the same two lines with B_k in registers: most joints are 1-DOF
+                a0, a1, a2, l0, l1, l2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
+                b0, b1, b2, b3, b4, b5 = rigid_inertia_times(m, h0, h1, h2, J00, J01, J02, J11, J12, J22,
+                                                             a0, a1, a2, l0, l1, l2)  # fmt: skip
+                B[k, 0, 0], B[k, 1, 0], B[k, 2, 0], B[k, 3, 0], B[k, 4, 0], B[k, 5, 0] = b0, b1, b2, b3, b4, b5
+                out[kv, kv] = a0 * b0 + a1 * b1 + a2 * b2 + l0 * b3 + l1 * b4 + l2 * b5
+            else:
+                for d in range(z):  # B_k = M̃_k p_k
+                    B[k, 0, d], B[k, 1, d], B[k, 2, d], B[k, 3, d], B[k, 4, d], B[k, 5, d] = rigid_inertia_times(
+                        m, h0, h1, h2, J00, J01, J02, J11, J12, J22,
+                        S[k, 0, d], S[k, 1, d], S[k, 2, d], S[k, 3, d], S[k, 4, d], S[k, 5, d],
+                    )  # fmt: skip
+                for d1 in range(z):  # I_{k,k} = p_kᵀ B_k
+                    for d2 in range(z):
+                        acc = 0.0
+                        for c in range(6):
+                            acc += S[k, c, d1] * B[k, c, d2]
+                        out[kv + d1, kv + d2] = acc
             if b > 0:
                 add_transformed_rigid_inertia(E[k], r[k], Ck, C[slot[b]])
     return 0
