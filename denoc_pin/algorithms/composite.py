@@ -85,7 +85,7 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     they are U's (eq. 18, A.4).  F ← A_{c,b}ᵀ F carries B_j up one body at a time, column by
     column (indexed in place: no views in the walk).
     """
-    F = np.zeros((6, 6))
+    F = B[0]  # the column block being carried: the base's block of B, which no joint uses (no allocation)
     for j in range(1, len(parents)):
         jv = idx_v[j]
         zj = nvs[j]
