@@ -100,14 +100,15 @@ def linear_scaling(sizes: list[int], rounds: int = 9) -> dict:
     return out
 
 
-def robot_models(name: str):
+def robot_models(name: str, free_flyer: bool = False):
     import pinocchio as pin
 
     path = str(example_robot_urdf(name))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = dp.load_urdf(path)
-    return model, pin.buildModelFromUrdf(path)
+        model = dp.load_urdf(path, root_joint="free-flyer" if free_flyer else None)
+    pin_model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if free_flyer else pin.buildModelFromUrdf(path)
+    return model, pin_model
 
 
 def state(model, seed: int = 0):
@@ -368,6 +369,9 @@ def main(argv=None) -> int:
     for name in ["panda", "talos_reduced"]:
         model, pm = robot_models(name)
         rows.append(per_call(name, model, pm, args.quick))
+    # A floating base too (not among the targets): the 6-DOF root takes the multi-DOF paths of the recursions.
+    model, pm = robot_models("solo12", free_flyer=True)
+    rows.append(per_call("solo12 (free-flyer)", model, pm, args.quick))
     for n in chains:
         model = dp.models.chain(n)
         rows.append(per_call(f"chain {n}", model, model.to_pinocchio() if n <= PIN_MAX_CHAIN else None, args.quick))
