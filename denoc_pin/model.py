@@ -321,8 +321,10 @@ class Data:
     - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
     - ``M_hat``: (nslots, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6) while they are open:
       M̂_k lives in slot ``model.slot[k]`` from the elimination of k's first child to that of k
-      (``layout.articulated_slots``); a chain needs two slots.  ``gim`` keeps its composite inertias
-      M̃_k (eq. 17) in the same slots, and B_k = M̃_k p_k in ``Psi_hat``.
+      (``layout.articulated_slots``); a chain needs two slots.  Inside a module the factorization
+      passes A_{k,β}ᵀ Φ_k M̂_k A_{k,β} to the parent in registers, so it writes a slot only for a
+      module's last body (what its child modules send) and for multi-DOF joints.  ``gim`` keeps its
+      composite inertias M̃_k (eq. 17) in the same slots, and B_k = M̃_k p_k in ``Psi_hat``.
     - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
       first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).

@@ -260,24 +260,23 @@ def rotated(E, x00, x01, x02, x10, x11, x12, x20, x21, x22):
 
 @njit(cache=True, inline="always")
 def add_congruence(E, r, X, out):
-    """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6); ``add_congruence_of`` X's blocks."""
-    add_congruence_of(
-        E, r, X[0, 0], X[0, 1], X[0, 2], X[1, 1], X[1, 2], X[2, 2],
-        X[0, 3], X[0, 4], X[0, 5], X[1, 3], X[1, 4], X[1, 5], X[2, 3], X[2, 4], X[2, 5],
-        X[3, 3], X[3, 4], X[3, 5], X[4, 4], X[4, 5], X[5, 5], out,
-    )  # fmt: skip
+    """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6)."""
+    add_symmetric_of(congruence_of(E, r, symmetric_of(X)), out)
 
 
 @njit(cache=True, inline="always")
-def add_congruence_of(E, r, A00, A01, A02, A11, A12, A22, B00, B01, B02, B10, B11, B12, B20, B21, B22,
-                      C00, C01, C02, C11, C12, C22, out):  # fmt: skip
-    """out += A_{k,β}ᵀ X A_{k,β} for the symmetric X = [[A, B], [Bᵀ, C]] given as its 21 numbers
-    (A's and C's upper triangles, B row by row), so that a caller can form X where it is used.
+def congruence_of(E, r, X):
+    """A_{k,β}ᵀ X A_{k,β} for the symmetric X = [[A, B], [Bᵀ, C]] given as a tuple of its 21 numbers
+    (A's and C's upper triangles, B row by row), returned as 21 numbers in the same order: a recursion
+    can keep an articulated inertia in registers from one body to its parent.
 
     A_{k,β} = T·diag(E, E) with T = [[1, O], [-r̃, 1]], so the result is, with A' = EᵀAE,
     B' = EᵀBE, C' = EᵀCE:
         W11 = A' - G - Gᵀ - r̃C'r̃,   W12 = B' + r̃C',   W22 = C',   G = B'r̃
     """
+    A00, A01, A02, A11, A12, A22 = X[0], X[1], X[2], X[3], X[4], X[5]
+    B00, B01, B02, B10, B11, B12, B20, B21, B22 = X[6], X[7], X[8], X[9], X[10], X[11], X[12], X[13], X[14]
+    C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
     a00, a01, a02, _, a11, a12, _, _, a22 = rotated(E, A00, A01, A02, A01, A11, A12, A02, A12, A22)
     b00, b01, b02, b10, b11, b12, b20, b21, b22 = rotated(E, B00, B01, B02, B10, B11, B12, B20, B21, B22)
     c00, c01, c02, _, c11, c12, _, _, c22 = rotated(E, C00, C01, C02, C01, C11, C12, C02, C12, C22)
@@ -294,12 +293,20 @@ def add_congruence_of(E, r, A00, A01, A02, A11, A12, A22, B00, B01, B02, B10, B1
     k00, k01, k02 = h01 * r2 - h02 * r1, h02 * r0 - h00 * r2, h00 * r1 - h01 * r0
     k11, k12 = h12 * r0 - h10 * r2, h10 * r1 - h11 * r0
     k22 = h20 * r1 - h21 * r0
-    w00 = a00 - 2.0 * g00 - k00
-    w01 = a01 - g01 - g10 - k01
-    w02 = a02 - g02 - g20 - k02
-    w11 = a11 - 2.0 * g11 - k11
-    w12 = a12 - g12 - g21 - k12
-    w22 = a22 - 2.0 * g22 - k22
+    return (
+        a00 - 2.0 * g00 - k00, a01 - g01 - g10 - k01, a02 - g02 - g20 - k02,  # W11
+        a11 - 2.0 * g11 - k11, a12 - g12 - g21 - k12, a22 - 2.0 * g22 - k22,
+        b00 + h00, b01 + h01, b02 + h02, b10 + h10, b11 + h11, b12 + h12, b20 + h20, b21 + h21, b22 + h22,  # W12
+        c00, c01, c02, c11, c12, c22,  # W22
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def add_symmetric_of(W, out):
+    """out += the symmetric 6 x 6 matrix given as its 21 numbers W (the order of ``congruence_of``)."""
+    w00, w01, w02, w11, w12, w22 = W[0], W[1], W[2], W[3], W[4], W[5]
+    v00, v01, v02, v10, v11, v12, v20, v21, v22 = W[6], W[7], W[8], W[9], W[10], W[11], W[12], W[13], W[14]
+    c00, c01, c02, c11, c12, c22 = W[15], W[16], W[17], W[18], W[19], W[20]
     out[0, 0] += w00
     out[0, 1] += w01
     out[0, 2] += w02
@@ -309,9 +316,6 @@ def add_congruence_of(E, r, A00, A01, A02, A11, A12, A22, B00, B01, B02, B10, B1
     out[2, 0] += w02
     out[2, 1] += w12
     out[2, 2] += w22
-    v00, v01, v02 = b00 + h00, b01 + h01, b02 + h02  # W12 = B' + H
-    v10, v11, v12 = b10 + h10, b11 + h11, b12 + h12
-    v20, v21, v22 = b20 + h20, b21 + h21, b22 + h22
     out[0, 3] += v00
     out[0, 4] += v01
     out[0, 5] += v02
@@ -339,6 +343,37 @@ def add_congruence_of(E, r, A00, A01, A02, A11, A12, A22, B00, B01, B02, B10, B1
     out[5, 3] += c02
     out[5, 4] += c12
     out[5, 5] += c22
+
+
+@njit(cache=True, inline="always")
+def symmetric_of(X):
+    """The 21 numbers (the order of ``congruence_of``) of a symmetric 6 x 6 array X."""
+    return (
+        X[0, 0], X[0, 1], X[0, 2], X[1, 1], X[1, 2], X[2, 2],
+        X[0, 3], X[0, 4], X[0, 5], X[1, 3], X[1, 4], X[1, 5], X[2, 3], X[2, 4], X[2, 5],
+        X[3, 3], X[3, 4], X[3, 5], X[4, 4], X[4, 5], X[5, 5],
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def sum_of(X, W):
+    """X + W for two symmetric 6 x 6 matrices given as their 21 numbers."""
+    return (
+        X[0] + W[0], X[1] + W[1], X[2] + W[2], X[3] + W[3], X[4] + W[4], X[5] + W[5], X[6] + W[6],
+        X[7] + W[7], X[8] + W[8], X[9] + W[9], X[10] + W[10], X[11] + W[11], X[12] + W[12], X[13] + W[13],
+        X[14] + W[14], X[15] + W[15], X[16] + W[16], X[17] + W[17], X[18] + W[18], X[19] + W[19], X[20] + W[20],
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def mass_matrix_of(m, d, Io):
+    """M_k (eq. 2b) as the 21 numbers of ``congruence_of``: I_o's upper triangle, m d̃ row by row, m 1."""
+    md0, md1, md2 = m * d[0], m * d[1], m * d[2]
+    return (
+        Io[0, 0], Io[0, 1], Io[0, 2], Io[1, 1], Io[1, 2], Io[2, 2],
+        0.0, -md2, md1, md2, 0.0, -md0, -md1, md0, 0.0,
+        m, 0.0, 0.0, m, 0.0, m,
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")

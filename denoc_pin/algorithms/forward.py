@@ -15,13 +15,17 @@ from ..layout import FMA, all_finite, data_views, model_views, split_model, stam
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
     add_congruence,
-    add_congruence_of,
+    add_symmetric_of,
     add_transferred_wrench,
     add_transferred_wrench_of,
+    congruence_of,
     mass_matrix_into,
+    mass_matrix_of,
     propagate_twist,
     propagated_twist,
     spd_inverse_into,
+    sum_of,
+    symmetric_of,
 )
 from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
 from .composite import ancestor_blocks, check_dense_size
@@ -34,29 +38,39 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                 Psi, I_hat, I_hat_inv):  # fmt: skip
     """Articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7).
 
-    M_k enters as (m_k, d_k, I_k about o_k).  M̂_k lives in M_hat[slot[k]] while it is open
-    (``layout.articulated_slots``).  Returns 0, or the body index k whose Î_k is not positive
-    definite (singular GIM).
+    M_k enters as (m_k, d_k, I_k about o_k).  Inside a module each body is its parent's only child
+    and is eliminated just before it, so A_{k,β}ᵀ Φ_k M̂_k A_{k,β} goes to β in registers (W, the 21
+    numbers of ``spatial.congruence_of``).  What goes to the last body of a module, from the first
+    bodies of its child modules, is summed in M_hat[slot[β]] (``layout.articulated_slots``).
+    Returns 0, or the body index k whose Î_k is not positive definite (singular GIM).
     """
+    W = (0.0,) * 21
     for i in range(len(module_ptr) - 2, -1, -1):
+        carried = False  # whether W holds the contribution of k's only child
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             z = nvs[k]
             b = parents[k]
+            carry = j > module_ptr[i]  # β is the next body eliminated and k is its only child
             Mk = M_hat[slot[k]]
-            if slot_init[k] & 1:  # a leaf: M̂_k = M_k
-                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
-            if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
-                mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
-            if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF; Ψ̂_k, Ψ_k in registers
+            if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF; M̂_k, Ψ̂_k, Ψ_k in registers
+                if carried:  # M̂_k = M_k + A_{c,k}ᵀ Φ_c M̂_c A_{c,k}                    (eq. 20, A.6)
+                    X = sum_of(mass_matrix_of(masses[k], coms[k], Io[k]), W)
+                elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
+                    X = mass_matrix_of(masses[k], coms[k], Io[k])
+                else:  # the sum in the slot
+                    X = symmetric_of(Mk)
+                A00, A01, A02, A11, A12, A22 = X[0], X[1], X[2], X[3], X[4], X[5]
+                B00, B01, B02, B10, B11, B12, B20, B21, B22 = X[6], X[7], X[8], X[9], X[10], X[11], X[12], X[13], X[14]
+                C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
                 s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
                 # Ψ̂_k = M̂_k p_k, Î_k = p_kᵀ Ψ̂_k                                  (eq. 19, A.4–A.5)
-                h0 = Mk[0, 0] * s0 + Mk[0, 1] * s1 + Mk[0, 2] * s2 + Mk[0, 3] * s3 + Mk[0, 4] * s4 + Mk[0, 5] * s5
-                h1 = Mk[1, 0] * s0 + Mk[1, 1] * s1 + Mk[1, 2] * s2 + Mk[1, 3] * s3 + Mk[1, 4] * s4 + Mk[1, 5] * s5
-                h2 = Mk[2, 0] * s0 + Mk[2, 1] * s1 + Mk[2, 2] * s2 + Mk[2, 3] * s3 + Mk[2, 4] * s4 + Mk[2, 5] * s5
-                h3 = Mk[3, 0] * s0 + Mk[3, 1] * s1 + Mk[3, 2] * s2 + Mk[3, 3] * s3 + Mk[3, 4] * s4 + Mk[3, 5] * s5
-                h4 = Mk[4, 0] * s0 + Mk[4, 1] * s1 + Mk[4, 2] * s2 + Mk[4, 3] * s3 + Mk[4, 4] * s4 + Mk[4, 5] * s5
-                h5 = Mk[5, 0] * s0 + Mk[5, 1] * s1 + Mk[5, 2] * s2 + Mk[5, 3] * s3 + Mk[5, 4] * s4 + Mk[5, 5] * s5
+                h0 = A00 * s0 + A01 * s1 + A02 * s2 + B00 * s3 + B01 * s4 + B02 * s5
+                h1 = A01 * s0 + A11 * s1 + A12 * s2 + B10 * s3 + B11 * s4 + B12 * s5
+                h2 = A02 * s0 + A12 * s1 + A22 * s2 + B20 * s3 + B21 * s4 + B22 * s5
+                h3 = B00 * s0 + B10 * s1 + B20 * s2 + C00 * s3 + C01 * s4 + C02 * s5
+                h4 = B01 * s0 + B11 * s1 + B21 * s2 + C01 * s3 + C11 * s4 + C12 * s5
+                h5 = B02 * s0 + B12 * s1 + B22 * s2 + C02 * s3 + C12 * s4 + C22 * s5
                 Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
                 I_hat[k, 0, 0] = Ik
                 if not Ik > 0.0:
@@ -67,19 +81,25 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                 ph, ps = Psi_hat[k], Psi[k]
                 ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
                 ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
-                if b > 0:  # M̂_β += A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}           (eq. 20–21, A.6–A.7)
-                    add_congruence_of(
-                        E[k], r[k],
-                        Mk[0, 0] - h0 * g0, Mk[0, 1] - h0 * g1, Mk[0, 2] - h0 * g2,
-                        Mk[1, 1] - h1 * g1, Mk[1, 2] - h1 * g2, Mk[2, 2] - h2 * g2,
-                        Mk[0, 3] - h0 * g3, Mk[0, 4] - h0 * g4, Mk[0, 5] - h0 * g5,
-                        Mk[1, 3] - h1 * g3, Mk[1, 4] - h1 * g4, Mk[1, 5] - h1 * g5,
-                        Mk[2, 3] - h2 * g3, Mk[2, 4] - h2 * g4, Mk[2, 5] - h2 * g5,
-                        Mk[3, 3] - h3 * g3, Mk[3, 4] - h3 * g4, Mk[3, 5] - h3 * g5,
-                        Mk[4, 4] - h4 * g4, Mk[4, 5] - h4 * g5, Mk[5, 5] - h5 * g5,
-                        M_hat[slot[b]],
-                    )  # fmt: skip
+                if b > 0:  # A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}, to M̂_β          (eq. 20–21, A.6–A.7)
+                    W = congruence_of(E[k], r[k], (
+                        A00 - h0 * g0, A01 - h0 * g1, A02 - h0 * g2, A11 - h1 * g1, A12 - h1 * g2, A22 - h2 * g2,
+                        B00 - h0 * g3, B01 - h0 * g4, B02 - h0 * g5,
+                        B10 - h1 * g3, B11 - h1 * g4, B12 - h1 * g5,
+                        B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
+                        C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
+                    ))  # fmt: skip
+                    if not carry:
+                        if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
+                            mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
+                        add_symmetric_of(W, M_hat[slot[b]])
+                carried = carry
                 continue
+            if carried:  # M̂_k = M_k + W, written out for the loops below
+                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+                add_symmetric_of(W, Mk)
+            elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
+                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
             # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
             for c in range(6):
                 for d in range(z):
@@ -104,7 +124,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
                     Psi[k, c, d] = acc
             if b > 0:
-                # M̂_β += A_{k,β}ᵀ Φ_k M̂_k A_{k,β},  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
+                # A_{k,β}ᵀ Φ_k M̂_k A_{k,β} to M̂_β,  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
                 # Φ_k M̂_k overwrites M̂_k in its slot: k is eliminated, its slot is released.
                 for c in range(6):
                     for e in range(6):
@@ -112,7 +132,13 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         for d in range(z):
                             acc -= Psi_hat[k, c, d] * Psi[k, e, d]
                         Mk[c, e] = acc
-                add_congruence(E[k], r[k], Mk, M_hat[slot[b]])
+                if carry:
+                    W = congruence_of(E[k], r[k], symmetric_of(Mk))
+                else:
+                    if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
+                        mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
+                    add_congruence(E[k], r[k], Mk, M_hat[slot[b]])
+            carried = carry
     return 0
 
 
