@@ -259,12 +259,6 @@ def rotated(E, x00, x01, x02, x10, x11, x12, x20, x21, x22):
 
 
 @njit(cache=True, inline="always")
-def add_congruence(E, r, X, out):
-    """out += A_{k,β}ᵀ X A_{k,β} for a symmetric 6x6 X (eq. 17 and eq. 20 / A.6)."""
-    add_symmetric_of(congruence_of(E, r, symmetric_of(X)), out)
-
-
-@njit(cache=True, inline="always")
 def congruence_of(E, r, X):
     """A_{k,β}ᵀ X A_{k,β} for the symmetric X = [[A, B], [Bᵀ, C]] given as a tuple of its 21 numbers
     (A's and C's upper triangles, B row by row), returned as 21 numbers in the same order: a recursion

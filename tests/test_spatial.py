@@ -42,8 +42,12 @@ def test_twist_propagation_is_pinocchio_frame_change():
     X = rng.standard_normal((6, 6))
     X = X + X.T  # the congruence is only ever applied to symmetric inertias
     acc6 = np.ones((6, 6))
-    sp.add_congruence(E, r, X, acc6)
+    sp.add_symmetric_of(sp.congruence_of(E, r, sp.symmetric_of(X)), acc6)
     np.testing.assert_allclose(acc6, 1.0 + A.T @ X @ A, atol=1e-13)
+    d, I_o = rng.standard_normal(3), X[:3, :3] @ X[:3, :3].T
+    acc6[:] = 0.0
+    sp.add_symmetric_of(sp.mass_matrix_of(2.0, d, I_o), acc6)
+    np.testing.assert_array_equal(acc6, sp.mass_matrix(2.0, d, I_o))
 
 
 def test_axis_angle_and_skew():

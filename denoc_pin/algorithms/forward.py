@@ -14,7 +14,6 @@ from numba import njit
 from ..layout import FMA, all_finite, data_views, model_views, split_model, stamped_for
 from ..model import Data, Model, ModelError, check_data, configuration
 from ..spatial import (
-    add_congruence,
     add_symmetric_of,
     add_transferred_wrench,
     add_transferred_wrench_of,
@@ -132,12 +131,11 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         for d in range(z):
                             acc -= Psi_hat[k, c, d] * Psi[k, e, d]
                         Mk[c, e] = acc
-                if carry:
-                    W = congruence_of(E[k], r[k], symmetric_of(Mk))
-                else:
+                W = congruence_of(E[k], r[k], symmetric_of(Mk))
+                if not carry:
                     if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
                         mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
-                    add_congruence(E[k], r[k], Mk, M_hat[slot[b]])
+                    add_symmetric_of(W, M_hat[slot[b]])
             carried = carry
     return 0
 
