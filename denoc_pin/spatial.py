@@ -489,18 +489,10 @@ def newton_euler(m, d, Io, w0, w1, w2, a0, a1, a2, l0, l1, l2):
 
 @njit(cache=True, inline="always")
 def mass_matrix_into(m, d, Io, out):
-    """out = M_k = [[I_o, m d̃], [−m d̃, m 1]] (eq. 2b), the compiled twin of ``mass_matrix``."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = Io[i, j]
-            out[3 + i, 3 + j] = m if i == j else 0.0
-    md0, md1, md2 = m * d[0], m * d[1], m * d[2]
-    out[0, 3], out[0, 4], out[0, 5] = 0.0, -md2, md1
-    out[1, 3], out[1, 4], out[1, 5] = md2, 0.0, -md0
-    out[2, 3], out[2, 4], out[2, 5] = -md1, md0, 0.0
-    for i in range(3):
-        for j in range(3):
-            out[3 + i, j] = -out[i, 3 + j]
+    """out = M_k = [[I_o, m d̃], [−m d̃, m 1]] (eq. 2b), the compiled twin of ``mass_matrix``
+    (``mass_matrix_of`` written out)."""
+    out[:, :] = 0.0
+    add_symmetric_of(mass_matrix_of(m, d, Io), out)
 
 
 # ---------------------------------------------------------------------------------------
