@@ -88,54 +88,49 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
                         C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
                     ))  # fmt: skip
-                    if not carry:
-                        if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
-                            mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
-                        add_symmetric_of(W, M_hat[slot[b]])
-                carried = carry
-                continue
-            if carried:  # M̂_k = M_k + W, written out for the loops below
-                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
-                add_symmetric_of(W, Mk)
-            elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
-                mass_matrix_into(masses[k], coms[k], Io[k], Mk)
-            # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
-            for c in range(6):
-                for d in range(z):
-                    acc = 0.0
-                    for e in range(6):
-                        acc += Mk[c, e] * S[k, e, d]
-                    Psi_hat[k, c, d] = acc
-            # Î_k = p_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
-            for d1 in range(z):
-                for d2 in range(z):
-                    acc = 0.0
-                    for c in range(6):
-                        acc += S[k, c, d1] * Psi_hat[k, c, d2]
-                    I_hat[k, d1, d2] = acc
-            if not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
-                return k
-            # Ψ_k = Ψ̂_k Î_k⁻¹                                                 (eq. 19, A.5)
-            for c in range(6):
-                for d in range(z):
-                    acc = 0.0
-                    for e in range(z):
-                        acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
-                    Psi[k, c, d] = acc
-            if b > 0:
-                # A_{k,β}ᵀ Φ_k M̂_k A_{k,β} to M̂_β,  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
-                # Φ_k M̂_k overwrites M̂_k in its slot: k is eliminated, its slot is released.
+            else:  # multi-DOF joints: Î_k is z_k x z_k
+                if carried:  # M̂_k = M_k + W, written out for the loops below
+                    mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+                    add_symmetric_of(W, Mk)
+                elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
+                    mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+                # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
                 for c in range(6):
-                    for e in range(6):
-                        acc = Mk[c, e]
-                        for d in range(z):
-                            acc -= Psi_hat[k, c, d] * Psi[k, e, d]
-                        Mk[c, e] = acc
-                W = congruence_of(E[k], r[k], symmetric_of(Mk))
-                if not carry:
-                    if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
-                        mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
-                    add_symmetric_of(W, M_hat[slot[b]])
+                    for d in range(z):
+                        acc = 0.0
+                        for e in range(6):
+                            acc += Mk[c, e] * S[k, e, d]
+                        Psi_hat[k, c, d] = acc
+                # Î_k = p_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
+                for d1 in range(z):
+                    for d2 in range(z):
+                        acc = 0.0
+                        for c in range(6):
+                            acc += S[k, c, d1] * Psi_hat[k, c, d2]
+                        I_hat[k, d1, d2] = acc
+                if not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
+                    return k
+                # Ψ_k = Ψ̂_k Î_k⁻¹                                                 (eq. 19, A.5)
+                for c in range(6):
+                    for d in range(z):
+                        acc = 0.0
+                        for e in range(z):
+                            acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
+                        Psi[k, c, d] = acc
+                if b > 0:
+                    # A_{k,β}ᵀ Φ_k M̂_k A_{k,β} to M̂_β,  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
+                    # Φ_k M̂_k overwrites M̂_k in its slot: k is eliminated, its slot is released.
+                    for c in range(6):
+                        for e in range(6):
+                            acc = Mk[c, e]
+                            for d in range(z):
+                                acc -= Psi_hat[k, c, d] * Psi[k, e, d]
+                            Mk[c, e] = acc
+                    W = congruence_of(E[k], r[k], symmetric_of(Mk))
+            if b > 0 and not carry:  # k starts its module: β ends another and sums its children in its slot
+                if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
+                    mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
+                add_symmetric_of(W, M_hat[slot[b]])
             carried = carry
     return 0
 
