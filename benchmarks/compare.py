@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 import denoc_pin as dp
-from denoc_pin.robots import example_robot_urdf
-from denoc_pin.validate import pinocchio_loop_constraints
+from denoc_pin.loaders.robots import example_robot_urdf
+from denoc_pin.tools.validate import pinocchio_loop_constraints
 
 HERE = Path(__file__).resolve().parent
 PIN_MAX_CHAIN = 200
@@ -193,7 +193,7 @@ if lib == "denoc_pin":
     dp.forward_dynamics(model, data, q, v, tau)
 else:
     import pinocchio as pin
-    pm = model.to_pinocchio(); pd = pm.createData()
+    pm = dp.to_pinocchio(model); pd = pm.createData()
     pin.aba(pm, pd, q, v, pin.rnea(pm, pd, q, v, a))
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork+exec from the (large) parent.
 hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]
@@ -264,7 +264,7 @@ def accuracy(n: int, with_pinocchio: bool, samples: int = 3) -> dict:
     if n <= DENSE_ACCURACY_MAX:
         row["dense_ge"] = row["dense_lu"] = 0.0
     if with_pinocchio:
-        pm = model.to_pinocchio()
+        pm = dp.to_pinocchio(model)
         pd = pm.createData()
         row["pin_forward"] = row["pin_backward"] = 0.0
     for s in range(samples):
@@ -326,7 +326,7 @@ def closed_loops() -> list[dict]:
         )
         row["FD"] = median_time(lambda m=model, d=data, q=q, v=v, t=tau: dp.forward_dynamics(m, d, q, v, t))
         if all(c.loop.type == "spherical" for c in model._cuts):
-            pm = model.to_pinocchio()
+            pm = dp.to_pinocchio(model)
             pd, cms, cds = pinocchio_loop_constraints(model, pm)
             args = (pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-12, 1e-12, 10))
             row["constraintDynamics"] = median_time(lambda args=args: pin.constraintDynamics(*args))
@@ -374,7 +374,7 @@ def main(argv=None) -> int:
     rows.append(per_call("solo12 (free-flyer)", model, pm, args.quick))
     for n in chains:
         model = dp.models.chain(n)
-        rows.append(per_call(f"chain {n}", model, model.to_pinocchio() if n <= PIN_MAX_CHAIN else None, args.quick))
+        rows.append(per_call(f"chain {n}", model, dp.to_pinocchio(model) if n <= PIN_MAX_CHAIN else None, args.quick))
     results["per_call"] = rows
     model, pm = robot_models("panda")
     results["batch_panda"] = batch(model, pm, 2000 if args.quick else 10000)
@@ -403,7 +403,7 @@ def main(argv=None) -> int:
         }
         entry["FD"] = median_time(lambda m=model, d=data, q=q, v=v, a=a: dp.forward_dynamics(m, d, q, v, a), 0.05)
         if n <= PIN_MAX_CHAIN:
-            pm = model.to_pinocchio()
+            pm = dp.to_pinocchio(model)
             pd = pm.createData()
             entry["rnea"] = median_time(lambda pm=pm, pd=pd, q=q, v=v, a=a: pin.rnea(pm, pd, q, v, a), 0.05)
             entry["aba"] = median_time(lambda pm=pm, pd=pd, q=q, v=v, a=a: pin.aba(pm, pd, q, v, a), 0.05)

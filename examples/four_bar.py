@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-from denoc_pin import demo
+from denoc_pin.tools import demo
 
 if __name__ == "__main__":
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "out")

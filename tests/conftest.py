@@ -12,8 +12,8 @@ import pinocchio as pin
 import pytest
 
 import denoc_pin as dp
-from denoc_pin.robots import example_robot_urdf
-from denoc_pin.validate import errors
+from denoc_pin.loaders.robots import example_robot_urdf
+from denoc_pin.tools.validate import errors
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = sorted((ROOT / "urdf").glob("*.urdf"))

@@ -6,7 +6,7 @@ import pytest
 from conftest import assert_close
 
 import denoc_pin as dp
-from denoc_pin.validate import compare_with_pinocchio
+from denoc_pin.tools.validate import compare_with_pinocchio
 
 KINDS = ["revolute", "continuous", "prismatic", "spherical", "universal", "planar", "fixed"]
 
@@ -49,7 +49,7 @@ def random_builder_tree(seed: int) -> dp.Model:
 @pytest.mark.parametrize("seed", range(20))
 def test_random_builder_trees_match_their_pinocchio_twin(seed):
     model = random_builder_tree(seed)
-    pm = model.to_pinocchio()
+    pm = dp.to_pinocchio(model)
     failed = [(c.algorithm, c.max_rel) for c in compare_with_pinocchio(model, pm, samples=2, seed=seed) if not c.passed]
     assert not failed, failed
 
@@ -60,7 +60,7 @@ def test_to_pinocchio_refuses_an_order_pinocchio_cannot_handle():
         b.add_body(parent, "revolute", mass=1.0, inertia=np.eye(3) * 0.01)
     model = b.build()
     with pytest.raises(dp.ModelError, match="not in depth-first order"):
-        model.to_pinocchio()
+        dp.to_pinocchio(model)
     # denoc_pin itself does not need that order: its GIM equals inverse-dynamics differences.
     data = model.create_data()
     q, z = np.array([0.1, 0.2, 0.3, 0.4]), np.zeros(4)
@@ -71,7 +71,7 @@ def test_to_pinocchio_refuses_an_order_pinocchio_cannot_handle():
 
 def test_round_trip_through_pinocchio():
     model = random_builder_tree(3)
-    back = dp.from_pinocchio(model.to_pinocchio())
+    back = dp.from_pinocchio(dp.to_pinocchio(model))
     assert back.names == model.names and list(back.kinds) == list(model.kinds)
     np.testing.assert_allclose(back.M, model.M, atol=1e-12)
     np.testing.assert_allclose(back.axes2, model.axes2, atol=1e-15)

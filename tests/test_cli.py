@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from denoc_pin import cli, validate
+from denoc_pin.tools import cli, validate
 
 
 def test_validate_passes_on_bundled_urdf(capsys):
@@ -47,7 +47,7 @@ def test_info_prints_the_module_tree(capsys):
 
 
 def test_console_script_is_installed():
-    exe = [sys.executable, "-m", "denoc_pin.cli"]
+    exe = [sys.executable, "-m", "denoc_pin.tools.cli"]
     res = subprocess.run(
         [*exe, "info", str(ROOT / "urdf" / "two_link.urdf")], capture_output=True, text=True, timeout=300
     )

@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
-from denoc_pin.configuration import random_configuration
+from denoc_pin.algorithms.configuration import random_configuration
 
 
 def test_gim_matches_crba(case):
@@ -34,7 +34,7 @@ def test_gim_columns_are_inverse_dynamics_differences(case):
 
 
 def test_dense_results_refuse_huge_models(monkeypatch):
-    import denoc_pin.algorithms.composite as composite
+    import denoc_pin.algorithms.api as composite
 
     model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
     monkeypatch.setattr(composite, "DENSE_LIMIT", 3)

@@ -5,7 +5,7 @@ import pinocchio as pin
 import pytest
 
 import denoc_pin as dp
-from denoc_pin.model import CONTINUOUS, FREE_FLYER, PLANAR, SPHERICAL
+from denoc_pin.core.joints import CONTINUOUS, FREE_FLYER, PLANAR, SPHERICAL
 
 
 def mixed_pinocchio_model():

@@ -7,7 +7,7 @@ from conftest import ROOT, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.explicit import world_poses
-from denoc_pin.validate import compare_with_pinocchio
+from denoc_pin.tools.validate import compare_with_pinocchio
 
 
 def kept(model, locked):
@@ -21,14 +21,14 @@ def test_locking_a_joint_equals_freezing_it(case):
     if model.njoints < 3:
         pytest.skip("locking needs a joint to remain")
     for lp in model.loops:  # the GIM and ID are the tree's; locking in a loop may leave it rigid (tested below)
-        model = model.without_loop(lp.name)
+        model = dp.without_loop(model, lp.name)
     rng = np.random.default_rng(5)
     q = dp.random_configuration(model, rng)
     locked = [
         model.names[k] for k in rng.choice(np.arange(1, model.njoints), size=(model.njoints - 1) // 2, replace=False)
     ]
     before = {k: v.copy() for k, v in vars(model).items() if isinstance(v, np.ndarray)}
-    edited = model.lock_joints(locked, q)
+    edited = dp.lock_joints(model, locked, q)
     for k, v in before.items():
         np.testing.assert_array_equal(getattr(model, k), v)  # the original is untouched
     keep = kept(model, locked)
@@ -46,7 +46,7 @@ def test_locking_a_joint_equals_freezing_it(case):
 def test_lock_rebuilds_the_modules():
     model = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")
     q = dp.random_configuration(model, 0)
-    edited = model.lock_joints(["finger", "tool_spin"], q)
+    edited = dp.lock_joints(model, ["finger", "tool_spin"], q)
     assert len(model.modules) == 5 and len(edited.modules) == 1  # what is left is a serial chain
     assert edited.modules[0].joints == ("waist", "shoulder", "arm_slide", "elbow", "wrist")
     assert np.array_equal(dp.connectivity_matrix(edited), np.triu(np.ones((5, 5), dtype=int)))
@@ -55,9 +55,9 @@ def test_lock_rebuilds_the_modules():
 def test_lock_errors():
     model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
     with pytest.raises(dp.ModelError, match="no joint 'elbow' in model 'gripper'; joints are: joint_1_1"):
-        model.lock_joints(["elbow"], np.zeros(4))
+        dp.lock_joints(model, ["elbow"], np.zeros(4))
     with pytest.raises(ValueError, match=r"q must have shape \(4,\)"):
-        model.lock_joints(["joint_1_2"], np.zeros(3))
+        dp.lock_joints(model, ["joint_1_2"], np.zeros(3))
 
 
 def test_attach_a_branch():
@@ -65,7 +65,7 @@ def test_attach_a_branch():
     arm = dp.load_urdf(ROOT / "urdf" / "two_link.urdf")
     R = pin.exp3(np.array([0.0, 0.3, 0.0]))
     p = np.array([0.05, 0.0, 0.01])
-    both = gripper.attach("link_2_2", arm, placement=(R, p), prefix="tool_")
+    both = dp.attach(gripper, "link_2_2", arm, placement=(R, p), prefix="tool_")
     assert both.nv == gripper.nv + arm.nv
     # inserted right after the host's subtree, so the model stays depth-first (Pinocchio's order)
     assert both.names == ("universe", "joint_1_1", "joint_1_2", "joint_2_2", "tool_alpha", "tool_delta", "joint_1_3")
@@ -81,28 +81,28 @@ def test_attach_a_branch():
     assert len(both.modules) == len(gripper.modules) == 3
     assert both.modules[1].joints == ("joint_1_2", "joint_2_2", "tool_alpha", "tool_delta")
     # on link 1¹, which already carries two fingers, it is a new module
-    assert len(gripper.attach("link_1_1", arm, prefix="t_").modules) == 4
-    failed = [c.algorithm for c in compare_with_pinocchio(both, both.to_pinocchio(), samples=2) if not c.passed]
+    assert len(dp.attach(gripper, "link_1_1", arm, prefix="t_").modules) == 4
+    failed = [c.algorithm for c in compare_with_pinocchio(both, dp.to_pinocchio(both), samples=2) if not c.passed]
     assert not failed, failed
 
 
 def test_attach_to_a_link_merged_by_a_fixed_joint():
     tree = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")  # `payload` is fixed to the hand
-    both = tree.attach("payload", dp.load_urdf(ROOT / "urdf" / "two_link.urdf"), prefix="t_")
+    both = dp.attach(tree, "payload", dp.load_urdf(ROOT / "urdf" / "two_link.urdf"), prefix="t_")
     k = both.joint_id("t_alpha")
     assert both.parents[k] == both.joint_id("wrist")
     payload = next(f for f in tree.frames if f.name == "payload")
     np.testing.assert_allclose(both.placement_translation[k], payload.translation, atol=1e-15)
-    failed = [c.algorithm for c in compare_with_pinocchio(both, both.to_pinocchio(), samples=2) if not c.passed]
+    failed = [c.algorithm for c in compare_with_pinocchio(both, dp.to_pinocchio(both), samples=2) if not c.passed]
     assert not failed, failed
 
 
 def test_attach_errors():
     gripper = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
     with pytest.raises(dp.ModelError, match="no link 'hand' in model 'gripper'; links are:"):
-        gripper.attach("hand", gripper)
+        dp.attach(gripper, "hand", gripper)
     with pytest.raises(dp.ModelError, match="exists already"):
-        gripper.attach("link_1_3", gripper)  # the same names twice, without a prefix
+        dp.attach(gripper, "link_1_3", gripper)  # the same names twice, without a prefix
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,13 +131,13 @@ def test_opening_and_closing_a_loop_equals_building_the_model(tmp_path):
     v, _ = dp.complete_motion(closed, q, ["crank_joint"], [1.5])
     tau = np.array([0.1, 0.0, 0.0])
     a_before, lam_before = dp.constrained_forward_dynamics(closed, closed.create_data(), q, v, tau)
-    opened = closed.without_loop(closed.loops[0].name)
+    opened = dp.without_loop(closed, closed.loops[0].name)
     scratch = _without_loop_elements(FOUR_BAR, tmp_path)
     assert opened.loops == () and closed.n_constraints == 5  # the original still has its loop
     assert str(opened) == str(scratch)
     fd_opened = dp.forward_dynamics(opened, opened.create_data(), q, v, tau)
     assert_close(fd_opened, dp.forward_dynamics(scratch, scratch.create_data(), q, v, tau), rtol=1e-15, what="FD")
-    reclosed = opened.with_loop(closed.loops[0])
+    reclosed = dp.with_loop(opened, closed.loops[0])
     a, lam = dp.constrained_forward_dynamics(reclosed, reclosed.create_data(), q, v, tau)
     np.testing.assert_array_equal(a, a_before)
     np.testing.assert_array_equal(lam, lam_before)
@@ -151,13 +151,13 @@ def test_with_passive_sets_the_default_actuators():
     v, a = dp.complete_motion(model, q, ["joint1", "joint5"], [0.5, -0.3], [1.0, 2.0])
     data = model.create_data()
     explicit = dp.constrained_inverse_dynamics(model, data, q, v, a, actuated=["joint1", "joint5"])
-    edited = model.with_passive(["joint2", "joint4"])
+    edited = dp.with_passive(model, ["joint2", "joint4"])
     assert model.passive == () and edited.passive == ("joint2", "joint4") and "passive joints" in str(edited)
     implicit = dp.constrained_inverse_dynamics(edited, edited.create_data(), q, v, a)
     np.testing.assert_array_equal(implicit[0], explicit[0])
     # the passive set survives other edits, minus the joints they remove
-    assert edited.without_loop("joint3").passive == ("joint2", "joint4")
-    assert edited.lock_joints(["joint4"], q).passive == ("joint2",)
+    assert dp.without_loop(edited, "joint3").passive == ("joint2", "joint4")
+    assert dp.lock_joints(edited, ["joint4"], q).passive == ("joint2",)
 
 
 def test_locking_a_loop_joint_keeps_the_mechanism_moving():
@@ -167,7 +167,7 @@ def test_locking_a_loop_joint_keeps_the_mechanism_moving():
 
     model = dp.load_urdf(FIVE_BAR)
     q = dp.assemble(model, np.array([0.2, 0.1, -0.1, 0.0]), fixed=["joint1", "joint5"])
-    four = model.lock_joints(["joint4"], q)
+    four = dp.lock_joints(model, ["joint4"], q)
     q4 = q[[0, 1, 2]]
     assert loop_mobility(model, q) == {"joint3": 2} and loop_mobility(four, q4) == {"joint3": 1}
     v, a = dp.complete_motion(four, q4, ["joint1"], [0.7], [0.4])
@@ -182,12 +182,12 @@ def test_locking_a_loop_joint_keeps_the_mechanism_moving():
 @pytest.mark.parametrize(
     ("edit", "error", "message"),
     [
-        (lambda m, q: m.lock_joints(["nope"], q), dp.ModelError, "no joint 'nope'.*joints are: joint1, joint2"),
-        (lambda m, q: m.lock_joints(["joint4", "joint2"], q), dp.ModelError, "leaves loop 'joint3'.*rigid"),
-        (lambda m, q: m.without_loop("pin"), dp.ModelError, "no loop joint 'pin'; loop joints are: joint3"),
-        (lambda m, q: m.with_loop(m.loops[0]), dp.ModelError, "already has a loop joint 'joint3'"),
-        (lambda m, q: m.with_loop("joint3"), dp.ModelError, "needs a dp.LoopJoint"),
-        (lambda m, q: m.with_passive(["joint3"]), dp.ModelError, "passive joint 'joint3' is not in model"),
+        (lambda m, q: dp.lock_joints(m, ["nope"], q), dp.ModelError, "no joint 'nope'.*joints are: joint1, joint2"),
+        (lambda m, q: dp.lock_joints(m, ["joint4", "joint2"], q), dp.ModelError, "leaves loop 'joint3'.*rigid"),
+        (lambda m, q: dp.without_loop(m, "pin"), dp.ModelError, "no loop joint 'pin'; loop joints are: joint3"),
+        (lambda m, q: dp.with_loop(m, m.loops[0]), dp.ModelError, "already has a loop joint 'joint3'"),
+        (lambda m, q: dp.with_loop(m, "joint3"), dp.ModelError, "needs a dp.LoopJoint"),
+        (lambda m, q: dp.with_passive(m, ["joint3"]), dp.ModelError, "passive joint 'joint3' is not in model"),
     ],
 )
 def test_bad_edits(edit, error, message):
@@ -220,10 +220,10 @@ def _momentum_about_origin(pm, pd, q, v):
 def test_event_driven_locking_conserves_momentum(floating):
     rng = np.random.default_rng(0)
     q0, v0 = dp.random_configuration(floating, rng), rng.uniform(-2, 2, floating.nv)
-    events = [(0.2, lambda m, q: m.lock_joints(["j1"], q)), (0.3, lambda m, q: m.lock_joints(["j2"], q))]
+    events = [(0.2, lambda m, q: dp.lock_joints(m, ["j1"], q)), (0.3, lambda m, q: dp.lock_joints(m, ["j2"], q))]
     traj = dp.simulate(floating, q0, v0, 0.4, dt=1e-3, events=events, progress=False)
     assert traj.q.shape == (401, floating.nq) and np.allclose(traj.t, np.arange(401) * 1e-3)
-    pm = floating.to_pinocchio()
+    pm = dp.to_pinocchio(floating)
     pd = pm.createData()
     h = np.array([_momentum_about_origin(pm, pd, q, v) for q, v in zip(traj.q, traj.v, strict=True)])
     assert np.abs(h - h[0]).max() <= 1e-11 * np.abs(h[0]).max()  # measured 3e-13 relative
@@ -240,16 +240,16 @@ def test_event_driven_locking_conserves_momentum(floating):
 
 def test_event_continues_exactly_as_a_run_of_the_edited_model():
     """The segment after an event is the edited model's own simulation from the carried state."""
-    from denoc_pin.edits import transfer_state
+    from denoc_pin.simulation.edits import transfer_state
 
     model = dp.load_urdf(FOUR_BAR)
     q0 = dp.assemble(model, [0.3, 1.0, 1.2], fixed=["crank_joint"])
     name = model.loops[0].name
-    traj = dp.simulate(model, q0, np.zeros(3), 0.4, dt=1e-3, events=[(0.25, lambda m, q: m.without_loop(name))],
+    traj = dp.simulate(model, q0, np.zeros(3), 0.4, dt=1e-3, events=[(0.25, lambda m, q: dp.without_loop(m, name))],
                        progress=False)  # fmt: skip
     before = dp.simulate(model, q0, np.zeros(3), 0.25, dt=1e-3, progress=False)
     np.testing.assert_array_equal(traj.q[:250], before.q[:250])
-    opened = model.without_loop(name)
+    opened = dp.without_loop(model, name)
     q, v, lost = transfer_state(model, opened, before.q[-1], before.v[-1])
     assert lost == 0.0  # opening a loop takes no energy
     after = dp.simulate(opened, q, v, 0.15, dt=1e-3, progress=False)
@@ -259,10 +259,10 @@ def test_event_continues_exactly_as_a_run_of_the_edited_model():
 def test_closing_a_loop_is_an_inelastic_impact():
     """Closing a loop on a moving open chain: v⁺ satisfies the loop, and the impulse GIM (v⁺ − v) lies in the
     span of Jᵀ (it acts only through the new joint)."""
-    from denoc_pin.edits import transfer_state
+    from denoc_pin.simulation.edits import transfer_state
 
     closed = dp.load_urdf(FOUR_BAR)
-    opened = closed.without_loop(closed.loops[0].name)
+    opened = dp.without_loop(closed, closed.loops[0].name)
     q = dp.assemble(closed, [0.3, 1.0, 1.2], fixed=["crank_joint"])
     v = np.array([1.0, -0.5, 2.0])
     q_new, v_plus, lost = transfer_state(opened, closed, q, v)
@@ -280,7 +280,7 @@ def test_closing_a_loop_is_an_inelastic_impact():
         ([(0.5, lambda m, q: m)], r"needs 0 < t < t_final"),
         ([(0.05, "lock")], "callable edit"),
         ([(0.05, lambda m, q: None)], "returned NoneType"),
-        ([(0.05, lambda m, q: m.attach("tool", dp.models.rope(1), prefix="r_"))], r"adds joints \['r_u1'\]"),
+        ([(0.05, lambda m, q: dp.attach(m, "tool", dp.models.rope(1), prefix="r_"))], r"adds joints \['r_u1'\]"),
         ([(0.05, lambda m, q: m), (0.0501, lambda m, q: m)], "same step"),
     ],
 )

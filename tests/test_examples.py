@@ -51,7 +51,7 @@ def test_paper_example_scripts_write_their_figures(name, tmp_path):
 
 
 def test_demo_quick(tmp_path, capsys):
-    from denoc_pin import cli
+    from denoc_pin.tools import cli
 
     assert cli.main(["demo", "--quick", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
@@ -61,7 +61,7 @@ def test_demo_quick(tmp_path, capsys):
 
 
 def test_huge_chains_example_small(tmp_path):
-    from denoc_pin import demo
+    from denoc_pin.tools import demo
 
     out = demo.huge_chains(tmp_path, sizes=(100, 1000))
     assert Path(out["figure"]).stat().st_size > 10_000
@@ -73,7 +73,7 @@ def test_huge_chains_example_small(tmp_path):
 @pytest.mark.parametrize("name", ["schiehlen_closed", "four_bar", "slider_crank", "rrr_parallel", "isobe_five_bar"])
 def test_closed_loop_examples(name, tmp_path):
     """The closed-loop examples: Schiehlen's closed form, loop closure and energy, FD(ID) round trips."""
-    from denoc_pin import demo
+    from denoc_pin.tools import demo
 
     short = {"schiehlen_closed": {"t_final": 0.5}, "four_bar": {"t_final": 0.5}, "slider_crank": {"samples": 51},
              "rrr_parallel": {"samples": 41}, "isobe_five_bar": {"samples": 41}}[name]  # fmt: skip
@@ -91,8 +91,8 @@ def test_closed_loop_examples(name, tmp_path):
 def test_isobe_lagrangian_form_is_sensitive_to_the_model():
     """The closed form is an independent check: a 1% change of the tip mass is seen at once."""
     import denoc_pin as dp
-    from denoc_pin import demo
-    from denoc_pin.models import isobe_multibranch
+    from denoc_pin.loaders.models import isobe_multibranch
+    from denoc_pin.tools import demo
 
     t = np.linspace(0, 1, 11)
     q, v, a = demo.eq15(t, np.zeros(3), np.pi / 2 * np.array([1.0, 1.0, -1.0]), 1.0)
@@ -105,7 +105,7 @@ def test_isobe_lagrangian_form_is_sensitive_to_the_model():
 def test_isobe_structure_varying(tmp_path):
     """Three configurations by model edits follow one sway; their torques reproduce the motion through
     closed-loop FD; in the fall, the lock stops joint4, the impact's loss enters the energy balance."""
-    from denoc_pin import demo
+    from denoc_pin.tools import demo
 
     out = demo.isobe_structure_varying(tmp_path, samples=41, t_fall=0.6)
     assert Path(out["figure"]).stat().st_size > 10_000

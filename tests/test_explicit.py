@@ -6,8 +6,8 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
-from denoc_pin.configuration import random_configuration
-from denoc_pin.validate import pinocchio_world_twists
+from denoc_pin.algorithms.configuration import random_configuration
+from denoc_pin.tools.validate import pinocchio_world_twists
 
 
 def test_denoc_matrices_against_pinocchio_and_the_recursions(case):

@@ -8,8 +8,8 @@ import pytest
 from conftest import assert_close
 
 import denoc_pin as dp
-from denoc_pin.robots import example_robot_urdf
-from denoc_pin.validate import compare_with_pinocchio
+from denoc_pin.loaders.robots import example_robot_urdf
+from denoc_pin.tools.validate import compare_with_pinocchio
 
 FLOATING = ["talos_reduced", "solo12", "anymal", "anymal_c", "g1", "romeo", "go2"]  # g1, romeo, talos: humanoids
 ROOTS = {"free-flyer": pin.JointModelFreeFlyer, "planar": pin.JointModelPlanar}
@@ -76,7 +76,7 @@ def test_fixed_base_sized_q_names_both_sizes():
 
 
 def test_cli_validate_free_flyer(capsys):
-    from denoc_pin import cli
+    from denoc_pin.tools import cli
 
     assert cli.main(["validate", "solo12", "--root-joint", "free-flyer", "--samples", "2"]) == 0
     assert "nq=19, nv=18" in capsys.readouterr().out

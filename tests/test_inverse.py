@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
-from denoc_pin.configuration import random_configuration
+from denoc_pin.algorithms.configuration import random_configuration
 
 
 def test_inverse_dynamics_matches_rnea(case):

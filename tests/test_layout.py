@@ -12,7 +12,8 @@ from conftest import random_tree_urdf
 from numba import njit
 
 import denoc_pin as dp
-from denoc_pin.layout import articulated_slots, split_model, stamped_for
+from denoc_pin.core import spatial as sp
+from denoc_pin.core.layout import articulated_slots, split_model, stamped_for
 
 
 def check_slot_plan(model: dp.Model) -> int:
@@ -93,7 +94,7 @@ def test_buffers_per_body_of_a_huge_chain():
     per_body = (model._mf.nbytes + model._mi.nbytes + data._ws.nbytes) / n
     assert per_body < 1000, f"{per_body:.0f} bytes a body"
     assert not hasattr(model, "_M"), "the 6 x 6 M_k must not be stored unless asked for"
-    np.testing.assert_array_equal(model.M[5], dp.spatial.mass_matrix(model.masses[5], model.coms[5],
+    np.testing.assert_array_equal(model.M[5], sp.mass_matrix(model.masses[5], model.coms[5],
                                                                          model.inertias_origin[5]))  # fmt: skip
 
 

@@ -9,18 +9,18 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
+from denoc_pin.algorithms.configuration import integrate
 from denoc_pin.algorithms.explicit import world_poses
-from denoc_pin.configuration import integrate
-from denoc_pin.validate import compare_loops
-from denoc_pin.validate import reference_constrained_dynamics as kkt_reference
-from denoc_pin.validate import reference_loop_bias as reference_bias
-from denoc_pin.validate import reference_loop_jacobian as reference_jacobian
+from denoc_pin.tools.validate import compare_loops
+from denoc_pin.tools.validate import reference_constrained_dynamics as kkt_reference
+from denoc_pin.tools.validate import reference_loop_bias as reference_bias
+from denoc_pin.tools.validate import reference_loop_jacobian as reference_jacobian
 
 
 def pinocchio_constrained(model, q, v, tau):
-    from denoc_pin.validate import pinocchio_constrained_dynamics
+    from denoc_pin.tools.validate import pinocchio_constrained_dynamics
 
-    return pinocchio_constrained_dynamics(model, model.to_pinocchio(), q, v, tau)
+    return pinocchio_constrained_dynamics(model, dp.to_pinocchio(model), q, v, tau)
 
 
 URDF = ROOT / "urdf"
@@ -137,7 +137,7 @@ def test_revolute_cut_matches_pinocchio_two_point_contacts():
     rng = np.random.default_rng(3)
     v, tau = consistent_velocity(model, q, rng), rng.uniform(-1, 1, model.nv)
     a, _ = dp.constrained_forward_dynamics(model, model.create_data(), q, v, tau)
-    pm = model.to_pinocchio()
+    pm = dp.to_pinocchio(model)
     pd = pm.createData()
     cut = model._cuts[0]
     cms = []
@@ -154,7 +154,7 @@ def test_revolute_cut_matches_pinocchio_two_point_contacts():
 
 def test_validate_checks_loops_against_pinocchio_and_the_dense_reference():
     model = spatial_four_bar()
-    checks = compare_loops(model, model.to_pinocchio(), samples=4)
+    checks = compare_loops(model, dp.to_pinocchio(model), samples=4)
     names = {(c.algorithm, c.reference) for c in checks}
     assert ("constrained_fd q̈", "constraintDynamics") in names and (
         "constrained_fd λ",
@@ -403,11 +403,11 @@ def test_urdf_loop_joints_are_read_and_bad_ones_refused(tmp_path):
 
 def test_loops_survive_structure_edits():
     model = dp.load_urdf(URDF / "isobe_five_bar.urdf")  # 2 DOF: locking one joint leaves the loop mobile
-    locked = model.lock_joints(["joint4"], dp.assemble(model, np.zeros(4)))
+    locked = dp.lock_joints(model, ["joint4"], dp.assemble(model, np.zeros(4)))
     assert [lp.name for lp in locked.loops] == ["joint3"]
     four_bar = dp.load_urdf(URDF / "four_bar.urdf")  # 1 DOF: the same edit would leave it rigid
     with pytest.raises(dp.ModelError, match="leaves loop 'pin_B'.*rigid"):
-        four_bar.lock_joints(["crank_joint"], dp.assemble(four_bar, [0.3, 1.0, 1.2], fixed=["crank_joint"]))
+        dp.lock_joints(four_bar, ["crank_joint"], dp.assemble(four_bar, [0.3, 1.0, 1.2], fixed=["crank_joint"]))
     tree = dp.load_urdf(URDF / "two_link.urdf")
     assert dp.loop_residual(tree, np.zeros(2)).shape == (0,) and dp.loop_jacobian(tree, np.zeros(2)).shape == (0, 2)
     with pytest.raises(dp.ModelError, match="no loop joints"):
@@ -436,7 +436,7 @@ def test_four_bar_simulation_keeps_the_loop_closed_and_conserves_energy():
 
 def test_symmetric_pinv_solve_is_the_minimum_norm_solution():
     """The compiled Jacobi pseudo-inverse behind the reaction system, against numpy's SVD pinv."""
-    from denoc_pin.loops import symmetric_pinv_solve
+    from denoc_pin.loops.dynamics import symmetric_pinv_solve
 
     rng = np.random.default_rng(0)
     for m, rank in [(1, 1), (3, 3), (5, 2), (9, 9), (12, 7)]:

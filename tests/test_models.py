@@ -7,19 +7,20 @@ import pytest
 from conftest import assert_close
 
 import denoc_pin as dp
-from denoc_pin.validate import compare_with_pinocchio
+from denoc_pin.core.joints import UNIVERSAL
+from denoc_pin.tools.validate import compare_with_pinocchio
 
 
 @pytest.fixture(scope="module")
 def rope():
     model = dp.models.rope()
-    return model, model.to_pinocchio()
+    return model, dp.to_pinocchio(model)
 
 
 def test_rope_is_the_papers_rope(rope):
     model, _ = rope
     assert (model.nq, model.nv, model.njoints - 1) == (100, 100, 50)
-    assert all(k == dp.model.UNIVERSAL for k in model.kinds[1:])
+    assert all(k == UNIVERSAL for k in model.kinds[1:])
     np.testing.assert_allclose(model.masses[1:], 0.004)
     np.testing.assert_allclose(model.placement_translation[2:], [[0, 0, -0.05]] * 49, atol=1e-15)
     assert len(model.modules) == 1  # a serial chain is one module

@@ -4,7 +4,7 @@ import numpy as np
 from conftest import ROOT
 
 import denoc_pin as dp
-from denoc_pin.modules import decompose, draw_module_tree, module_arrays
+from denoc_pin.core.modules import decompose, draw_module_tree, module_arrays
 
 
 def modules_of(parents):

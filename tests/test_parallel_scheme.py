@@ -78,7 +78,7 @@ def test_parallel_scheme_matches_the_recursion_and_pinocchio(case):
 
 def test_parallel_scheme_with_multi_dof_joints():
     for model in (dp.models.rope(6), chain_with_branch(3, 2, 1)):
-        pm = model.to_pinocchio()
+        pm = dp.to_pinocchio(model)
         rng = np.random.default_rng(3)
         q = dp.random_configuration(model, rng)
         v, a = rng.uniform(-1, 1, (2, model.nv))
@@ -86,7 +86,7 @@ def test_parallel_scheme_with_multi_dof_joints():
 
 
 def test_cli_info_prints_the_connectivity(capsys):
-    from denoc_pin import cli
+    from denoc_pin.tools import cli
 
     assert cli.main(["info", str(ROOT / "urdf" / "gripper.urdf"), "--connectivity"]) == 0
     out = capsys.readouterr().out
@@ -94,7 +94,7 @@ def test_cli_info_prints_the_connectivity(capsys):
 
 
 def test_connectivity_refuses_huge_models(monkeypatch):
-    import denoc_pin.parallel_scheme as ps
+    import denoc_pin.algorithms.parallel_scheme as ps
 
     monkeypatch.setattr(ps, "DENSE_LIMIT", 10)
     with pytest.raises(dp.ModelError, match="has 20 bodies; the dense nb x nb matrix is built only up to 10"):

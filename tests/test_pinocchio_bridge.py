@@ -6,8 +6,8 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
-from denoc_pin.configuration import random_configuration
-from denoc_pin.robots import example_robot_urdf
+from denoc_pin.algorithms.configuration import random_configuration
+from denoc_pin.loaders.robots import example_robot_urdf
 
 
 @pytest.mark.parametrize("name", ["panda", "talos_reduced", "double_pendulum_continuous"])

@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
-from denoc_pin.robots import example_robot_urdf
+from denoc_pin.loaders.robots import example_robot_urdf
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_chain_model():
 @pytest.mark.parametrize("planar", [False, True])
 def test_chain_matches_pinocchio(planar):
     model = dp.models.chain(60, planar=planar)
-    pm = model.to_pinocchio()
+    pm = dp.to_pinocchio(model)
     data, pd = model.create_data(), pm.createData()
     rng = np.random.default_rng(3)
     q, v, a = rng.uniform(-np.pi, np.pi, (3, 60))
@@ -118,13 +118,13 @@ def test_gripper_still_fine_with_batches_of_one():
 def test_results_fed_back_take_the_fast_path(panda, monkeypatch):
     """Arrays returned by denoc_pin (boxed by numba, with a distinct float64 dtype object) must
     be recognised as ready, not converted again on every call."""
-    import denoc_pin.algorithms._call as call
+    import denoc_pin.algorithms._plumbing as call
 
     data = panda.create_data()
     q = dp.random_configuration(panda, 0)
     v = np.zeros(panda.nv)
     tau = dp.inverse_dynamics(panda, data, q, v, v)
-    assert call._ready(tau, panda.nv)
+    assert call.ready(tau, panda.nv)
 
     def no_slow_path(*args, **kwargs):
         raise AssertionError("slow path taken")
@@ -140,7 +140,7 @@ def test_batches_match_pinocchio_row_by_row(name):
     thread's rows of this very test (0.26 N·m on isobe_multibranch)."""
     model = {"isobe_multibranch": dp.models.isobe_multibranch, "rope": lambda: dp.models.rope(6),
              "chain": lambda: dp.models.chain(12)}[name]()  # fmt: skip
-    pm = model.to_pinocchio()
+    pm = dp.to_pinocchio(model)
     data, pd = model.create_data(), pm.createData()
     rng = np.random.default_rng(7)
     B = 300

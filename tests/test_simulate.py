@@ -7,8 +7,8 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
-from denoc_pin.demo import pinocchio_rk4
-from denoc_pin.robots import example_robot_urdf
+from denoc_pin.loaders.robots import example_robot_urdf
+from denoc_pin.tools.demo import pinocchio_rk4
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def test_gripper_fall_matches_the_same_rk4_on_pinocchio(gripper):
     q0 = np.deg2rad([-60.0, 0.0, 0.0, 0.0])
     traj = dp.simulate(gripper, q0, np.zeros(4), 0.3, dt=1e-3, progress=False)
     assert traj.q.shape == (301, 4) and traj.t[-1] == pytest.approx(0.3)
-    q_pin, v_pin = pinocchio_rk4(gripper.to_pinocchio(), q0, np.zeros(4), np.zeros(4), 1e-3, 300)
+    q_pin, v_pin = pinocchio_rk4(dp.to_pinocchio(gripper), q0, np.zeros(4), np.zeros(4), 1e-3, 300)
     assert_close(traj.q[-1], q_pin, rtol=1e-9, what="q(0.3 s)")
     assert_close(traj.v[-1], v_pin, rtol=1e-9, what="v(0.3 s)")
 
@@ -118,7 +118,7 @@ def test_trajectory_round_trips(gripper, tmp_path):
 def test_inverse_dynamics_trajectory_matches_rnea(gripper):
     traj = dp.simulate(gripper, np.deg2rad([-60.0, 0, 0, 0]), np.zeros(4), 0.05, dt=1e-3, progress=False)
     tau = dp.inverse_dynamics_trajectory(gripper, traj.t, traj.q, traj.v, traj.a)
-    pm = gripper.to_pinocchio()
+    pm = dp.to_pinocchio(gripper)
     pd = pm.createData()
     ref = np.array([pin.rnea(pm, pd, q, v, a) for q, v, a in zip(traj.q, traj.v, traj.a, strict=True)])
     assert_close(tau, ref, what="τ along the trajectory")
@@ -164,9 +164,9 @@ def curved():
 def test_dexp_inv_inverts_pinocchios_dintegrate(curved, size):
     """J_r(x)⁻¹ against Pinocchio's J_r(x) = dIntegrate(q, x) w.r.t. x.  (Below |x| ~ 1e-2 Pinocchio's
     free-flyer Jacobian switches to a truncated Taylor branch, good to ~1e-11 only.)"""
-    from denoc_pin.configuration import dexp_inv
+    from denoc_pin.algorithms.configuration import dexp_inv
 
-    pm = curved.to_pinocchio()
+    pm = dp.to_pinocchio(curved)
     rng = np.random.default_rng(int(size * 10))
     for _ in range(5):
         q = dp.random_configuration(curved, rng)

@@ -4,7 +4,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from denoc_pin import spatial as sp
+from denoc_pin.core import spatial as sp
 
 
 def test_order_conversion_matches_pinocchio_motion_and_force():

@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT, assert_close, load_pair
 
 import denoc_pin as dp
-from denoc_pin.robots import example_robot_urdf
+from denoc_pin.loaders.robots import example_robot_urdf
 
 GOOD_LINK = '<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>'
 LIMIT = '<limit lower="-1" upper="1" effort="1" velocity="1"/>'

@@ -13,8 +13,8 @@ from conftest import ROOT
 
 import denoc_pin as dp
 from denoc_pin.algorithms.explicit import world_poses
-from denoc_pin.robots import example_robot_urdf
-from denoc_pin.viewer import MAX_BODIES, Viewer
+from denoc_pin.loaders.robots import example_robot_urdf
+from denoc_pin.tools.viewer import MAX_BODIES, Viewer
 
 URDF_DIR = ROOT / "urdf"
 

@@ -6,27 +6,12 @@ M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from ..layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
-from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import add_transformed_rigid_inertia, rigid_inertia_into, rigid_inertia_times, transferred_wrench
-from ._call import BAD_LENGTH, ENTRY_GIM, FAST_GIM, NOT_STAMPED, _kernel_array, _ready, raise_for_status, restamp
-from .kinematics import kinematics_entry
+from ..core.layout import FMA, borrow, data_views, model_views
+from ..core.spatial import add_transformed_rigid_inertia, rigid_inertia_into, rigid_inertia_times, transferred_wrench
 
-DENSE_LIMIT = 5_000
-"""Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
-Beyond it the O(n) recursions are the tool: the GIM's condition number grows like n⁴ on chains."""
-
-
-def check_dense_size(model: Model, what: str) -> None:
-    if model.nv > DENSE_LIMIT:
-        raise ModelError(
-            f"{what}: model {model.name!r} has nv = {model.nv}; dense nv x nv matrices are formed only up to "
-            f"nv = {DENSE_LIMIT} ({model.nv}² doubles would take {model.nv**2 * 8 / 1e9:.1f} GB). "
-            "Use forward_dynamics / inverse_dynamics, which are O(n) in time and memory."
-        )
+__all__: list[str] = []
 
 
 @njit(cache=True, inline="always")
@@ -125,18 +110,12 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     return 0
 
 
-@njit(ENTRY_GIM, cache=True, fastmath=FMA)
-def crba_entry(mi, mf, ws, q, out):
-    """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite,
-    BAD_LENGTH if q has the wrong length."""
-    if len(q) != mi[4]:
-        return BAD_LENGTH
-    if not all_finite(q):
-        return 1
+@njit(cache=True, fastmath=FMA)
+def gim_step(mi, mf, ws, out):
+    """Composite inertias (eq. 17) and the GIM (eq. 16) into out, with the kinematics already in ws."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     out = borrow(out)  # the hot loops index it: no reference counts
-    kinematics_entry(mi, mf, ws, q)
     out[:, :] = 0.0
     # M̃_k in the M̂ slots, B_k = M̃_k p_k in Ψ̂'s place: gim needs no workspace of its own.
     composite_inertias(
@@ -148,36 +127,3 @@ def crba_entry(mi, mf, ws, q, out):
     for i in range(n):  # the walk filled the upper triangle; the GIM is symmetric
         for k in range(i + 1, n):
             out[k, i] = out[i, k]
-    return 0
-
-
-@njit(FAST_GIM, cache=True)
-def crba_fast(mb, ws, q, out):
-    """crba_entry for a workspace stamped for model buffer mb (the fast path)."""
-    if not stamped_for(ws, mb):
-        return NOT_STAMPED
-    mi, mf = split_model(mb)
-    return crba_entry(mi, mf, ws, q, out)
-
-
-def gim(model: Model, data: Data, q) -> np.ndarray:
-    """The full symmetric generalized inertia matrix I(q) (eq. 13, 16–17); ``pinocchio.crba``.
-
-    O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
-    (also left in ``data.gim``).
-    """
-    try:  # the fast path (_call.py): a ready q straight to the kernel, once data.gim exists
-        out = data._gim
-        if out is not None and crba_fast(model._mb, data._ws, q, out) == 0:
-            return out.copy()
-    except (TypeError, AttributeError):
-        pass
-    if getattr(data, "model", None) is not model:
-        check_data(model, data)
-    restamp(model, data)
-    check_dense_size(model, "gim")
-    if not _ready(q, model.nq):
-        q = _kernel_array(configuration(model, q))
-    out = data.gim
-    raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, q, out), q, None, None, "")
-    return out.copy()

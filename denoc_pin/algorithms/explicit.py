@@ -3,8 +3,9 @@
 Everything here is written in the inertial (world) frame, exactly as the paper writes it:
 A_{k,j} = [[1, O], [ã_{k,j}, 1]] with a_{k,j} = o_j − o_k, p_k = [e_k; 0] or [0; e_k], and the
 time derivatives Ȧ_{k,j} = [[O, O], [(ȧ_{k,j})~, O]], ṗ_k = Ω_k p_k.  It shares no code with
-the body-frame recursions, which makes it the independent reference they are tested
-against (and a teaching view for small systems).
+the compiled body-frame recursions (each joint's motion comes from ``core.joints.joint_motion``, in
+NumPy), which makes it the independent reference they are tested against (and a teaching view for
+small systems).
 """
 
 from __future__ import annotations
@@ -13,20 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import (
-    CONTINUOUS,
-    FREE_FLYER,
-    PLANAR,
-    PRISMATIC,
-    REVOLUTE,
-    SPHERICAL,
-    UNIVERSAL,
-    Model,
-    ModelError,
-    configuration,
-    vector,
-)
-from ..spatial import axis_angle, inertia_about_origin, quaternion_rotation, skew
+from ..core.joints import joint_motion
+from ..core.spatial import inertia_about_origin, skew
+from ..model import Model, ModelError, configuration, vector
+
+__all__ = ["DenocMatrices", "denoc_matrices", "world_poses"]
 
 MAX_BODIES = 500
 """denoc_matrices refuses larger models: its 6n x 6n matrices grow as n²."""
@@ -72,43 +64,14 @@ def world_poses(model: Model, q: np.ndarray):
     R[0] = np.eye(3)
     P, carrier = [np.zeros((6, 0))], [[]]
     for k in range(1, nj):
-        b, e, iq = model.parents[k], model.axes[k], model.idx_q[k]
-        kind = model.kinds[k]
-        Rj, offset = np.eye(3), np.zeros(3)
-        if kind == REVOLUTE:
-            Rj = axis_angle(e, q[iq])
-        elif kind == CONTINUOUS:
-            Rj = axis_angle(e, np.arctan2(q[iq + 1], q[iq]))
-        elif kind == PRISMATIC:
-            offset = e * q[iq]
-        elif kind in (SPHERICAL, FREE_FLYER):
-            x, y, z, w = q[iq + 3 * (kind == FREE_FLYER) : iq + 4 + 3 * (kind == FREE_FLYER)]
-            Rj = quaternion_rotation(x, y, z, w)
-            if kind == FREE_FLYER:
-                offset = q[iq : iq + 3].copy()
-        elif kind == PLANAR:
-            Rj = axis_angle(np.array([0.0, 0.0, 1.0]), np.arctan2(q[iq + 3], q[iq + 2]))
-            offset = np.array([q[iq], q[iq + 1], 0.0])
-        elif kind == UNIVERSAL:
-            Rj = axis_angle(e, q[iq]) @ axis_angle(model.axes2[k], q[iq + 1])
-        R_joint = R[b] @ model.placement_rotation[k]  # the joint frame before the joint moves
-        R[k] = R_joint @ Rj
+        b, iq = model.parents[k], model.idx_q[k]
+        Rj, offset, Pj, with_parent = joint_motion(
+            int(model.kinds[k]), model.axes[k], model.axes2[k], model.pitches[k], q[iq : iq + model.nqs[k]]
+        )
+        R[k] = R[b] @ model.placement_rotation[k] @ Rj
         o[k] = o[b] + R[b] @ (model.placement_translation[k] + model.placement_rotation[k] @ offset)
-        Z, I3 = np.zeros(3), np.eye(3)
-        if kind == REVOLUTE or kind == CONTINUOUS:
-            cols = [np.r_[R[k] @ e, Z]]  # p_k = [e_k; 0]
-        elif kind == PRISMATIC:
-            cols = [np.r_[Z, R[k] @ e]]  # p_k = [0; e_k]
-        elif kind == SPHERICAL:
-            cols = [np.r_[R[k] @ c, Z] for c in I3]
-        elif kind == FREE_FLYER:  # v = (linear, angular) in the body frame
-            cols = [np.r_[Z, R[k] @ c] for c in I3] + [np.r_[R[k] @ c, Z] for c in I3]
-        elif kind == PLANAR:  # v = (vx, vy, ω) in the body frame
-            cols = [np.r_[Z, R[k] @ I3[0]], np.r_[Z, R[k] @ I3[1]], np.r_[R[k] @ I3[2], Z]]
-        else:  # UNIVERSAL: e1 turns with the parent, e2 with the body
-            cols = [np.r_[R_joint @ e, Z], np.r_[R[k] @ model.axes2[k], Z]]
-        P.append(np.column_stack(cols))
-        carrier.append([b if (kind == UNIVERSAL and c == 0) else k for c in range(len(cols))])
+        P.append(np.vstack([R[k] @ Pj[:3], R[k] @ Pj[3:]]))  # p_k in world components
+        carrier.append([b if parent else k for parent in with_parent])
     return R, o, P, carrier
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..layout import FMA, all_finite, data_views, model_views, split_model, stamped_for
-from ..model import Data, Model, ModelError, check_data, configuration
-from ..spatial import (
+from ..core.layout import FMA, data_views, model_views
+from ..core.spatial import (
     add_symmetric_of,
     add_transferred_wrench,
     add_transferred_wrench_of,
@@ -26,10 +25,8 @@ from ..spatial import (
     sum_of,
     symmetric_of,
 )
-from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
-from .composite import ancestor_blocks, check_dense_size
-from .inverse import rnea_entry
-from .kinematics import kinematics_entry
+
+__all__: list[str] = []
 
 
 @njit(cache=True, inline="always")
@@ -248,165 +245,3 @@ def solve_step(mi, mf, ws):
         mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
         dv.phi.reshape(nv, 1), eta, eta, dv.ddq.reshape(nv, 1),
     )  # fmt: skip
-
-
-@njit(cache=True)
-def factor_entry(mi, mf, ws, q):
-    """Kinematics and the UDUᵀ factors at q; returns 1 if q is not finite, 2 + k if Î_k is singular."""
-    if not all_finite(q):
-        return 1
-    kinematics_entry(mi, mf, ws, q)
-    k = factor_step(mi, mf, ws)
-    return 2 + k if k else 0
-
-
-@njit(ENTRY_STATE, cache=True)
-def aba_entry(mi, mf, ws, q, v, tau, with_fext):
-    """q̈ = GIM⁻¹ (τ − h) on the flat buffers (layout.py): φ from Table 1 with q̈ = 0, then the
-    UDUᵀ recursions of Table 3.  A status as raise_for_status reads it, or BAD_LENGTH if q, v or
-    tau has the wrong length."""
-    if len(q) != mi[4] or len(v) != mi[1] or len(tau) != mi[1]:
-        return BAD_LENGTH
-    dv = data_views(ws, mi)
-    h, phi, ddq = dv.tau, dv.phi, dv.ddq
-    if not all_finite(tau):
-        return 1
-    ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
-    status = rnea_entry(mi, mf, ws, q, v, ddq, with_fext)
-    if status:
-        return status
-    for i in range(len(h)):
-        phi[i] = tau[i] - h[i]  # φ = τ − C q̇ − gravity (A.1)
-    k = factor_step(mi, mf, ws)
-    if k:
-        return 2 + k
-    solve_step(mi, mf, ws)
-    return 0
-
-
-@njit(FAST_STATE, cache=True)
-def aba_fast(mb, ws, q, v, tau):
-    """aba_entry without external forces, for a workspace stamped for model buffer mb (the fast path)."""
-    if not stamped_for(ws, mb):
-        return NOT_STAMPED
-    mi, mf = split_model(mb)
-    return aba_entry(mi, mf, ws, q, v, tau, False)
-
-
-def factor(model: Model, data: Data, q: np.ndarray) -> None:
-    """Kinematics and UDUᵀ factors at q into data; a clear error when singular."""
-    raise_for_status(model, factor_entry(model._mi, model._mf, data._ws, q), q, None, None, "")
-
-
-def check_not_singular(model: Model, where: str) -> None:
-    """Refuse a model whose GIM is singular everywhere: a movable joint that moves no mass.
-
-    First structurally (a subtree with zero mass and zero inertia, e.g. a massless leaf
-    link), then by the UDUᵀ pivots Î_k at a generic (seeded random) configuration.
-    """
-    nj = model.njoints
-    subtree = (model.masses > 0) | np.any(model.inertias != 0, axis=(1, 2))
-    for k in range(nj - 1, 0, -1):
-        subtree[model.parents[k]] |= subtree[k]
-    for k in range(1, nj):
-        if not subtree[k]:
-            leaves = [model.link_names[c] for c in range(k, nj) if _is_in_subtree(model, c, k)]
-            raise ModelError(
-                f"{where}: joint {model.names[k]!r} moves only massless links ({', '.join(map(repr, leaves))}), so the "
-                "generalized inertia matrix is singular; give the link an <inertial> or make the joint fixed"
-            )
-    data = model.create_data()
-    rng = np.random.default_rng(12345)
-    q = rng.uniform(-np.pi, np.pi, model.nq)
-    status = factor_entry(model._mi, model._mf, data._ws, q)
-    if status:
-        k = status - 2
-        raise ModelError(
-            f"{where}: joint {model.names[k]!r} moves no inertia about its axis at a generic configuration, so the "
-            "generalized inertia matrix is singular"
-        )
-
-
-def _is_in_subtree(model: Model, k: int, root: int) -> bool:
-    while k > root:
-        k = model.parents[k]
-    return k == root
-
-
-def solve(model: Model, data: Data, phi: np.ndarray, eta: np.ndarray, mu: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """U D Uᵀ X = φ for the factors in data (m right-hand sides)."""
-    udut_solve(
-        model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs,
-        data.E, data.r, data.S, data.Psi, data.I_hat_inv, phi, eta, mu, out,
-    )  # fmt: skip
-    return out
-
-
-def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarray:
-    """Joint accelerations q̈ = GIM⁻¹ φ, φ = τ − C q̇ − gravity (A.1), in O(n); ``pinocchio.aba``.
-
-    φ comes from inverse dynamics with q̈ = 0 (note 1 of Table 3); then the UDUᵀ recursions.
-    One state q (nq,), v, tau (nv,), or a batch (B, nq), (B, nv), (B, nv) computed on all cores.
-    Returns q̈ as a new (nv,) array (also left in ``data.ddq``), or (B, nv).
-    """
-    if fext is None:
-        try:  # the fast path (_call.py): ready arrays straight to the kernel
-            if aba_fast(model._mb, data._ws, q, v, tau) == 0:
-                return data.ddq.copy()
-        except (TypeError, AttributeError):
-            pass
-    q, v, tau, batch = states(model, data, q, v, tau, "tau")
-    set_fext(model, data, fext)
-    if batch is None:
-        status = aba_entry(model._mi, model._mf, data._ws, q, v, tau, not data.fext_is_zero)
-        raise_for_status(model, status, q, v, tau, "tau")
-        return data.ddq.copy()
-    from .batch import batch as run  # a circular import at module level: batch.py uses this module
-
-    out, status = run(True, model, data, q, v, tau)
-    raise_for_status(model, status, q, v, tau, "tau")
-    return out
-
-
-def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
-    """GIM = U D Uᵀ by block reverse Gaussian elimination (eq. 18; A.3–A.4).
-
-    U: (nv, nv) unit upper-triangular, U_{k,j} = p_kᵀ A_{j,k}ᵀ Ψ_j for k an ancestor of j.
-    D: (nv, nv) block diagonal with the z_k x z_k blocks Î_k (diagonal for 1-DOF joints).
-    """
-    check_data(model, data)
-    check_dense_size(model, "udut")
-    q = np.ascontiguousarray(configuration(model, q))
-    factor(model, data, q)
-    data.U[:] = 0.0
-    data.D[:] = 0.0
-    for k in range(1, model.njoints):
-        iv, z = model.idx_v[k], model.nvs[k]
-        data.U[iv : iv + z, iv : iv + z] = np.eye(z)
-        data.D[iv : iv + z, iv : iv + z] = data.I_hat[k, :z, :z]
-    ancestor_blocks(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.Psi, data.U)
-    return data.U.copy(), data.D.copy()
-
-
-def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
-    """GIM⁻¹ from the UDUᵀ factors: the recursions of Table 3 applied to the identity; ``pinocchio.computeMinverse``.
-
-    O(n²) work and memory (the result is dense); refused above ``DENSE_LIMIT`` DOF.
-    """
-    check_data(model, data)
-    check_dense_size(model, "gim_inverse")
-    q = np.ascontiguousarray(configuration(model, q))
-    factor(model, data, q)
-    nv, nj = model.nv, model.njoints
-    # Columns in chunks keep the η/μ workspaces (njoints x chunk x 6) small for large nv.
-    chunk = min(nv, 256)
-    eye = np.eye(nv)
-    for c0 in range(0, nv, chunk):
-        c1 = min(nv, c0 + chunk)
-        m = c1 - c0
-        out = np.empty((nv, m))
-        solve(model, data, np.ascontiguousarray(eye[:, c0:c1]), np.empty((nj, m, 6)), np.empty((nj, m, 6)), out)
-        data.gim_inv[:, c0:c1] = out
-    # The recursions give GIM⁻¹ to rounding; symmetrise like Pinocchio's full matrix.
-    data.gim_inv[:] = 0.5 * (data.gim_inv + data.gim_inv.T)
-    return data.gim_inv.copy()

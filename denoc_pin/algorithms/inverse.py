@@ -8,14 +8,13 @@ Gravity enters as an acceleration of the base (note under Table 1).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from ..layout import FMA, all_finite, data_views, model_views, split_model, stamped_for
-from ..model import UNIVERSAL, Data, Model
-from ..spatial import add_transferred_wrench, newton_euler, propagated_twist
-from ._call import BAD_LENGTH, ENTRY_STATE, FAST_STATE, NOT_STAMPED, raise_for_status, set_fext, states
-from .kinematics import kinematics_entry, universal_pdot
+from ..core.joints import pdot_qdot
+from ..core.layout import FMA, data_views, model_views
+from ..core.spatial import add_transferred_wrench, newton_euler, propagated_twist
+
+__all__: list[str] = []
 
 
 @njit(cache=True, inline="always")
@@ -78,9 +77,8 @@ def inverse_dynamics_kernel(
             l0 += Ek[0, 0] * c0 + Ek[0, 1] * c1 + Ek[0, 2] * c2 + s1 * p5 - s2 * p4 + a3
             l1 += Ek[1, 0] * c0 + Ek[1, 1] * c1 + Ek[1, 2] * c2 + s2 * p3 - s0 * p5 + a4
             l2 += Ek[2, 0] * c0 + Ek[2, 1] * c1 + Ek[2, 2] * c2 + s0 * p4 - s1 * p3 + a5
-            if kinds[k] == UNIVERSAL:  # + ṗ_k θ̇_k
-                g0, g1, g2 = universal_pdot(S, axes2, k, v[iv], v[iv + 1])
-                d0, d1, d2 = d0 + g0, d1 + g1, d2 + g2
+            g0, g1, g2 = pdot_qdot(kinds, S, axes2, k, v, iv)  # + ṗ_k θ̇_k (angular rows; zero but for universal)
+            d0, d1, d2 = d0 + g0, d1 + g1, d2 + g2
             tk, tdk = t[k], tdot[k]
             tk[0], tk[1], tk[2], tk[3], tk[4], tk[5] = w0, w1, w2, u0, u1, u2
             tdk[0], tdk[1], tdk[2], tdk[3], tdk[4], tdk[5] = d0, d1, d2, l0, l1, l2
@@ -120,65 +118,3 @@ def inverse_dynamics_step(mi, mf, ws, v, a, with_fext):
         mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
         dv.w_tilde, dv.tau,
     )  # fmt: skip
-
-
-@njit(ENTRY_STATE, cache=True)
-def rnea_entry(mi, mf, ws, q, v, a, with_fext):
-    """Kinematics and Table 1 on the flat buffers (layout.py); τ into ws.  Returns 1 if an input
-    is not finite, BAD_LENGTH if q, v or a has the wrong length."""
-    if len(q) != mi[4] or len(v) != mi[1] or len(a) != mi[1]:
-        return BAD_LENGTH
-    if not (all_finite(q) and all_finite(v) and all_finite(a)):
-        return 1
-    kinematics_entry(mi, mf, ws, q)
-    inverse_dynamics_step(mi, mf, ws, v, a, with_fext)
-    return 0
-
-
-@njit(FAST_STATE, cache=True)
-def rnea_fast(mb, ws, q, v, a):
-    """rnea_entry without external forces, for a workspace stamped for model buffer mb (the fast path)."""
-    if not stamped_for(ws, mb):
-        return NOT_STAMPED
-    mi, mf = split_model(mb)
-    return rnea_entry(mi, mf, ws, q, v, a, False)
-
-
-def _rnea(model: Model, data: Data, q, v, a, fext, aname: str) -> np.ndarray:
-    q, v, a, batch = states(model, data, q, v, a, aname)
-    set_fext(model, data, fext)
-    if batch is None:
-        status = rnea_entry(model._mi, model._mf, data._ws, q, v, a, not data.fext_is_zero)
-        raise_for_status(model, status, q, v, a, aname)
-        return data.tau.copy()
-    from .batch import batch as run  # a circular import at module level: batch.py uses this module
-
-    out, status = run(False, model, data, q, v, a)
-    raise_for_status(model, status, q, v, a, aname)
-    return out
-
-
-def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray:
-    """Joint torques τ(q, q̇, q̈) by the recursive DeNOC algorithm (Table 1); ``pinocchio.rnea``.
-
-    q: (nq,), v: (nv,), a: (nv,) in Pinocchio's layout, or a batch (B, nq), (B, nv), (B, nv)
-    computed on all cores.  fext: None, an (njoints, 6) array of [linear, angular] forces in each
-    joint frame, or a list of ``pinocchio.Force`` (the same for the whole batch).
-    Returns τ as a new (nv,) array (also left in ``data.tau``), or (B, nv) for a batch.
-    """
-    if fext is None:
-        try:  # the fast path (_call.py): ready arrays straight to the kernel
-            if rnea_fast(model._mb, data._ws, q, v, a) == 0:
-                return data.tau.copy()
-        except (TypeError, AttributeError):
-            pass
-    return _rnea(model, data, q, v, a, fext, "a")
-
-
-def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
-    """h(q, q̇) = C(q, q̇) q̇ + gravity term: inverse dynamics with q̈ = 0; ``pinocchio.nonLinearEffects``.
-
-    Also for a batch (B, nq), (B, nv).
-    """
-    a = data.zeros_v if np.ndim(q) == 1 else np.zeros(np.shape(v))
-    return _rnea(model, data, q, v, a, None, "a")

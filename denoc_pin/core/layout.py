@@ -37,19 +37,98 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-HEADER = 6  # mi[0:6] = nj, nv, number of modules, zmax, nq, number of M̂ slots
+HEADER = 6  # mi[0:6] = the sizes: nj, nv, nmod, z, nq, ns (below)
+SIZES = ("nj", "nv", "nmod", "z", "nq", "ns")
+"""The model's sizes, in the order of mi's header: bodies + 1, DOF, modules, zmax (the largest joint DOF),
+configuration size, M̂ slots (``articulated_slots``)."""
 # The steps of the algorithms compile with a*b + c contracted into fused multiply-adds: one rounding
 # instead of two (never less accurate), no reassociation, and NaN/inf semantics unchanged.  It took
 # panda's FD step from 1.71 to 1.61 µs and its GIM from 0.95 to 0.83 µs inside numba.
 FMA = {"contract"}
 WS_HEADER = 1  # ws[0] = the address of the model buffer it was made for (the stamp); the views follow
 
-ModelViews = namedtuple(
-    "ModelViews",
-    "parents kinds idx_q idx_v nqs nvs module_ptr module_bodies body_module slot slot_init placement_rotation "
-    "placement_translation axes axes2 gravity masses coms inertias inertias_origin",
+# ---------------------------------------------------------------------------------------
+# The layout, declared once: (name, shape in terms of SIZES, meaning).  Offsets, buffer sizes and the
+# named views below are generated from these tables; Model and Data document their fields from them.
+# Frames: "body" is body k's frame, "parent" its parent's joint frame at q = 0, "base" the base frame.
+# ---------------------------------------------------------------------------------------
+
+MODEL_INTS = (
+    ("parents", ("nj",), "parent body β of body k, parents[k] < k; parents[0] = 0"),
+    ("kinds", ("nj",), "joint-kind code of joint k (core.joints)"),
+    ("idx_q", ("nj",), "first entry of joint k in q"),
+    ("idx_v", ("nj",), "first entry of joint k in v"),
+    ("nvs", ("nj",), "DOF z_k of joint k"),
+    ("module_ptr", ("nmod + 1",), "the bodies of module i are module_bodies[module_ptr[i]:module_ptr[i + 1]]"),
+    ("module_bodies", ("nj - 1",), "body indices, module by module, root to tip within a module"),
+    ("slot", ("nj",), "the M_hat slot that holds M̂_k while it is open (articulated_slots)"),
+    ("slot_init", ("nj",), "bit 1: k is a leaf; bit 2: k is the first child of its parent eliminated"),
 )
-DataViews = namedtuple("DataViews", "E r S t tdot w_tilde fext eta M_hat Psi_hat Psi I_hat I_hat_inv tau phi ddq")
+MODEL_FLOATS = (
+    ("placement_rotation", ("nj", 3, 3), "rotation of joint frame k in its parent body's frame at q = 0"),
+    ("placement_translation", ("nj", 3), "origin of joint frame k in its parent body's frame at q = 0"),
+    ("axes", ("nj", 3), "unit joint axis e_k, body frame (a universal joint's first axis: parent's joint frame)"),
+    ("axes2", ("nj", 3), "a universal joint's second axis e2, body frame; zero for other kinds"),
+    ("pitches", ("nj",), "a helical joint's pitch [m/rad]; zero for other kinds"),
+    ("gravity", (3,), "gravity g, base frame"),
+    ("masses", ("nj",), "mass m_k"),
+    ("coms", ("nj", 3), "centre of mass d_k, body frame"),
+    ("inertias_origin", ("nj", 3, 3), "rotational inertia I_k about o_k, body frame; zero for the base"),
+)
+DATA_FLOATS = (
+    ("E", ("nj", 3, 3), "rotation taking parent-frame components to body-frame ones (A_{k,β}, eq. 7b)"),
+    ("r", ("nj", 3), "o_k − o_β, parent frame (A_{k,β}, eq. 7b)"),
+    ("S", ("nj", 6, "z"), "p_k in its first nvs[k] columns, body frame [ω; v] (eq. 7b)"),
+    ("t", ("nj", 6), "twist t_k = [ω_k; ȯ_k], body frame (eq. 5)"),
+    ("tdot", ("nj", 6), "twist-rate ṫ_k (classical accelerations ω̇, ö), body frame (Table 1)"),
+    ("w_tilde", ("nj", 6), "composite wrench w̃_k, body frame (Table 1, step 2)"),
+    ("fext", ("nj", 6), "external wrench [n; f] of the last call given any, body frame"),
+    ("eta", ("nj", 6), "η_k of Table 3, step 1; μ_k after step 2"),
+    ("M_hat", ("ns", 6, 6), "open articulated mass matrices M̂_k (eq. 20, A.6), or composite M̃_k (eq. 17)"),
+    ("Psi_hat", ("nj", 6, "z"), "Ψ̂_k = M̂_k p_k (eq. 19, A.5); B_k = M̃_k p_k in gim"),
+    ("Psi", ("nj", 6, "z"), "Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5)"),
+    ("I_hat", ("nj", "z", "z"), "Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18)"),
+    ("I_hat_inv", ("nj", "z", "z"), "Î_k⁻¹"),
+    ("tau", ("nv",), "τ of the last inverse dynamics; h(q, q̇) inside forward dynamics"),
+    ("phi", ("nv",), "φ = τ − C q̇ − gravity (A.1)"),
+    ("ddq", ("nv",), "q̈ of the last forward dynamics"),
+)
+
+ModelViews = namedtuple("ModelViews", [f[0] for f in MODEL_INTS + MODEL_FLOATS])
+DataViews = namedtuple("DataViews", [f[0] for f in DATA_FLOATS])
+
+
+def _size(shape) -> str:
+    return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in shape)
+
+
+_HEAD = f"    {', '.join(SIZES)} = " + ", ".join(f"head[{i}]" for i in range(len(SIZES))) + "\n"
+
+
+def _views_source(name: str, args: str, parts) -> str:
+    """A function ``name(args)`` that cuts each buffer of ``parts`` = ((buffer, table, start), …) into the
+    views of its table, in order, and returns them as one named tuple (``head``: mi, whose header has SIZES)."""
+    body, fields = "", []
+    for buf, table, start in parts:
+        body += f"    o = {start}\n"
+        for field, shape, _ in table:
+            body += f"    {field} = _view({buf}, o, ({', '.join(map(str, shape))},))\n    o += {_size(shape)}\n"
+            fields.append(field)
+    result = "ModelViews" if parts[0][1] is MODEL_INTS else "DataViews"
+    return f"def {name}({args}):\n    head = mi\n{_HEAD}{body}    return {result}({', '.join(fields)})\n"
+
+
+def _sizes_source(name: str, parts) -> str:
+    """A function ``name(head)`` returning the size of each buffer of ``parts`` = ((table, start), …)."""
+    sums = [" + ".join([start] + [_size(shape) for _, shape, _ in table]) for table, start in parts]
+    return f"def {name}(head):\n{_HEAD}    return {', '.join(sums)}\n"
+
+
+def _compile(source: str, name: str, **options):
+    """njit a generated function.  Its code object names this file, so numba's cache finds it and keys it
+    by this file's stamp (the tables above are in this file)."""
+    exec(compile(source, __file__, "exec"), globals())
+    return njit(cache=True, **options)(globals()[name])
 
 
 @intrinsic
@@ -100,60 +179,18 @@ def borrow(a):
     return numba.carray(_address(a, 0), a.shape)
 
 
-@njit(cache=True, inline="always")
-def model_views(mi, mf):
-    """ModelViews of the flat model buffers (field docs: ``Model``)."""
-    nj, nmod = mi[0], mi[2]
-    o = HEADER
-    parents = _view(mi, o, nj)
-    o += nj
-    kinds = _view(mi, o, nj)
-    o += nj
-    idx_q = _view(mi, o, nj)
-    o += nj
-    idx_v = _view(mi, o, nj)
-    o += nj
-    nqs = _view(mi, o, nj)
-    o += nj
-    nvs = _view(mi, o, nj)
-    o += nj
-    module_ptr = _view(mi, o, nmod + 1)
-    o += nmod + 1
-    module_bodies = _view(mi, o, nj - 1)
-    o += nj - 1
-    body_module = _view(mi, o, nj)
-    o += nj
-    slot = _view(mi, o, nj)
-    o += nj
-    slot_init = _view(mi, o, nj)
-    f = 0
-    placement_R = _view(mf, f, (nj, 3, 3))
-    f += 9 * nj
-    placement_p = _view(mf, f, (nj, 3))
-    f += 3 * nj
-    axes = _view(mf, f, (nj, 3))
-    f += 3 * nj
-    axes2 = _view(mf, f, (nj, 3))
-    f += 3 * nj
-    gravity = _view(mf, f, 3)
-    f += 3
-    masses = _view(mf, f, nj)
-    f += nj
-    coms = _view(mf, f, (nj, 3))
-    f += 3 * nj
-    inertias = _view(mf, f, (nj, 3, 3))
-    f += 9 * nj
-    inertias_origin = _view(mf, f, (nj, 3, 3))
-    return ModelViews(
-        parents, kinds, idx_q, idx_v, nqs, nvs, module_ptr, module_bodies, body_module, slot, slot_init,
-        placement_R, placement_p, axes, axes2, gravity, masses, coms, inertias, inertias_origin,
-    )  # fmt: skip
-
-
-@njit(cache=True)
-def model_buffer_sizes(nj: int, nmod: int) -> tuple[int, int]:
-    """(size of mi, size of mf)."""
-    return HEADER + 9 * nj + nmod + 1 + nj - 1, 9 * nj + 3 * nj + 3 * nj + 3 * nj + 3 + nj + 3 * nj + 9 * nj + 9 * nj
+# model_views(mi, mf) -> ModelViews, data_views(ws, mi) -> DataViews: the kernels' views of the buffers;
+# model_buffer_sizes(head) -> (size of mi, size of mf) and workspace_size(head), for the sizes in mi's header.
+model_views = _compile(
+    _views_source("model_views", "mi, mf", (("mi", MODEL_INTS, "HEADER"), ("mf", MODEL_FLOATS, "0"))),
+    "model_views",
+    inline="always",
+)
+model_buffer_sizes = _compile(_sizes_source("model_buffer_sizes", ((MODEL_INTS, "HEADER"), (MODEL_FLOATS, "0"))),
+                              "model_buffer_sizes", inline="always")  # fmt: skip
+data_views = _compile(_views_source("data_views", "ws, mi", (("ws", DATA_FLOATS, "WS_HEADER"),)), "data_views",
+                      inline="always")  # fmt: skip
+workspace_size = _compile(_sizes_source("workspace_size", ((DATA_FLOATS, "WS_HEADER"),)), "workspace_size")
 
 
 def model_buffer(mi: np.ndarray, nf: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,7 +209,7 @@ def split_model(mb):
     """(mi, mf) of a model buffer made by ``model_buffer``, as views that take no reference."""
     ints = _int64_address(mb)
     head = numba.carray(ints, HEADER)
-    ni = model_buffer_sizes(head[0], head[2])[0]
+    ni = model_buffer_sizes(head)[0]
     return numba.carray(ints, ni), _view(mb, ni, len(mb) - ni)
 
 
@@ -180,45 +217,6 @@ def split_model(mb):
 def stamped_for(ws, mb) -> bool:
     """Whether workspace ws was made for (stamped with) model buffer mb (``Data``)."""
     return ws[0] == _stamp(mb)
-
-
-@njit(cache=True, inline="always")
-def data_views(ws, mi):
-    """DataViews of the flat workspace (field docs: ``Data``)."""
-    nj, nv, z, ns = mi[0], mi[1], mi[3], mi[5]
-    o = WS_HEADER
-    E = _view(ws, o, (nj, 3, 3))
-    o += 9 * nj
-    r = _view(ws, o, (nj, 3))
-    o += 3 * nj
-    S = _view(ws, o, (nj, 6, z))
-    o += 6 * z * nj
-    t = _view(ws, o, (nj, 6))
-    o += 6 * nj
-    tdot = _view(ws, o, (nj, 6))
-    o += 6 * nj
-    w_tilde = _view(ws, o, (nj, 6))
-    o += 6 * nj
-    fext = _view(ws, o, (nj, 6))
-    o += 6 * nj
-    eta = _view(ws, o, (nj, 6))
-    o += 6 * nj
-    M_hat = _view(ws, o, (ns, 6, 6))
-    o += 36 * ns
-    Psi_hat = _view(ws, o, (nj, 6, z))
-    o += 6 * z * nj
-    Psi = _view(ws, o, (nj, 6, z))
-    o += 6 * z * nj
-    I_hat = _view(ws, o, (nj, z, z))
-    o += z * z * nj
-    I_hat_inv = _view(ws, o, (nj, z, z))
-    o += z * z * nj
-    tau = _view(ws, o, nv)
-    o += nv
-    phi = _view(ws, o, nv)
-    o += nv
-    ddq = _view(ws, o, nv)
-    return DataViews(E, r, S, t, tdot, w_tilde, fext, eta, M_hat, Psi_hat, Psi, I_hat, I_hat_inv, tau, phi, ddq)
 
 
 def numpy_views(views, *buffers: np.ndarray):
@@ -236,10 +234,6 @@ def numpy_views(views, *buffers: np.ndarray):
         else:
             raise AssertionError(f"view {name!r} lies in none of the buffers")
     return type(views)(**out)
-
-
-def workspace_size(nj: int, nv: int, zmax: int, nslots: int) -> int:
-    return WS_HEADER + nj * (9 + 3 + 6 * zmax + 5 * 6 + 2 * 6 * zmax + 2 * zmax * zmax) + 36 * nslots + 3 * nv
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ Geometry comes from two places:
 A closed loop's cut joint is marked by a red sphere on each side (C1 on link1, C2 on link2): they
 coincide when the loop is closed.
 
-Drawing uses ``pinocchio.visualize.MeshcatVisualizer`` on ``model.to_pinocchio()``, whose q/v layout is
+Drawing uses ``pinocchio.visualize.MeshcatVisualizer`` on ``dp.to_pinocchio(model)``, whose q/v layout is
 the model's.  The meshcat scene is recorded in this process (the tree the meshcat server keeps), so
 ``save_html`` needs no server; ``display`` and ``play`` also reach a live meshcat server when the viewer
 has one (``live=True``, or ``zmq_url`` of a running ``meshcat-server``).
@@ -26,7 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import Model, ModelError, configuration
+from ..algorithms.configuration import neutral
+from ..algorithms.explicit import world_poses
+from ..loaders.pinocchio_bridge import to_pinocchio
+from ..loaders.robots import robots_dir
+from ..model import Model, ModelError, configuration
 
 MAX_BODIES = 2000
 """Largest model the viewer draws: a 100,000-link chain would be 200,000 meshcat objects."""
@@ -123,7 +127,6 @@ def _frame_axes(z: np.ndarray) -> np.ndarray:
 def _package_dirs(model: Model, extra) -> list[str]:
     """Where ``package://`` URIs may point: the URDF's folder and its ancestors, example-robot-data's
     robots and share folders, and the caller's."""
-    from .robots import robots_dir
 
     dirs = [str(Path(d)) for d in (extra or [])]
     if model.source:
@@ -141,7 +144,7 @@ def visual_model(model: Model, package_dirs=None):
     import coal
     import pinocchio as pin
 
-    pm = model.to_pinocchio()
+    pm = to_pinocchio(model)
     gm = pin.GeometryModel()
     if model.source and str(model.source).endswith(".urdf"):
         try:
@@ -183,8 +186,6 @@ def visual_model(model: Model, package_dirs=None):
 def _extent(model: Model) -> float:
     """Radius of a sphere about the world origin that holds every joint and tip at q = 0 (at least 0.2 m);
     a tip body (no children) ends at twice its centre of mass, as it is drawn."""
-    from .algorithms.explicit import world_poses
-    from .configuration import neutral
 
     R, o = world_poses(model, neutral(model))[:2]
     leaf = np.ones(model.njoints, bool)
@@ -323,6 +324,5 @@ def _scaled(T: np.ndarray, scale) -> np.ndarray:
 
 
 def _neutral(model: Model) -> np.ndarray:
-    from .configuration import neutral
 
     return neutral(model)

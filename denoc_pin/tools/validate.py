@@ -11,10 +11,18 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .algorithms import explicit as _dm
-from .algorithms import forward_dynamics, gim, gim_inverse, inverse_dynamics, nonlinear_effects, udut
-from .configuration import random_configuration
-from .model import Model
+from ..algorithms import explicit as _dm
+from ..algorithms import forward_dynamics, gim, gim_inverse, inverse_dynamics, nonlinear_effects, udut
+from ..algorithms.configuration import integrate, neutral, random_configuration
+from ..loops import (
+    AssemblyError,
+    assemble,
+    constrained_forward_dynamics,
+    constrained_inverse_dynamics,
+    loop_jacobian,
+    loop_residual,
+)
+from ..model import Model
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -162,7 +170,6 @@ def reference_loop_jacobian(model: Model, q) -> np.ndarray:
 
 def reference_loop_bias(model: Model, q, v, h: float = 1e-3) -> np.ndarray:
     """J̇ q̇ = d/dt [J(q(t))] q̇ along q(t) = q ⊕ t q̇ (constant q̇), 4th-order central differences."""
-    from .configuration import integrate
 
     def Jv(s):
         return reference_loop_jacobian(model, integrate(model, q, v, s)) @ v
@@ -173,7 +180,6 @@ def reference_loop_bias(model: Model, q, v, h: float = 1e-3) -> np.ndarray:
 def reference_constrained_dynamics(model: Model, q, v, tau, baumgarte=(0.0, 0.0)):
     """(q̈, λ) from the dense KKT system [[GIM, −Jᵀ], [J, 0]] [q̈; λ] = [τ − C q̇ − g; γ], GIM and C
     from ``denoc_matrices``; least squares with the minimum norm when constraints are redundant."""
-    from .loops import loop_residual
 
     dm = _dm.denoc_matrices(model, q, v)
     J = reference_loop_jacobian(model, q)
@@ -221,8 +227,6 @@ def pinocchio_constrained_dynamics(model: Model, pin_model, q, v, tau):
 def closed_configurations(model: Model, samples: int, seed: int = 0) -> list[np.ndarray]:
     """Configurations that close the loops: the first of q = neutral and random guesses that
     assembles, then random ones near it.  AssemblyError if none of 30 guesses closes the loops."""
-    from .configuration import integrate, neutral
-    from .loops import AssemblyError, assemble
 
     rng = np.random.default_rng(seed)
     base = None
@@ -249,7 +253,6 @@ def compare_loops(model: Model, pin_model, samples: int = 10, seed: int = 0) -> 
     """The closed-loop algorithms on ``samples`` closed states (``closed_configurations``): against
     Pinocchio where every cut has an equivalent, always against the dense KKT reference, and
     closed-loop inverse dynamics (every joint actuated) fed back into forward dynamics."""
-    from .loops import AssemblyError, constrained_forward_dynamics, constrained_inverse_dynamics, loop_jacobian
 
     checks = {
         "fd_ref": Check("constrained_fd q̈", "dense KKT (denoc_matrices)"),

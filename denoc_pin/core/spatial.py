@@ -82,6 +82,49 @@ def skew(x):
 
 
 @njit(cache=True)
+def mv3(R, x):
+    """R x for a 3 x 3 R, as a new 3-vector."""
+    return np.array([R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2], R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
+                     R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2]])  # fmt: skip
+
+
+@njit(cache=True)
+def mtv3(R, x):
+    """Rᵀ x for a 3 x 3 R, as a new 3-vector."""
+    return np.array([R[0, 0] * x[0] + R[1, 0] * x[1] + R[2, 0] * x[2], R[0, 1] * x[0] + R[1, 1] * x[1] + R[2, 1] * x[2],
+                     R[0, 2] * x[0] + R[1, 2] * x[1] + R[2, 2] * x[2]])  # fmt: skip
+
+
+@njit(cache=True)
+def cross3(a, b):
+    """a × b as a new 3-vector."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+@njit(cache=True)
+def log3(R):
+    """Rotation vector of R (its matrix logarithm), accurate near 0 and π."""
+    c = min(1.0, max(-1.0, (R[0, 0] + R[1, 1] + R[2, 2] - 1.0) / 2.0))
+    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    s = np.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) / 2.0
+    theta = np.arctan2(s, c)
+    if theta < 1e-6:
+        return w / 2.0 * (1.0 + theta * theta / 6.0)
+    if np.pi - theta > 1e-6:
+        return w * (theta / (2.0 * s))
+    B = (R + R.T) / 2.0  # near π the axis comes from the symmetric part
+    i = 0
+    for k in range(3):
+        B[k, k] -= c
+        if B[k, k] > B[i, i]:
+            i = k
+    a = B[:, i] / np.sqrt(max(B[i, i], 1e-300))
+    if a[0] * w[0] + a[1] * w[1] + a[2] * w[2] < 0:
+        a = -a
+    return theta * a
+
+
+@njit(cache=True)
 def axis_angle(e, angle):
     """Rotation matrix by ``angle`` about the unit vector ``e`` (Rodrigues)."""
     R = np.empty((3, 3))

@@ -11,13 +11,24 @@ import sys
 import warnings
 from pathlib import Path
 
+from ..algorithms.configuration import neutral
+from ..algorithms.parallel_scheme import connectivity_matrix
+from ..core.joints import JOINTS
+from ..loaders.robots import example_robot_urdf
+from ..loaders.urdf import load_urdf
+from ..loops import assemble, loop_residual
+from ..model import ModelError
+from ..simulation.simulate import Trajectory, simulate
+from . import demo
+from .validate import as_json, compare_loops, compare_with_pinocchio, format_table
+from .viewer import Viewer
+
 
 def _resolve(path: str) -> Path:
     """A URDF path, or the short name of an example-robot-data robot (``panda``, ``ur5``, …)."""
     p = Path(path)
     if p.exists() or p.suffix == ".urdf" or "/" in path:
         return p
-    from .robots import example_robot_urdf
 
     try:
         return example_robot_urdf(path)
@@ -26,7 +37,6 @@ def _resolve(path: str) -> Path:
 
 
 def _load(args):
-    from .urdf import load_urdf
 
     return load_urdf(_resolve(args.urdf), root_joint=args.root_joint, strict=args.strict)
 
@@ -36,17 +46,14 @@ def cmd_info(args) -> int:
     print(model)
     print()
     print(f"{'joint':<28} {'kind':<11} {'parent':<28} {'module':>6} {'idx_q':>5} {'idx_v':>5}")
-    from .model import JOINT_KINDS
 
     for k in range(1, model.njoints):
         print(
-            f"{model.names[k]:<28} {JOINT_KINDS[int(model.kinds[k])][0]:<11} {model.names[model.parents[k]]:<28} "
+            f"{model.names[k]:<28} {JOINTS[int(model.kinds[k])].name:<11} {model.names[model.parents[k]]:<28} "
             f"{'M' + str(model.body_module[k] + 1):>6} {model.idx_q[k]:>5} {model.idx_v[k]:>5}"
         )
     print(f"\ntotal mass (moving bodies): {model.masses[1:].sum():.6g} kg")
     if args.connectivity:
-        from .parallel_scheme import connectivity_matrix
-
         print("\nconnectivity (Isobe & Yagi, Fig. 3): row j, column k is 1 when joint j supports link k")
         for j, row in enumerate(connectivity_matrix(model), start=1):
             print(f"{model.names[j]:>28} " + " ".join(str(x) for x in row))
@@ -56,16 +63,12 @@ def cmd_info(args) -> int:
 def cmd_validate(args) -> int:
     import pinocchio as pin
 
-    from .validate import as_json, compare_with_pinocchio, format_table
-
     path = _resolve(args.urdf)
     model = _load(args)
     root = {None: None, "free-flyer": pin.JointModelFreeFlyer, "planar": pin.JointModelPlanar}[args.root_joint]
     pin_model = pin.buildModelFromUrdf(str(path)) if root is None else pin.buildModelFromUrdf(str(path), root())
     checks = compare_with_pinocchio(model, pin_model, samples=args.samples, seed=args.seed)
     if model.loops:
-        from .validate import compare_loops
-
         checks += compare_loops(model, pin_model, samples=args.samples, seed=args.seed)
     ok = all(c.passed for c in checks)
     if args.json:
@@ -105,15 +108,10 @@ def cmd_simulate(args) -> int:
 
     import numpy as np
 
-    from .configuration import neutral
-    from .simulate import simulate
-
     model = _load(args)
     q0 = _state(args.q0, neutral(model))
     v0 = _state(args.v0, np.zeros(model.nv))
     if model.loops:
-        from .loops import assemble, loop_residual
-
         if q0.shape == (model.nq,) and np.abs(loop_residual(model, q0)).max() > 1e-6:
             q0 = assemble(model, q0)
             print(f"q0 did not close the loops; assembled to q0 = {np.array2string(q0, precision=6)}")
@@ -133,16 +131,12 @@ def cmd_simulate(args) -> int:
             traj.save(args.out)
         print(f"trajectory -> {args.out}")
     if args.plot:
-        from .demo import _line_plot
-
         curves = {f"{model.names[k]} [rad or m]": traj.q[:, model.idx_q[k]] for k in range(1, min(model.njoints, 9))}
-        _line_plot(
+        demo.line_plot(
             Path(args.plot), traj.t, curves, "time [s]", "q (first entry per joint)", f"{model.name}: {args.method}"
         )
         print(f"plot -> {args.plot}")
     if args.html:
-        from .viewer import Viewer
-
         Viewer(model).save_html(args.html, traj=traj)
         print(f"viewer -> {args.html}")
     return 0
@@ -151,15 +145,11 @@ def cmd_simulate(args) -> int:
 def cmd_view(args) -> int:
     import time
 
-    from .viewer import Viewer
-
     model = _load(args)
     viewer = Viewer(model, live=True)
     print(f"MeshCat viewer: {viewer.url}")
     traj = None
     if args.traj:
-        from .simulate import Trajectory
-
         traj = Trajectory.load(args.traj)
         if traj.q.shape[1] != model.nq:
             raise ValueError(f"{args.traj} holds q of size {traj.q.shape[1]}, the model has nq = {model.nq}")
@@ -180,7 +170,6 @@ def cmd_view(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from . import demo
 
     results = demo.run(args.out, quick=args.quick)
     g, f, r = results["gripper_inverse_dynamics"], results["gripper_fall"], results["rope_fall"]
@@ -247,7 +236,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "samples", 1) < 1:
         parser.error("--samples must be at least 1")
-    from .model import ModelError
 
     try:
         with warnings.catch_warnings():

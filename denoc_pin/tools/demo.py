@@ -9,11 +9,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .models import rope
-from .simulate import inverse_dynamics_trajectory, simulate
-from .urdf import load_urdf
+from ..algorithms import parallel_scheme
+from ..algorithms.api import gim, udut
+from ..algorithms.explicit import world_poses
+from ..loaders.builder import ModelBuilder
+from ..loaders.models import chain, rod_inertia, rope
+from ..loaders.models import isobe_multibranch as isobe_multibranch_model
+from ..loaders.pinocchio_bridge import to_pinocchio
+from ..loaders.urdf import load_urdf
+from ..loops import assemble, complete_motion, constrained_forward_dynamics, constrained_inverse_dynamics, loop_residual
+from ..simulation.edits import attach, lock_joints, transfer_state, with_passive, without_loop
+from ..simulation.simulate import inverse_dynamics_trajectory, simulate
+from .viewer import Viewer
 
-URDF_DIR = Path(__file__).resolve().parents[1] / "urdf"
+URDF_DIR = Path(__file__).resolve().parents[2] / "urdf"
 
 # Table 2 of Shah, Saha & Dutt: initial and final angles of the gripper joints 1¹, 1², 2², 1³ (degrees).
 GRIPPER_TABLE_2 = np.array([[0.0, 60.0], [0.0, 80.0], [0.0, 80.0], [90.0, 120.0]])
@@ -37,7 +46,7 @@ def _figure():
     return plt
 
 
-def _line_plot(path: Path, x, curves: dict, xlabel: str, ylabel: str, title: str) -> str:
+def line_plot(path: Path, x, curves: dict, xlabel: str, ylabel: str, title: str) -> str:
     """One figure of labelled curves against x, written to ``path``."""
     plt = _figure()
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -95,12 +104,12 @@ def gripper_inverse_dynamics(out: Path, samples: int = 1001, T: float = 1.0) -> 
     t0 = time.perf_counter()
     tau = inverse_dynamics_trajectory(model, t, q, v, a)
     wall = time.perf_counter() - t0
-    pm = model.to_pinocchio()
+    pm = to_pinocchio(model)
     pd = pm.createData()
     ref = np.array([pin.rnea(pm, pd, qi, vi, ai) for qi, vi, ai in zip(q, v, a, strict=True)])
     err = float(np.abs(tau - ref).max() / np.abs(ref).max())
     curves = {label: tau[:, k] for k, label in enumerate(["τ 1¹", "τ 1²", "τ 2²", "τ 1³"])}
-    path = _line_plot(
+    path = line_plot(
         Path(out) / "gripper_torques.png", t, curves, "time [s]", "joint torque [N m]",
         "Gripper inverse dynamics (Shah, Saha & Dutt, Fig. 5)",
     )  # fmt: skip
@@ -118,7 +127,7 @@ def gripper_fall(out: Path, t_final: float = 1.0, dt: float = 1e-3) -> dict:
     wall = time.perf_counter() - t0
     E = traj.energy["total"]
     curves = {label: np.rad2deg(traj.q[:, k]) for k, label in enumerate(["θ 1¹", "θ 1²", "θ 2²", "θ 1³"])}
-    path = _line_plot(
+    path = line_plot(
         Path(out) / "gripper_fall.png", traj.t, curves, "time [s]", "joint angle [deg]",
         "Gripper falling under gravity (Shah, Saha & Dutt, Fig. 6)",
     )  # fmt: skip
@@ -145,7 +154,7 @@ def rope_fall(
     E = traj.energy["total"]
     result["energy_drift_rel"] = float(np.abs(E - E[0]).max() / np.abs(traj.energy["kinetic"]).max())
     if compare_pinocchio:
-        pm = model.to_pinocchio()
+        pm = to_pinocchio(model)
         z = np.zeros(model.nv)
         t0 = time.perf_counter()
         q, _ = pinocchio_rk4(pm, q0.copy(), z, z, dt, len(traj.t) - 1)
@@ -177,15 +186,12 @@ def rope_fall(
     plt.close(fig)
     result["figure"] = str(path)
     if html:
-        from .viewer import Viewer
-
         result["viewer"] = str(Viewer(model).save_html(Path(out) / "rope_fall.html", traj=traj))
     return result
 
 
 def _rope_points(model, q) -> np.ndarray:
     """Base-frame positions of the joints and of the free end (forward kinematics, one pass)."""
-    from .algorithms.explicit import world_poses
 
     R, o, _, _ = world_poses(model, q)
     tip = o[-1] + R[-1] @ (2.0 * model.coms[-1])
@@ -196,8 +202,6 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     """Schiehlen's two-body robot, open loop (eq. 21–22): the GIM against eq. (21), and D Uᵀ from the
     UDUᵀ factors against the triangular form (22) that reverse Gaussian elimination gives; then the
     robot swinging under gravity from α = 30°."""
-    from .algorithms.composite import gim
-    from .algorithms.forward import udut
 
     model = load_urdf(URDF_DIR / "two_link.urdf")
     data = model.create_data()
@@ -212,7 +216,7 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
         err21 = max(err21, float(np.abs(gim(model, data, q) - eq21).max() / np.abs(eq21).max()))
         err22 = max(err22, float(np.abs(D @ U.T - eq22).max() / np.abs(eq22).max()))
     traj = simulate(model, np.deg2rad([30.0, 0.0]), np.zeros(2), t_final, dt=dt, progress=False)
-    path = _line_plot(
+    path = line_plot(
         Path(out) / "schiehlen_open.png", traj.t, {"α": np.rad2deg(traj.q[:, 0]), "δ": np.rad2deg(traj.q[:, 1])},
         "time [s]", "angle [deg]", "Schiehlen's two-body robot, open loop, under gravity",
     )  # fmt: skip
@@ -224,7 +228,6 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
 def huge_chains(out: Path, sizes=(1000, 10000, 100000), dt: float = 1e-3) -> dict:
     """Agarwal et al.: planar and spatial chains released from the horizontal.  Wall time per
     simulated second and energy drift (RK4, dt = 1 ms; short horizons, longer for smaller n)."""
-    from .models import chain
 
     rows = []
     shapes = {}
@@ -280,7 +283,6 @@ def _driven(model, actuated, q_of_t, t, q_guess, motors=None):
     (each (len(t), n)): positions by assemble (the others follow), rates by complete_motion; then the
     torques of ``motors`` (default: the ``actuated`` joints) and the cut-joint reactions by closed-loop
     inverse dynamics."""
-    from .loops import assemble, complete_motion, constrained_inverse_dynamics
 
     data = model.create_data()
     qa, va, aa = q_of_t(t)
@@ -299,7 +301,6 @@ def _driven(model, actuated, q_of_t, t, q_guess, motors=None):
 def _round_trip(model, Q, V, A, T, every: int = 10) -> float:
     """Worst error of closed-loop FD(τ) against the prescribed accelerations, relative to the largest
     acceleration of the motion (a single sample's may be near zero)."""
-    from .loops import constrained_forward_dynamics
 
     data = model.create_data()
     err = 0.0
@@ -313,7 +314,6 @@ def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     """Schiehlen's two-body robot closed by a pin in a slot (section 5, eq. 18–25): released from rest
     under gravity; along the motion the closing reaction F and α̈ are compared with the closed form of
     eq. (20)/(24)–(25) in absolute angles α, β (see urdf/two_link_closed.urdf)."""
-    from .loops import assemble
 
     model = load_urdf(URDF_DIR / "two_link_closed.urdf")
     q0 = assemble(model, np.array([1.0, 2.0]), fixed=["alpha"])
@@ -321,7 +321,6 @@ def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     traj = simulate(model, q0, np.zeros(2), t_final, dt=dt, progress=False)
     wall = time.perf_counter() - t0
     # The closed form imposes J q̈ + J̇ q̇ = 0 exactly: compare without the Baumgarte terms of the run.
-    from .loops import constrained_forward_dynamics
 
     data = model.create_data()
     runs = [constrained_forward_dynamics(model, data, q, v, np.zeros(2)) for q, v in zip(traj.q, traj.v, strict=True)]
@@ -338,7 +337,7 @@ def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     err_F = float(np.abs(lam[:, 0] - F).max() / np.abs(F).max())
     err_a = float(np.abs(acc[:, 0] - alpha_dd).max() / np.abs(alpha_dd).max())
     residual = float(np.abs(R * np.cos(al) + L * np.cos(be)).max())
-    path = _line_plot(
+    path = line_plot(
         Path(out) / "schiehlen_closed.png", traj.t,
         {"closing reaction F, denoc_pin λ [N]": traj.lam[:, 0], "F by eq. (20)/(25) [N]": F,
          "α [rad]": al},
@@ -350,7 +349,6 @@ def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
 
 def four_bar(out: Path, t_final: float = 5.0, dt: float = 1e-3) -> dict:
     """The four-bar released under gravity: loop residual and energy balance along 5 s (Baumgarte)."""
-    from .loops import assemble, loop_residual
 
     model = load_urdf(URDF_DIR / "four_bar.urdf")
     q0 = assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
@@ -359,7 +357,7 @@ def four_bar(out: Path, t_final: float = 5.0, dt: float = 1e-3) -> dict:
     wall = time.perf_counter() - t0
     E = traj.energy["total"]
     residual = max(float(np.abs(loop_residual(model, q)).max()) for q in traj.q[::10])
-    path = _line_plot(
+    path = line_plot(
         Path(out) / "four_bar.png", traj.t, {"crank [rad]": traj.q[:, 0], "rocker [rad]": traj.q[:, 2],
                                             "energy − E(0) [mJ]": 1e3 * (E - E[0])},
         "time [s]", "", "Four-bar released under gravity",
@@ -391,7 +389,7 @@ def slider_crank(out: Path, samples: int = 401) -> dict:
         return 0.3 + w * t, np.full_like(t, w), np.zeros_like(t)
 
     Q, V, A, T, L = _driven(model, ["crank_joint"], crank, t, [0.3, -0.4, 0.1])
-    path = _line_plot(
+    path = line_plot(
         Path(out) / "slider_crank.png", t, {"crank torque [N·m]": T[:, 0], "guide normal force [N]": L[:, 4]},
         "time [s]", "", "Slider-crank, crank at 1 rev/s: closed-loop inverse dynamics",
     )  # fmt: skip
@@ -407,7 +405,7 @@ def _motor_sway(out: Path, urdf: str, motors: list, amplitude: list, T: float, s
     t = np.linspace(0.0, T, samples)
     Q, V, A, Tq, _ = _driven(model, motors, _sway(amplitude, np.zeros(len(motors)), T), t, np.zeros(model.nq))
     cols = [int(model.idx_v[model.joint_id(n)]) for n in motors]
-    path = _line_plot(
+    path = line_plot(
         Path(out) / f"{urdf}.png", t, {f"{n} [N·m]": Tq[:, c] for n, c in zip(motors, cols, strict=True)},
         "time [s]", "torque", title,
     )  # fmt: skip
@@ -470,10 +468,7 @@ def isobe_multibranch(out: Path, samples: int = 201, T: float = 1.0) -> dict:
     DeNOC's Table 1, by the parallel scheme τ = L T P, by ``pinocchio.rnea`` and by the Lagrangian closed form."""
     import pinocchio as pin
 
-    from . import parallel_scheme
-    from .models import isobe_multibranch as build
-
-    model = build()
+    model = isobe_multibranch_model()
     t = np.linspace(0.0, T, samples)
     q, v, a = eq15(t, np.zeros(3), np.pi / 2 * np.array([1.0, 1.0, -1.0]), T)
     t0 = time.perf_counter()
@@ -481,7 +476,7 @@ def isobe_multibranch(out: Path, samples: int = 201, T: float = 1.0) -> dict:
     wall = time.perf_counter() - t0
     lagrange = isobe_lagrange(q, v, a)
     parallel = np.array([parallel_scheme.inverse_dynamics(model, *x) for x in zip(q, v, a, strict=True)])
-    pm = model.to_pinocchio()
+    pm = to_pinocchio(model)
     pd = pm.createData()
     rnea = np.array([pin.rnea(pm, pd, *x) for x in zip(q, v, a, strict=True)])
     scale = np.abs(lagrange).max()
@@ -520,22 +515,18 @@ def isobe_configurations() -> dict:
 
     Returns {label: (model, q at the start of the sway)}.
     """
-    from .builder import ModelBuilder
-    from .edits import transfer_state
-    from .loops import assemble
-    from .models import rod_inertia
 
     base = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
     q0 = assemble(base, np.zeros(base.nq))
-    four = base.lock_joints(["joint4"], q0).with_passive(["joint2", "joint5"])
+    four = with_passive(lock_joints(base, ["joint4"], q0), ["joint2", "joint5"])
     branch = ModelBuilder("branch")
     branch.add_body(0, joint="revolute", axis=(0, 1, 0), name="joint_b", link="link5", mass=0.130,
                     com=(0.09, 0.0, 0.0), inertia=rod_inertia(0.130, 0.180))  # fmt: skip
     branch.add_body("link5", joint="fixed", placement=(np.eye(3), (0.18, 0.0, 0.0)), mass=0.1, link="branch_tip")
-    with_branch = base.attach("link2", branch.build(), placement=(np.eye(3), np.array([0.142, 0.0, 0.0])))
+    with_branch = attach(base, "link2", branch.build(), placement=(np.eye(3), np.array([0.142, 0.0, 0.0])))
     q_branch = transfer_state(base, with_branch, q0, np.zeros(base.nv))[0]  # by joint name; joint_b at 0
-    multibranch = with_branch.lock_joints(["joint_b"], q_branch).with_passive(["joint2", "joint4"])
-    moved = multibranch.with_passive(["joint1", "joint4"])
+    multibranch = with_passive(lock_joints(with_branch, ["joint_b"], q_branch), ["joint2", "joint4"])
+    moved = with_passive(multibranch, ["joint1", "joint4"])
     return {
         "A: 4-joint closed loop": (four, q0[[0, 1, 2]]),
         "B: 5-joint multibranch": (multibranch, q0),
@@ -549,7 +540,6 @@ def isobe_structure_varying(out: Path, samples: int = 201, T: float = 2.0, t_fal
     checked by closed-loop forward dynamics, and the peaks.  Then a structure change during a motion:
     the five-bar falls under gravity, joint4 locks at t_fall/3 and the loop opens at 2 t_fall/3
     (``simulate(events=…)``), with the energy balance and the impact loss."""
-    from .loops import assemble
 
     t = np.linspace(0.0, T, samples)
     sway = _sway([0.3, 0.2], [0.0, 0.0], T)
@@ -581,8 +571,8 @@ def isobe_structure_varying(out: Path, samples: int = 201, T: float = 2.0, t_fal
     base = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
     q0 = assemble(base, np.array([0.4, 0.0, -0.3, 0.0]), fixed=["joint1", "joint5"])
     events = [
-        (t_fall / 3, lambda m, q: m.lock_joints(["joint4"], q)),
-        (2 * t_fall / 3, lambda m, q: m.without_loop("joint3")),
+        (t_fall / 3, lambda m, q: lock_joints(m, ["joint4"], q)),
+        (2 * t_fall / 3, lambda m, q: without_loop(m, "joint3")),
     ]
     # the locked four-bar whips round at up to 45 rad/s: RK4 needs a short step there (energy error ∝ dt⁴)
     traj = simulate(base, q0, np.zeros(base.nv), t_fall, dt=2.5e-4, events=events, progress=False, record_every=4)

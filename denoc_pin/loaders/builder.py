@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import KIND_CODES, Frame, Model, ModelError
-from .spatial import inertia_about_origin
+from ..algorithms.checks import check_not_singular
+from ..core.joints import BUILDER_NAMES, HELICAL, UNIVERSAL, kind_of
+from ..core.spatial import inertia_about_origin
+from ..loops import LoopJoint, resolve_loops
+from ..model import Frame, Model, ModelError
 
-BUILDER_JOINTS = ("revolute", "continuous", "prismatic", "spherical", "universal", "free-flyer", "planar", "fixed")
+__all__ = ["BUILDER_JOINTS", "ModelBuilder"]
+
+BUILDER_JOINTS = (*BUILDER_NAMES, "fixed")
 
 
 def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
@@ -30,7 +35,7 @@ def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
 class ModelBuilder:
     """Add bodies one by one (parents first), then ``build()`` a :class:`Model`.
 
-    Any order with parents first works for denoc_pin; to cross-check with ``model.to_pinocchio()``
+    Any order with parents first works for denoc_pin; to cross-check with ``dp.to_pinocchio(model)``
     add them depth-first (finish a branch before starting the next), as Pinocchio requires.
 
     >>> b = ModelBuilder("pendulum")
@@ -49,6 +54,7 @@ class ModelBuilder:
         self._kinds = [0]
         self._axes = [np.zeros(3)]
         self._axes2 = [np.zeros(3)]
+        self._pitches = [0.0]
         self._R = [np.eye(3)]
         self._p = [np.zeros(3)]
         # per body: mass, first moment m c, inertia about the body origin (fixed links add here)
@@ -84,10 +90,12 @@ class ModelBuilder:
         inertia=None,
         name: str | None = None,
         link: str | None = None,
+        pitch: float | None = None,
     ) -> int:
         """Attach a link to ``parent`` (body index, 0 = base, or a link/joint name) through ``joint``.
 
         axis: unit joint axis in the joint frame; for "universal" a pair (e1, e2) of orthogonal axes.
+        pitch: for "helical" (and only for it), the translation along the axis per radian turned [m/rad].
         placement: (R, p) or 4x4, the joint frame in the parent link's frame at q = 0.
         mass, com (centre of mass in the link frame), inertia (3x3 about the centre of mass).
         Returns the body index; a "fixed" joint merges the link into its parent body and
@@ -95,6 +103,11 @@ class ModelBuilder:
         """
         if joint not in BUILDER_JOINTS:
             raise ModelError(f"ModelBuilder: unknown joint {joint!r}; valid joints are: {', '.join(BUILDER_JOINTS)}")
+        if (pitch is None) == (joint == "helical"):
+            raise ModelError(
+                f"ModelBuilder: a helical joint takes pitch=… [m/rad], and only a helical joint does; got joint "
+                f"{joint!r} with pitch={pitch!r}"
+            )
         b, Rl, pl = self._resolve_parent(parent)
         Rj, pj = _placement(placement)
         R, p = Rl @ Rj, Rl @ pj + pl  # joint frame in the parent body's frame
@@ -119,7 +132,7 @@ class ModelBuilder:
             target, Rf, pf = b, R, p
             self._frames[link] = (b, R, p)
         else:
-            if joint == "universal":
+            if kind_of(joint, "ModelBuilder") == UNIVERSAL:
                 a = np.asarray(axis, dtype=float)
                 if a.shape != (2, 3):
                     raise ModelError(
@@ -131,7 +144,9 @@ class ModelBuilder:
             self._names.append(name)
             self._links.append(link)
             self._parents.append(b)
-            self._kinds.append(KIND_CODES[joint])
+            kind = kind_of(joint, "ModelBuilder")
+            self._kinds.append(kind)
+            self._pitches.append(float(pitch) if kind == HELICAL else 0.0)
             self._axes.append(e1)
             self._axes2.append(e2)
             self._R.append(R)
@@ -155,23 +170,30 @@ class ModelBuilder:
         """Close a loop with a cut joint between two links (see ``denoc_pin.loops``): frames C1, C2 at
         ``placement1``/``placement2`` = (R, p) or 4x4 in the link1/link2 frames, ``axis`` in C1,
         ``axis2`` (universal) in C2.  Checked when ``build()`` runs."""
-        from .loops import LoopJoint
-
-        self._loops.append(
+        self.add_loop_joint(
             LoopJoint(name, type, link1, link2, _placement(placement1), _placement(placement2),
                       np.asarray(axis, dtype=float), None if axis2 is None else np.asarray(axis2, dtype=float))
         )  # fmt: skip
 
+    def add_loop_joint(self, loop: LoopJoint) -> None:
+        """Close a loop with a :class:`LoopJoint` as it is (checked when ``build()`` runs)."""
+        if not isinstance(loop, LoopJoint):
+            raise ModelError(f"ModelBuilder: add_loop_joint needs a dp.LoopJoint, got {type(loop).__name__}")
+        self._loops.append(loop)
+
+    def add_passive(self, *names: str) -> None:
+        """Mark the joints ``names`` passive (unactuated: ``Model.passive``); checked when ``build()`` runs."""
+        self._passive.extend(names)
+
     def build(self) -> Model:
         """The immutable :class:`Model` (its GIM checked to be regular, as for URDFs)."""
-        from .algorithms.forward import check_not_singular
-
         nj = len(self._names)
         masses = np.array(self._mass)
         coms = np.array([h / m if m > 0 else np.zeros(3) for h, m in zip(self._h, masses, strict=True)])
         inertias = np.array(
             [I - inertia_about_origin(m, c, np.zeros((3, 3))) for I, m, c in zip(self._I_o, masses, coms, strict=True)]
         )
+        frames = [Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != self._links[0]]
         model = Model(
             name=self.name,
             names=self._names,
@@ -185,10 +207,11 @@ class ModelBuilder:
             masses=masses,
             coms=coms,
             inertias=inertias,
-            frames=[Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != self._links[0]],
+            frames=frames,
             gravity=self.gravity,
             source="ModelBuilder",
-            loops=self._loops,
+            pitches=self._pitches,
+            loops=resolve_loops(self.name, self._links, frames, self._loops),
             passive=self._passive,
         )
         if nj > 1:

@@ -4,52 +4,50 @@ from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.forward import check_not_singular
-from .model import (
+from ..algorithms.checks import check_not_singular
+from ..core.joints import (
     CONTINUOUS,
     FREE_FLYER,
+    HELICAL,
+    JOINTS,
+    PINOCCHIO_KINDS,
     PLANAR,
     PRISMATIC,
     REVOLUTE,
     SPHERICAL,
     UNIVERSAL,
-    Frame,
-    Model,
-    ModelError,
 )
-from .spatial import from_pinocchio_order
+from ..core.spatial import from_pinocchio_order
+from ..model import Frame, Model, ModelError
 
-_KINDS = {
-    **{f"JointModelR{a}": REVOLUTE for a in "XYZ"},
-    **{f"JointModelRUB{a}": CONTINUOUS for a in "XYZ"},
-    **{f"JointModelP{a}": PRISMATIC for a in "XYZ"},
-    "JointModelRevoluteUnaligned": REVOLUTE,
-    "JointModelRevoluteUnboundedUnaligned": CONTINUOUS,
-    "JointModelPrismaticUnaligned": PRISMATIC,
-    "JointModelFreeFlyer": FREE_FLYER,
-    "JointModelPlanar": PLANAR,
-    "JointModelSpherical": SPHERICAL,
-    "JointModelUniversal": UNIVERSAL,
-}
-_NO_AXIS = (FREE_FLYER, PLANAR, SPHERICAL)
-SUPPORTED_PINOCCHIO_JOINTS = sorted(_KINDS)
+__all__ = ["SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio"]
+
+SUPPORTED_PINOCCHIO_JOINTS = sorted(PINOCCHIO_KINDS)
 
 
-def _kind_and_axis(joint) -> tuple[int, np.ndarray, np.ndarray] | None:
-    """Joint kind and axes; a 1-DOF joint's axis is read off its motion subspace S (Pinocchio order)."""
-    kind = _KINDS.get(joint.shortname())
+def _kind_and_axis(joint) -> tuple[int, np.ndarray, np.ndarray, float] | None:
+    """Joint kind, axes and pitch; a 1-DOF joint's axis is read off its motion subspace S (Pinocchio order)."""
+    kind = PINOCCHIO_KINDS.get(joint.shortname())
     if kind is None:
         return None
     jm = joint.extract()
-    if kind in _NO_AXIS:
-        return kind, np.zeros(3), np.zeros(3)
+    if JOINTS[kind].axes == 0:
+        return kind, np.zeros(3), np.zeros(3), 0.0
     if kind == UNIVERSAL:
-        return kind, np.asarray(jm.axis1, dtype=float), np.asarray(jm.axis2, dtype=float)
+        return kind, np.asarray(jm.axis1, dtype=float), np.asarray(jm.axis2, dtype=float), 0.0
+    if kind == HELICAL:  # S = [pitch e; e] mixes the two: the axis and pitch are read directly
+        name = joint.shortname()
+        e = (
+            np.asarray(jm.axis, dtype=float)
+            if name == "JointModelHelicalUnaligned"
+            else np.eye(3)["XYZ".index(name[-1])]
+        )
+        return kind, e, np.zeros(3), float(jm.pitch)
     jd = jm.createData()
     q0 = np.array([1.0, 0.0]) if kind == CONTINUOUS else np.zeros(1)
     jm.calc(jd, q0)
     p = from_pinocchio_order(np.asarray(jd.S, dtype=float).reshape(6))
-    return kind, (p[3:] if kind == PRISMATIC else p[:3]), np.zeros(3)
+    return kind, (p[3:] if kind == PRISMATIC else p[:3]), np.zeros(3), 0.0
 
 
 def from_pinocchio(pin_model) -> Model:
@@ -62,6 +60,7 @@ def from_pinocchio(pin_model) -> Model:
     kinds = np.zeros(nj, dtype=np.int64)
     axes = np.zeros((nj, 3))
     axes2 = np.zeros((nj, 3))
+    pitches = np.zeros(nj)
     for k in range(1, nj):
         found = _kind_and_axis(pin_model.joints[k])
         if found is None:
@@ -70,7 +69,7 @@ def from_pinocchio(pin_model) -> Model:
                 f"{pin_model.joints[k].shortname()}, which denoc_pin does not support; supported: "
                 + ", ".join(SUPPORTED_PINOCCHIO_JOINTS)
             )
-        kinds[k], axes[k], axes2[k] = found
+        kinds[k], axes[k], axes2[k], pitches[k] = found
     frames = []
     link_names = list(pin_model.names)
     link_names[0] = "universe"
@@ -98,6 +97,7 @@ def from_pinocchio(pin_model) -> Model:
         gravity=np.array(pin_model.gravity.linear),
         source="pinocchio",
         axes2=axes2,
+        pitches=pitches,
     )
     check_not_singular(model, where=f"pinocchio model {pin_model.name!r}")
     return model
@@ -170,8 +170,13 @@ def to_pinocchio(model: Model):
             joint = pin.JointModelPlanar()
         elif kind == SPHERICAL:
             joint = pin.JointModelSpherical()
-        else:
+        elif kind == HELICAL:
+            pitch = float(model.pitches[k])
+            joint = getattr(pin, f"JointModelH{a}")(pitch) if a else pin.JointModelHelicalUnaligned(e, pitch)
+        elif kind == UNIVERSAL:
             joint = pin.JointModelUniversal(e, model.axes2[k])
+        else:
+            raise ModelError(f"to_pinocchio: joint {model.names[k]!r} has a kind Pinocchio lacks")
         placement = pin.SE3(model.placement_rotation[k], model.placement_translation[k])
         jid = pm.addJoint(int(model.parents[k]), joint, placement, model.names[k])
         pm.appendBodyToJoint(jid, pin.Inertia(model.masses[k], model.coms[k], model.inertias[k]), pin.SE3.Identity())

@@ -17,14 +17,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .algorithms.forward import check_not_singular
-from .loops import LOOP_TYPES, LoopJoint
-from .model import CONTINUOUS, FREE_FLYER, PLANAR, PRISMATIC, REVOLUTE, Frame, Model, ModelError
-from .spatial import axis_angle, inertia_about_origin
+from ..algorithms.checks import check_not_singular
+from ..core.joints import FREE_FLYER, JOINTS, PLANAR
+from ..core.spatial import axis_angle, inertia_about_origin
+from ..loops import LOOP_TYPES, LoopJoint, resolve_loops
+from ..model import Frame, Model, ModelError
+
+__all__ = ["InertiaWarning", "load_urdf"]
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
-SUPPORTED_JOINT_TYPES = {"revolute": REVOLUTE, "continuous": CONTINUOUS, "prismatic": PRISMATIC, "fixed": None}
-ROOT_JOINTS = {None: None, "free-flyer": FREE_FLYER, "planar": PLANAR}
+# The URDF types denoc_pin takes inside a tree (fixed: merged into the parent body), and its root joints.
+SUPPORTED_JOINT_TYPES = {
+    **{t: c for c, k in JOINTS.items() for t in k.urdf if c not in (FREE_FLYER, PLANAR)},
+    "fixed": None,
+}
+ROOT_JOINTS = {None: None, **{t: c for c in (FREE_FLYER, PLANAR) for t in JOINTS[c].urdf}}
 
 # Numeric attributes checked before parsing: element tag -> {attribute: number of values}.
 _NUMERIC = {
@@ -201,7 +208,39 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     if not links:
         raise ModelError(f"{path}: <robot> has no <link>")
 
-    # --- topology: one parent per link, one root, no cycle -----------------------------
+    for j in robot.joints:
+        if j.type not in SUPPORTED_JOINT_TYPES:
+            raise ModelError(
+                f"{path}: joint {j.name!r} has type {j.type!r}, which denoc_pin does not support inside a URDF tree; "
+                f"supported: {', '.join(SUPPORTED_JOINT_TYPES)}"
+            )
+    for name, link in links.items():
+        if link.inertial is not None:
+            _check_inertia(
+                path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict
+            )
+
+    root, children = _topology(path, robot, links)
+    names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body = _bodies(path, root, children, root_joint)
+    mass, com, I_com = _merged_inertias(links, body_of, pose_in_body, len(names))
+    frames = [Frame(name, body_of[name], *pose_in_body[name]) for name in links]
+    for lp, line in loops:
+        for link in (lp.link1, lp.link2):
+            if link not in links:
+                raise ModelError(
+                    f"{path}: loop joint {lp.name!r} (line {line}) names unknown link {link!r}; "
+                    f"links are: {_names(links)}"
+                )
+    try:
+        model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops)
+    except ModelError as e:
+        raise ModelError(f"{path}: {e}") from None
+    check_not_singular(model, where=str(path))
+    return model
+
+
+def _topology(path: Path, robot, links: dict) -> tuple[str, dict[str, list]]:
+    """The tree of links: (root link, child joints of each link); one parent per link, one root, no cycle."""
     parent_joint: dict[str, object] = {}
     children: dict[str, list] = {name: [] for name in links}
     for j in robot.joints:
@@ -236,21 +275,13 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
             name = parent_joint[name].parent
         cycle = cycle[cycle.index(name) :]
         raise ModelError(f"{path}: kinematic cycle through links {' → '.join(reversed(cycle))} → {cycle[-1]}")
-    root = roots[0]
+    return roots[0], children
 
-    for j in robot.joints:
-        if j.type not in SUPPORTED_JOINT_TYPES:
-            raise ModelError(
-                f"{path}: joint {j.name!r} has type {j.type!r}, which denoc_pin does not support inside a URDF tree; "
-                f"supported: {', '.join(SUPPORTED_JOINT_TYPES)}"
-            )
-    for name, link in links.items():
-        if link.inertial is not None:
-            _check_inertia(
-                path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict
-            )
 
-    # --- bodies in Pinocchio's order, fixed joints merged ------------------------------
+def _bodies(path: Path, root: str, children: dict[str, list], root_joint):
+    """Bodies in Pinocchio's order (a depth-first walk, child joints in the byte order of their names), fixed
+    joints merged: per body (index 0 = the base) the joint name, link name, parent body, kind, axis and placement;
+    and where every link sits: its body (body_of) and its pose in that body (pose_in_body)."""
     # Per body k (index 0 = the base): joint name, link name, parent body, kind, axis, placement.
     names, link_names, parents, kinds, axes, PR, Pp = (
         ["universe"],
@@ -303,11 +334,13 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
             body_of[j.child] = len(names) - 1
             pose_in_body[j.child] = (np.eye(3), np.zeros(3))
         stack.extend(child_joints(j.child))
-    nj = len(names)
-    if nj < 2:
+    if len(names) < 2:
         raise ModelError(f"{path}: the robot has no movable joint (revolute, continuous or prismatic)")
+    return names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body
 
-    # --- inertias, summed per body about the body origin -------------------------------
+
+def _merged_inertias(links: dict, body_of: dict, pose_in_body: dict, nj: int):
+    """(mass, centre of mass, inertia about it) of every body: its links' inertias summed about the body origin."""
     mass = np.zeros(nj)
     first_moment = np.zeros((nj, 3))
     I_o = np.zeros((nj, 3, 3))
@@ -331,20 +364,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
             I_com[k] = I_o[k] - inertia_about_origin(mass[k], com[k], np.zeros((3, 3)))
         else:
             I_com[k] = I_o[k]
-    frames = [Frame(name, body_of[name], *pose_in_body[name]) for name in links]
-    for lp, line in loops:
-        for link in (lp.link1, lp.link2):
-            if link not in links:
-                raise ModelError(
-                    f"{path}: loop joint {lp.name!r} (line {line}) names unknown link {link!r}; "
-                    f"links are: {_names(links)}"
-                )
-    try:
-        model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops)
-    except ModelError as e:
-        raise ModelError(f"{path}: {e}") from None
-    check_not_singular(model, where=str(path))
-    return model
+    return mass, com, I_com
 
 
 def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops) -> Model:
@@ -362,7 +382,7 @@ def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, c
         inertias=I_com,
         frames=frames,
         source=str(path),
-        loops=[lp for lp, _ in loops],
+        loops=resolve_loops(robot.name or path.stem, link_names, frames, [lp for lp, _ in loops]),
     )
 
 

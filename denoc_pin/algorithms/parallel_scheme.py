@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.composite import DENSE_LIMIT
-from .algorithms.explicit import world_poses
-from .model import Model, ModelError, configuration, vector
+from ..model import Model, ModelError, configuration, vector
+from .api import DENSE_LIMIT
+from .explicit import world_poses
 
 
 def connectivity_matrix(model: Model) -> np.ndarray:

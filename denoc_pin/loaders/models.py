@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.joints import REVOLUTE
+from ..model import Model
 from .builder import ModelBuilder
-from .model import REVOLUTE, Model
 
 
 def cylinder_inertia(mass: float, length: float, radius: float) -> np.ndarray:

@@ -11,8 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .builder import ModelBuilder
-from .model import JOINT_KINDS, UNIVERSAL, Model, ModelError, configuration
+from ..algorithms.api import gim
+from ..algorithms.configuration import neutral
+from ..algorithms.kinematics import kinematics_entry
+from ..core.joints import HELICAL, JOINTS, UNIVERSAL
+from ..loaders.builder import ModelBuilder
+from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
+from ..model import Model, ModelError, configuration
+
+__all__ = ["attach", "lock_joints", "transfer_state", "with_loop", "with_passive", "without_loop"]
 
 
 def _add_body_like(
@@ -20,9 +27,10 @@ def _add_body_like(
 ):
     """Add body k of ``model`` to builder ``b`` under ``parent`` with joint placement (R, p)."""
     axis = (model.axes[k], model.axes2[k]) if int(model.kinds[k]) == UNIVERSAL else model.axes[k]
+    pitch = float(model.pitches[k]) if joint == JOINTS[HELICAL].name else None
     return b.add_body(
         parent, joint=joint, axis=axis if joint != "fixed" else (0.0, 0.0, 1.0), placement=(R, p),
-        mass=model.masses[k], com=model.coms[k], inertia=model.inertias[k], name=name, link=link,
+        mass=model.masses[k], com=model.coms[k], inertia=model.inertias[k], name=name, link=link, pitch=pitch,
     )  # fmt: skip
 
 
@@ -52,7 +60,7 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
             R, p = locked_pose[k]
             _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k])
         else:
-            kind = JOINT_KINDS[int(model.kinds[k])][0]
+            kind = JOINTS[int(model.kinds[k])].name
             _add_body_like(b, model, k, parent, model.placement_rotation[k], model.placement_translation[k], kind,
                            model.names[k], model.link_names[k])  # fmt: skip
         body_link[k] = model.link_names[k]
@@ -65,7 +73,7 @@ def with_fields(model: Model, **changes) -> Model:
     """A new model from ``model``'s own fields, with ``changes`` (e.g. ``loops=…``, ``passive=…``)."""
     fields = {
         "name": model.name, "names": model.names, "link_names": model.link_names, "parents": model.parents,
-        "kinds": model.kinds, "axes": model.axes, "axes2": model.axes2,
+        "kinds": model.kinds, "axes": model.axes, "axes2": model.axes2, "pitches": model.pitches,
         "placement_rotation": model.placement_rotation, "placement_translation": model.placement_translation,
         "masses": model.masses, "coms": model.coms, "inertias": model.inertias, "frames": model.frames,
         "gravity": model.gravity, "source": model.source, "loops": model.loops, "passive": model.passive,
@@ -73,13 +81,13 @@ def with_fields(model: Model, **changes) -> Model:
     unknown = set(changes) - set(fields)
     if unknown:
         raise TypeError(f"with_fields: unknown fields {sorted(unknown)}")
-    return Model(**(fields | changes))
+    fields |= changes
+    fields["loops"] = resolve_loops(model.name, model.link_names, model.frames, fields["loops"])
+    return Model(**fields)
 
 
 def with_loop(model: Model, loop) -> Model:
     """``model`` with the cut joint ``loop`` added (checked against the links like any loop joint)."""
-    from .loops import LoopJoint
-
     if not isinstance(loop, LoopJoint):
         raise ModelError(f"with_loop needs a dp.LoopJoint, got {type(loop).__name__}")
     if loop.name in {lp.name for lp in model.loops}:
@@ -95,6 +103,11 @@ def without_loop(model: Model, name: str) -> Model:
             f"model {model.name!r} has no loop joint {name!r}; loop joints are: {', '.join(names) or '(none)'}"
         )
     return with_fields(model, loops=tuple(lp for lp in model.loops if lp.name != name))
+
+
+def with_passive(model: Model, names) -> Model:
+    """``model`` whose passive (unactuated) joints are ``names``; the others are actuated."""
+    return with_fields(model, passive=names)
 
 
 def _columns(model: Model, k: int) -> np.ndarray:
@@ -115,9 +128,6 @@ def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray
     direction the constraints leave free: a free-floating system keeps its linear and angular momentum.
     Returns (q_new, v_new, kinetic energy lost).
     """
-    from .algorithms.composite import gim
-    from .configuration import neutral
-
     q = configuration(old, q)
     v = np.asarray(v, dtype=float)
     q_new = neutral(new)
@@ -135,8 +145,6 @@ def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray
         P[_columns(new, j), _columns(old, k)] = 1.0
     rows = [np.eye(old.nv)[locked_cols]]
     if new.loops:
-        from .loops import loop_jacobian
-
         rows.append(loop_jacobian(new, q_new) @ P)
     C = np.vstack(rows)
     if not (C.shape[0] and np.abs(C @ v).max() > 0.0):  # nothing stops: no impact, and no dense GIM needed
@@ -155,8 +163,6 @@ def lock_joints(model: Model, names, q) -> Model:
 
     q: (nq,) configuration of ``model``; only the locked joints' entries are used.
     """
-    from .algorithms.kinematics import kinematics_entry
-
     names = [names] if isinstance(names, str) else list(names)
     locked = {model.joint_id(n) for n in names}  # raises ModelError listing the valid names
     q = np.ascontiguousarray(configuration(model, q))
@@ -166,8 +172,9 @@ def lock_joints(model: Model, names, q) -> Model:
     poses = {k: (data.E[k].T.copy(), data.r[k].copy()) for k in locked}
     b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])
     _copy_model(b, model, locked_pose=poses)
-    b._loops.extend(model.loops)  # the links keep their names, so the cut joints carry over
-    b._passive.extend(p for p in model.passive if model.joint_id(p) not in locked)
+    for lp in model.loops:  # the links keep their names, so the cut joints carry over
+        b.add_loop_joint(lp)
+    b.add_passive(*(p for p in model.passive if model.joint_id(p) not in locked))
     edited = b.build()
     if edited.loops:
         _refuse_rigid_loops(model, edited, names, q)
@@ -178,15 +185,13 @@ def _refuse_rigid_loops(model: Model, edited: Model, names, q) -> None:
     """Locking a joint of a closed loop must leave the loop some mobility: a rigid loop keeps every one of
     its constraints while nothing can move, an over-constrained structure whose reactions are not
     determined."""
-    from .loops import loop_mobility
-
     q_new = transfer_state(model, edited, q, np.zeros(model.nv))[0]
     before = loop_mobility(model, q)
     for loop, mobility in loop_mobility(edited, q_new).items():
         if mobility <= 0 and before.get(loop, 0) > 0:
             raise ModelError(
                 f"locking {', '.join(names)} leaves loop {loop!r} of model {model.name!r} rigid (mobility 0): "
-                f"over-constrained; open it first with model.without_loop({loop!r})"
+                f"over-constrained; open it first with dp.without_loop(model, {loop!r})"
             )
 
 
@@ -225,16 +230,16 @@ def attach(model: Model, parent_link: str, submodel: Model, placement=None, pref
             R, p = submodel.placement_rotation[k], submodel.placement_translation[k]
             if submodel.parents[k] == 0:  # the submodel's base sits at `placement` in the parent link
                 R, p = R0 @ R, R0 @ p + p0
-            kind = JOINT_KINDS[int(submodel.kinds[k])][0]
+            kind = JOINTS[int(submodel.kinds[k])].name
             _add_body_like(b, submodel, k, sub_link[submodel.parents[k]], R, p, kind, prefix + submodel.names[k],
                            prefix + submodel.link_names[k])  # fmt: skip
             sub_link[k] = prefix + submodel.link_names[k]
 
     _copy_model(b, model, after=last, insert=add_submodel)
     _copy_frames(b, submodel, sub_link, prefix)
-    b._loops.extend(model.loops)
-    b._passive.extend(model.passive)
-    b._passive.extend(prefix + p for p in submodel.passive)
+    for lp in model.loops:
+        b.add_loop_joint(lp)
+    b.add_passive(*model.passive, *(prefix + p for p in submodel.passive))
     for lp in submodel.loops:
         b.add_loop(prefix + lp.name, lp.type, prefix + lp.link1, prefix + lp.link2, lp.placement1, lp.placement2,
                    lp.axis, lp.axis2)  # fmt: skip

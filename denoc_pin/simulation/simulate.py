@@ -39,88 +39,21 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .algorithms.forward import aba_entry
-from .algorithms.inverse import inverse_dynamics
-from .algorithms.kinematics import kinematics_entry
-from .configuration import dexp_inv_kernel, integrate_kernel
-from .layout import data_views, model_views
-from .model import Data, Model, check_data, configuration, vector
-from .spatial import mass_matrix_into
+from ..algorithms._plumbing import aba_entry
+from ..algorithms.api import forward_dynamics, inverse_dynamics
+from ..algorithms.configuration import dexp_inv, integrate
+from ..algorithms.energy import energy, energy_core
+from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
+from ..core.layout import data_views, model_views
+from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
+from ..loops.types import baumgarte_gains
+from ..model import Data, Model, configuration, vector
+from .edits import transfer_state
+
+__all__ = ["METHODS", "Trajectory", "inverse_dynamics_trajectory", "simulate"]
 
 METHODS = ("rk4", "rk45", "dop853")
 """Fixed-step RK4 (the papers' choice), and scipy's adaptive Dormand–Prince pairs 5(4) and 8(5,3)."""
-
-# ---------------------------------------------------------------------------------------
-# Energy.
-# ---------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def energy_core(mv, dv, v):
-    """(kinetic, potential) with the kinematics of q already in the workspace views dv.
-
-    Kinetic: ½ Σ t_kᵀ M_k t_k with the body twists t_k = [ω; ȯ] (M_k about the body origin, eq. 2b).
-    Potential: −Σ m_k g · c_k with c_k the centre of mass in the base frame.
-    """
-    parents, idx_v, nvs, gravity = mv.parents, mv.idx_v, mv.nvs, mv.gravity
-    masses, coms, Io = mv.masses, mv.coms, mv.inertias_origin
-    E, r, S, t = dv.E, dv.r, dv.S, dv.t
-    Mk = np.empty((6, 6))
-    nj = len(parents)
-    R = np.zeros((nj, 3, 3))  # body orientations in the base frame
-    o = np.zeros((nj, 3))  # body origins in the base frame
-    for c in range(3):
-        R[0, c, c] = 1.0
-    for c in range(6):
-        t[0, c] = 0.0
-    kinetic = 0.0
-    potential = 0.0
-    for k in range(1, nj):
-        b = parents[k]
-        iv = idx_v[k]
-        # t_k = A_{k,β} t_β + p_k θ̇_k (eq. 5)
-        for c in range(3):
-            t[k, c] = E[k, c, 0] * t[b, 0] + E[k, c, 1] * t[b, 1] + E[k, c, 2] * t[b, 2]
-        x0 = t[b, 1] * r[k, 2] - t[b, 2] * r[k, 1] + t[b, 3]
-        x1 = t[b, 2] * r[k, 0] - t[b, 0] * r[k, 2] + t[b, 4]
-        x2 = t[b, 0] * r[k, 1] - t[b, 1] * r[k, 0] + t[b, 5]
-        for c in range(3):
-            t[k, 3 + c] = E[k, c, 0] * x0 + E[k, c, 1] * x1 + E[k, c, 2] * x2
-        for c in range(6):
-            for d in range(nvs[k]):
-                t[k, c] += S[k, c, d] * v[iv + d]
-        mass_matrix_into(masses[k], coms[k], Io[k], Mk)
-        for c in range(6):
-            Mt = 0.0
-            for d in range(6):
-                Mt += Mk[c, d] * t[k, d]
-            kinetic += 0.5 * t[k, c] * Mt
-        # pose of body k: R_k = R_β E_kᵀ, o_k = o_β + R_β r_k
-        for c in range(3):
-            o[k, c] = o[b, c] + R[b, c, 0] * r[k, 0] + R[b, c, 1] * r[k, 1] + R[b, c, 2] * r[k, 2]
-            for d in range(3):
-                R[k, c, d] = R[b, c, 0] * E[k, d, 0] + R[b, c, 1] * E[k, d, 1] + R[b, c, 2] * E[k, d, 2]
-        for c in range(3):
-            ck = o[k, c] + R[k, c, 0] * coms[k, 0] + R[k, c, 1] * coms[k, 1] + R[k, c, 2] * coms[k, 2]
-            potential -= masses[k] * gravity[c] * ck
-    return kinetic, potential
-
-
-@njit(cache=True)
-def energy_entry(mi, mf, ws, q, v):
-    kinematics_entry(mi, mf, ws, q)
-    return energy_core(model_views(mi, mf), data_views(ws, mi), v)
-
-
-def energy(model: Model, data: Data, q, v) -> tuple[float, float]:
-    """(kinetic, potential) energy at (q, v), in O(n): ½ q̇ᵀ I(q) q̇ from the body twists and
-    −Σ m_k g·c_k (Pinocchio's computeKineticEnergy / computePotentialEnergy)."""
-    check_data(model, data)
-    q = np.ascontiguousarray(configuration(model, q))
-    v = np.ascontiguousarray(vector(v, model.nv, "v"))
-    kinetic, potential = energy_entry(model._mi, model._mf, data._ws, q, v)
-    return float(kinetic), float(potential)
-
 
 # ---------------------------------------------------------------------------------------
 # The compiled RK4 loop.
@@ -279,8 +212,6 @@ def _energies(kinetic, potential, work, impact_loss=None) -> dict:
 
 def _simulate_events(model: Model, q0, v0, nsteps: int, dt: float, events, options: dict) -> Trajectory:
     """``simulate`` with timed model edits: one run per segment, the state carried across each edit."""
-    from .edits import transfer_state
-
     try:
         timed = sorted((float(t), edit) for t, edit in events)
     except (TypeError, ValueError):
@@ -382,8 +313,8 @@ def simulate(
     obeys r̈ + 2 kd ṙ + kp² r = 0, a critically damped decay at kp = kd.  (q0, v0) must close the
     loops (``dp.assemble``; v0 with J v0 = 0) to 1e-6.
     events: timed structure changes ``[(t, edit), …]`` (Isobe & Yagi's structure-varying systems), each
-    ``edit(model, q) -> Model`` (e.g. ``lambda m, q: m.lock_joints(["joint4"], q)``, ``m.without_loop(…)``,
-    ``m.with_loop(…)``).  At t (rounded to a step) the state is carried to the edited model by
+    ``edit(model, q) -> Model`` (e.g. ``lambda m, q: dp.lock_joints(m, ["joint4"], q)``, ``dp.without_loop(m, …)``,
+    ``dp.with_loop(m, …)``).  At t (rounded to a step) the state is carried to the edited model by
     ``edits.transfer_state`` (an inelastic impact that conserves generalized momentum) and the run
     goes on.  The trajectory stays in this model's layout: a locked joint holds its value with zero
     rate.  ``energy["impact_loss"]`` accumulates the kinetic energy the impacts take, and ``total``
@@ -484,9 +415,7 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
 
 def _check_closed(model: Model, q0, v0, baumgarte, nrec: int) -> np.ndarray:
     """Refuse initial states that do not close the loops; the array for the recorded λ."""
-    from .loops import _gains, loop_jacobian, loop_residual
-
-    _gains(baumgarte)
+    baumgarte_gains(baumgarte)
     r = np.abs(loop_residual(model, q0)).max()
     if r > 1e-6:
         raise ValueError(f"q0 does not close the loops (residual {r:.3g} > 1e-6); use q0 = dp.assemble(model, q0)")
@@ -504,9 +433,6 @@ def _stage_functions(model: Model, data: Data, tau_fn, loops: bool, baumgarte):
     """(accel(q, v, τ), torque(t, q, v), last) for the Python-driven integrators: accel is the forward
     dynamics (closed-loop with Baumgarte when ``loops``; its λ left in last["lam"]), torque the checked
     callback; last["calls"] counts the forward dynamics."""
-    from .algorithms.forward import forward_dynamics
-    from .loops import constrained_forward_dynamics
-
     last = {"lam": None, "calls": 0}
 
     def accel(q, v, tau):
@@ -527,8 +453,6 @@ def _simulate_python(
 ) -> np.ndarray:
     """The same RK4 step with a torque callback, one Python call per stage; with ``lam`` (loops),
     each stage is the closed-loop forward dynamics."""
-    from .configuration import dexp_inv, integrate
-
     accel, torque, last = _stage_functions(model, data, tau_fn, lam is not None, baumgarte)
 
     T = np.empty((len(Q), model.nv))
@@ -585,15 +509,12 @@ RECHART_ANGLE = 0.5
 def _rotation_slices(model: Model) -> list[slice]:
     """The rotation part of v of each joint whose group is not commutative (spherical, free-flyer,
     planar): where the chart's δ must stay small."""
-    from .model import FREE_FLYER, PLANAR, SPHERICAL
-
-    rot = {SPHERICAL: (0, 3), FREE_FLYER: (3, 6), PLANAR: (2, 3)}
     out = []
     for k in range(1, model.njoints):
-        kind = int(model.kinds[k])
-        if kind in rot:
+        rot = JOINTS[int(model.kinds[k])].rotation
+        if rot is not None:
             iv = int(model.idx_v[k])
-            out.append(slice(iv + rot[kind][0], iv + rot[kind][1]))
+            out.append(slice(iv + rot[0], iv + rot[1]))
     return out
 
 
@@ -602,8 +523,6 @@ def _simulate_adaptive(
 ) -> tuple[np.ndarray, dict]:
     """scipy's RK45/DOP853 on y = (δ, v, w) about a chart point (module docstring), recorded at t_out."""
     from scipy.integrate import DOP853, RK45
-
-    from .configuration import dexp_inv, integrate
 
     nv = model.nv
     rotations = _rotation_slices(model)

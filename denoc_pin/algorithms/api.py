@@ -1,0 +1,163 @@
+"""The public algorithms, in Pinocchio's argument order and array layouts: ``f(model, data, q, v, …)``.
+
+Each function tries the fast path first (``_plumbing``: ready arrays straight to a compiled entry
+point), written out here rather than behind a helper, which would cost a Python call per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Data, Model, ModelError, check_data, configuration
+from ._plumbing import (
+    aba_fast,
+    crba_entry,
+    crba_fast,
+    factor,
+    kernel_array,
+    raise_for_status,
+    ready,
+    refused,
+    restamp,
+    rnea_fast,
+    run_states,
+)
+from .composite import ancestor_blocks
+from .forward import udut_solve
+
+__all__ = ["DENSE_LIMIT", "forward_dynamics", "gim", "gim_inverse", "inverse_dynamics", "nonlinear_effects", "udut"]
+
+DENSE_LIMIT = 5_000
+"""Largest nv for which dense nv x nv results (GIM, GIM⁻¹, U, D) are formed (5,000² doubles: 200 MB).
+Beyond it the O(n) recursions are the tool: the GIM's condition number grows like n⁴ on chains."""
+
+
+def check_dense_size(model: Model, what: str) -> None:
+    if model.nv > DENSE_LIMIT:
+        raise ModelError(
+            f"{what}: model {model.name!r} has nv = {model.nv}; dense nv x nv matrices are formed only up to "
+            f"nv = {DENSE_LIMIT} ({model.nv}² doubles would take {model.nv**2 * 8 / 1e9:.1f} GB). "
+            "Use forward_dynamics / inverse_dynamics, which are O(n) in time and memory."
+        )
+
+
+def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray:
+    """Joint torques τ(q, q̇, q̈) by the recursive DeNOC algorithm (Table 1); ``pinocchio.rnea``.
+
+    q: (nq,), v: (nv,), a: (nv,) in Pinocchio's layout, or a batch (B, nq), (B, nv), (B, nv)
+    computed on all cores.  fext: None, an (njoints, 6) array of [linear, angular] forces in each
+    joint frame, or a list of ``pinocchio.Force`` (the same for the whole batch).
+    Returns τ as a new (nv,) array (also left in ``data.tau``), or (B, nv) for a batch.
+    """
+    if fext is None:
+        try:
+            status = rnea_fast(model._mb, data._ws, q, v, a)
+        except (TypeError, AttributeError) as refusal:
+            status = refused(refusal, model, data, q, v, a)
+        if status == 0:
+            return data.tau.copy()
+    return run_states(False, model, data, q, v, a, fext, "a")
+
+
+def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
+    """h(q, q̇) = C(q, q̇) q̇ + gravity term: inverse dynamics with q̈ = 0; ``pinocchio.nonLinearEffects``.
+
+    Also for a batch (B, nq), (B, nv).
+    """
+    a = data.zeros_v if np.ndim(q) == 1 and isinstance(data, Data) else np.zeros(np.shape(v))
+    return run_states(False, model, data, q, v, a, None, "a")
+
+
+def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarray:
+    """Joint accelerations q̈ = GIM⁻¹ φ, φ = τ − C q̇ − gravity (A.1), in O(n); ``pinocchio.aba``.
+
+    φ comes from inverse dynamics with q̈ = 0 (note 1 of Table 3); then the UDUᵀ recursions.
+    One state q (nq,), v, tau (nv,), or a batch (B, nq), (B, nv), (B, nv) computed on all cores.
+    Returns q̈ as a new (nv,) array (also left in ``data.ddq``), or (B, nv).
+    """
+    if fext is None:
+        try:
+            status = aba_fast(model._mb, data._ws, q, v, tau)
+        except (TypeError, AttributeError) as refusal:
+            status = refused(refusal, model, data, q, v, tau)
+        if status == 0:
+            return data.ddq.copy()
+    return run_states(True, model, data, q, v, tau, fext, "tau")
+
+
+def gim(model: Model, data: Data, q) -> np.ndarray:
+    """The full symmetric generalized inertia matrix I(q) (eq. 13, 16–17); ``pinocchio.crba``.
+
+    O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
+    (also left in ``data.gim``).
+    """
+    out = getattr(data, "_gim", None)  # the fast path once data.gim exists
+    if out is not None:
+        try:
+            status = crba_fast(model._mb, data._ws, q, out)
+        except (TypeError, AttributeError) as refusal:
+            status = refused(refusal, model, data, q)
+        if status == 0:
+            return out.copy()
+    if getattr(data, "model", None) is not model:
+        check_data(model, data)
+    restamp(model, data)
+    check_dense_size(model, "gim")
+    if not ready(q, model.nq):
+        q = kernel_array(configuration(model, q))
+    out = data.gim
+    raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, q, out), q, None, None, "")
+    return out.copy()
+
+
+def udut(model: Model, data: Data, q) -> tuple[np.ndarray, np.ndarray]:
+    """GIM = U D Uᵀ by block reverse Gaussian elimination (eq. 18; A.3–A.4).
+
+    U: (nv, nv) unit upper-triangular, U_{k,j} = p_kᵀ A_{j,k}ᵀ Ψ_j for k an ancestor of j.
+    D: (nv, nv) block diagonal with the z_k x z_k blocks Î_k (diagonal for 1-DOF joints).
+    """
+    check_data(model, data)
+    check_dense_size(model, "udut")
+    q = np.ascontiguousarray(configuration(model, q))
+    factor(model, data, q)
+    data.U[:] = 0.0
+    data.D[:] = 0.0
+    for k in range(1, model.njoints):
+        iv, z = model.idx_v[k], model.nvs[k]
+        data.U[iv : iv + z, iv : iv + z] = np.eye(z)
+        data.D[iv : iv + z, iv : iv + z] = data.I_hat[k, :z, :z]
+    ancestor_blocks(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.Psi, data.U)
+    return data.U.copy(), data.D.copy()
+
+
+def solve(model: Model, data: Data, phi: np.ndarray, eta: np.ndarray, mu: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """U D Uᵀ X = φ for the factors in data (m right-hand sides; Table 3)."""
+    udut_solve(
+        model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs,
+        data.E, data.r, data.S, data.Psi, data.I_hat_inv, phi, eta, mu, out,
+    )  # fmt: skip
+    return out
+
+
+def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
+    """GIM⁻¹ from the UDUᵀ factors: the recursions of Table 3 applied to the identity; ``pinocchio.computeMinverse``.
+
+    O(n²) work and memory (the result is dense); refused above ``DENSE_LIMIT`` DOF.
+    """
+    check_data(model, data)
+    check_dense_size(model, "gim_inverse")
+    q = np.ascontiguousarray(configuration(model, q))
+    factor(model, data, q)
+    nv, nj = model.nv, model.njoints
+    # Columns in chunks keep the η/μ workspaces (njoints x chunk x 6) small for large nv.
+    chunk = min(nv, 256)
+    eye = np.eye(nv)
+    for c0 in range(0, nv, chunk):
+        c1 = min(nv, c0 + chunk)
+        m = c1 - c0
+        out = np.empty((nv, m))
+        solve(model, data, np.ascontiguousarray(eye[:, c0:c1]), np.empty((nj, m, 6)), np.empty((nj, m, 6)), out)
+        data.gim_inv[:, c0:c1] = out
+    # The recursions give GIM⁻¹ to rounding; symmetrise like Pinocchio's full matrix.
+    data.gim_inv[:] = 0.5 * (data.gim_inv + data.gim_inv.T)
+    return data.gim_inv.copy()

@@ -1,0 +1,45 @@
+"""Model checks that need the algorithms: a GIM singular everywhere is refused when a model is built."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Model, ModelError
+from ._plumbing import factor_entry
+
+__all__ = ["check_not_singular"]
+
+
+def check_not_singular(model: Model, where: str) -> None:
+    """Refuse a model whose GIM is singular everywhere: a movable joint that moves no mass.
+
+    First structurally (a subtree with zero mass and zero inertia, e.g. a massless leaf
+    link), then by the UDUᵀ pivots Î_k at a generic (seeded random) configuration.
+    """
+    nj = model.njoints
+    subtree = (model.masses > 0) | np.any(model.inertias != 0, axis=(1, 2))
+    for k in range(nj - 1, 0, -1):
+        subtree[model.parents[k]] |= subtree[k]
+    for k in range(1, nj):
+        if not subtree[k]:
+            leaves = [model.link_names[c] for c in range(k, nj) if _is_in_subtree(model, c, k)]
+            raise ModelError(
+                f"{where}: joint {model.names[k]!r} moves only massless links ({', '.join(map(repr, leaves))}), so the "
+                "generalized inertia matrix is singular; give the link an <inertial> or make the joint fixed"
+            )
+    data = model.create_data()
+    rng = np.random.default_rng(12345)
+    q = rng.uniform(-np.pi, np.pi, model.nq)
+    status = factor_entry(model._mi, model._mf, data._ws, q)
+    if status:
+        k = status - 2
+        raise ModelError(
+            f"{where}: joint {model.names[k]!r} moves no inertia about its axis at a generic configuration, so the "
+            "generalized inertia matrix is singular"
+        )
+
+
+def _is_in_subtree(model: Model, k: int, root: int) -> bool:
+    while k > root:
+        k = model.parents[k]
+    return k == root

@@ -1,0 +1,3 @@
+"""The ground floor: spatial algebra, joint kinds, cut-joint kinds, kinematic modules and the flat-buffer layout.
+
+Nothing here imports from the rest of the package."""

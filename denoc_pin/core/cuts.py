@@ -1,0 +1,119 @@
+"""Cut-joint kinds: the joints cut to open a closed loop (Schiehlen eq. 17–20), as the loop kernel reads them.
+
+Each kind blocks some directions of the relative twist Δ of frame C2 with respect to C1 (in C1,
+[ω; v]); ``rows`` gives them as constant selection rows, angular directions first:
+
+========== == ==================================================
+kind       nc constrained directions (in C1)
+========== == ==================================================
+fixed       6 ω: x, y, z;              v: x, y, z
+revolute    5 ω: b₁, b₂ (⟂ axis);      v: x, y, z
+prismatic   5 ω: x, y, z;              v: b₁, b₂ (⟂ axis)
+universal   4 ω: n = (R₁₂ axis2) × axis; v: x, y, z
+spherical   3                          v: x, y, z
+point_on_line 2                        v: b₁, b₂ (⟂ axis): a pin in a slot along ``axis``
+========== == ==================================================
+
+(b₁, b₂, axis) is a right-handed orthonormal triad fixed in C1.  The codes are ``CUT_*``, a
+namespace of their own: a cut kind is not a tree joint kind (``core.joints``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CUT_KINDS", "CUT_WITH_AXIS", "Cut", "ResolvedLoops", "cut_rows", "perpendicular_pair"]
+
+CUT_FIXED, CUT_REVOLUTE, CUT_PRISMATIC, CUT_UNIVERSAL, CUT_SPHERICAL, CUT_POINT_ON_LINE = range(6)
+CUT_KINDS: dict[str, tuple[int, int]] = {
+    "fixed": (CUT_FIXED, 6),
+    "revolute": (CUT_REVOLUTE, 5),
+    "prismatic": (CUT_PRISMATIC, 5),
+    "universal": (CUT_UNIVERSAL, 4),
+    "spherical": (CUT_SPHERICAL, 3),
+    "point_on_line": (CUT_POINT_ON_LINE, 2),
+}
+"""Cut-joint type name -> (code, number of constraints)."""
+CUT_WITH_AXIS = ("revolute", "prismatic", "universal", "point_on_line")
+_PACKED = 72  # floats per cut: R1 (9), p1, R2 (9), p2, axis, axis2, b1, b2 (3 each), 6 x 6 selection rows
+
+
+def perpendicular_pair(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(b₁, b₂) with (b₁, b₂, a) right-handed orthonormal."""
+    t = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    b1 = t - a * (a @ t)
+    b1 /= np.linalg.norm(b1)
+    return b1, np.cross(a, b1)
+
+
+def cut_rows(kind: str, b1: np.ndarray, b2: np.ndarray) -> np.ndarray:
+    """(nc, 6) constant selection rows of Δ for a cut of this kind (the universal's angular row is zero here:
+    it turns with the joint and the kernel fills it per state)."""
+    E = np.eye(6)
+    pick = {
+        "fixed": [E[0], E[1], E[2], E[3], E[4], E[5]],
+        "revolute": [np.r_[b1, 0, 0, 0], np.r_[b2, 0, 0, 0], E[3], E[4], E[5]],
+        "prismatic": [E[0], E[1], E[2], np.r_[0, 0, 0, b1], np.r_[0, 0, 0, b2]],
+        "universal": [np.zeros(6), E[3], E[4], E[5]],
+        "spherical": [E[3], E[4], E[5]],
+        "point_on_line": [np.r_[0, 0, 0, b1], np.r_[0, 0, 0, b2]],
+    }[kind]
+    return np.array(pick, dtype=float)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A loop joint resolved onto bodies: Cᵢ = (R_i, p_i) in the frame of body_i, the constant
+    selection rows of Δ, and the axes (``loop`` is the :class:`LoopJoint` it resolves)."""
+
+    loop: object
+    body1: int
+    R1: np.ndarray
+    p1: np.ndarray
+    body2: int
+    R2: np.ndarray
+    p2: np.ndarray
+    axis: np.ndarray
+    axis2: np.ndarray
+    b1: np.ndarray
+    b2: np.ndarray
+    rows: np.ndarray  # (nc, 6) constant rows of Δ (the universal's angular row is filled per state)
+
+    @property
+    def n_constraints(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(frozen=True)
+class ResolvedLoops:
+    """The cut joints of a model, resolved (``loops.resolve_loops``) and packed for the loop kernel.
+
+    cuts: tuple of :class:`Cut`; packed = (li, lf): per cut, ints (body1, body2, kind code, first row)
+    and the 72 floats R1, p1, R2, p2, axis, axis2, b1, b2, then the 6 x 6 selection rows."""
+
+    cuts: tuple[Cut, ...] = ()
+
+    @property
+    def joints(self) -> tuple:
+        return tuple(c.loop for c in self.cuts)
+
+    @property
+    def n_constraints(self) -> int:
+        return sum(c.n_constraints for c in self.cuts)
+
+    def packed(self) -> tuple[np.ndarray, np.ndarray]:
+        li = np.zeros((len(self.cuts), 4), dtype=np.int64)
+        lf = np.zeros((len(self.cuts), _PACKED))
+        row = 0
+        for c, cut in enumerate(self.cuts):
+            li[c] = (cut.body1, cut.body2, CUT_KINDS[cut.loop.type][0], row)
+            rows = np.zeros((6, 6))
+            rows[: len(cut.rows)] = cut.rows
+            lf[c] = np.concatenate([cut.R1.ravel(), cut.p1, cut.R2.ravel(), cut.p2, cut.axis, cut.axis2, cut.b1,
+                                    cut.b2, rows.ravel()])  # fmt: skip
+            row += cut.n_constraints
+        li.setflags(write=False)
+        lf.setflags(write=False)
+        return li, lf

@@ -1,0 +1,563 @@
+"""Joint kinds: the one module that knows what each kind means (spatial_v2's ``jcalc``).
+
+A joint kind is data: an integer code per body.  Everything that depends on it is here and
+nowhere else — the names it is spelled by (URDF, :class:`ModelBuilder`, Pinocchio), nq and nv,
+which axes it has, the joint transform that gives (E_k, r_k) of A_{k,β} (eq. 7b), the
+joint-motion propagation p_k and its rate ṗ_k, and the configuration space (neutral, integrate,
+difference, dexp⁻¹, normalize, random sampling).  The recursions read p_k, E_k and r_k and never
+switch on a kind.
+
+For joint k with placement (R_p, p_p) in its parent body and joint motion (R_j, p_j) the body
+frame sits at R = R_p R_j, r = p_p + R_p p_j in the parent frame, and E_k = Rᵀ.  p_k holds,
+column by column, the body-frame twist [ω; ȯ] produced by a unit rate of each joint velocity,
+in Pinocchio's order of v.  Quaternions are stored (x, y, z, w) and kept unit; continuous
+joints store (cos θ, sin θ); ``integrate(q, v, dt)`` is Pinocchio's ``integrate(q, v·dt)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .spatial import axis_angle, axis_angle_into, matmul_into, quaternion_rotation, quaternion_rotation_into, skew
+
+__all__ = [
+    "BASE",
+    "CONTINUOUS",
+    "FREE_FLYER",
+    "HELICAL",
+    "JOINTS",
+    "JointKind",
+    "PLANAR",
+    "PRISMATIC",
+    "REVOLUTE",
+    "SPHERICAL",
+    "UNIVERSAL",
+    "kind_of",
+]
+
+BASE, REVOLUTE, CONTINUOUS, PRISMATIC, FREE_FLYER, PLANAR, SPHERICAL, UNIVERSAL, HELICAL = range(9)
+
+
+@dataclass(frozen=True)
+class JointKind:
+    """What a joint kind is, and how each source spells it.
+
+    name: the builder's spelling (``ModelBuilder.add_body(joint=…)``); nq, nv: its sizes in q and v;
+    axes: how many axis vectors it takes (0, 1 or 2); pitch: whether it takes a pitch [m/rad];
+    urdf: its URDF ``type`` inside a tree, or its ``root_joint`` spelling for a root; pinocchio: the
+    ``shortname()``s of the Pinocchio joints it reads; q_layout: q's entries, for error messages;
+    rotation: the slice of its v that is an angular velocity on a non-commutative group (the
+    entries an adaptive integrator's re-charting watches), or None.
+    """
+
+    code: int
+    name: str
+    nq: int
+    nv: int
+    axes: int = 0
+    pitch: bool = False
+    urdf: tuple[str, ...] = ()
+    pinocchio: tuple[str, ...] = ()
+    q_layout: str = ""
+    rotation: tuple[int, int] | None = None
+
+
+JOINTS: dict[int, JointKind] = {
+    k.code: k
+    for k in (
+        JointKind(BASE, "base", 0, 0),
+        JointKind(REVOLUTE, "revolute", 1, 1, 1, urdf=("revolute",),
+                  pinocchio=("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"),
+                  q_layout="[θ]"),
+        # q = (cos θ, sin θ), as Pinocchio's RevoluteUnbounded
+        JointKind(CONTINUOUS, "continuous", 2, 1, 1, urdf=("continuous",),
+                  pinocchio=("JointModelRUBX", "JointModelRUBY", "JointModelRUBZ",
+                             "JointModelRevoluteUnboundedUnaligned"), q_layout="[cos θ, sin θ]"),
+        JointKind(PRISMATIC, "prismatic", 1, 1, 1, urdf=("prismatic",),
+                  pinocchio=("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"),
+                  q_layout="[d]"),
+        # q = (x, y, z, qx, qy, qz, qw); v = (linear, angular) twist of the body in its own frame
+        JointKind(FREE_FLYER, "free-flyer", 7, 6, urdf=("free-flyer",), pinocchio=("JointModelFreeFlyer",),
+                  q_layout="[x, y, z, qx, qy, qz, qw]", rotation=(3, 6)),
+        # q = (x, y, cos θ, sin θ); v = (vx, vy, ω) in the body frame, motion in the joint's x-y plane
+        JointKind(PLANAR, "planar", 4, 3, urdf=("planar",), pinocchio=("JointModelPlanar",),
+                  q_layout="[x, y, cos θ, sin θ]", rotation=(2, 3)),
+        # q = (qx, qy, qz, qw); v = angular velocity in the body frame
+        JointKind(SPHERICAL, "spherical", 4, 3, pinocchio=("JointModelSpherical",), q_layout="[qx, qy, qz, qw]",
+                  rotation=(0, 3)),
+        # R = R(e1, q1) R(e2, q2), e1 = axes[k], e2 = axes2[k]
+        JointKind(UNIVERSAL, "universal", 2, 2, 2, pinocchio=("JointModelUniversal",), q_layout="[q1, q2]"),
+        # rotation θ about e with translation pitch·θ along e (Pinocchio's helical joint)
+        JointKind(HELICAL, "helical", 1, 1, 1, pitch=True,
+                  pinocchio=("JointModelHX", "JointModelHY", "JointModelHZ", "JointModelHelicalUnaligned"),
+                  q_layout="[θ]"),
+    )
+}  # fmt: skip
+NQ = np.array([JOINTS[c].nq for c in range(len(JOINTS))], dtype=np.int64)
+NV = np.array([JOINTS[c].nv for c in range(len(JOINTS))], dtype=np.int64)
+WITH_AXIS = tuple(c for c, k in JOINTS.items() if k.axes >= 1)
+BUILDER_NAMES = tuple(k.name for c, k in JOINTS.items() if c != BASE)
+PINOCCHIO_KINDS = {short: c for c, k in JOINTS.items() for short in k.pinocchio}
+
+
+def kind_of(name: str, what: str) -> int:
+    """The code of the joint kind spelled ``name`` by the builder; a ValueError listing the valid names."""
+    for code, k in JOINTS.items():
+        if code != BASE and k.name == name:
+            return code
+    raise ValueError(f"{what}: unknown joint {name!r}; valid joints are: {', '.join(BUILDER_NAMES)}, fixed")
+
+
+def nq_nv(kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(nq_k, nv_k) of every joint of a kinds array."""
+    return NQ[kinds], NV[kinds]
+
+
+# ---------------------------------------------------------------------------------------
+# Joint transforms and p_k, compiled: (E_k, r_k) of A_{k,β} and the motion subspace (eq. 7b).
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def placement_axis_angle_T(P, e, angle, Ek):
+    """E_k = (R_p R(e, θ))ᵀ, formed directly: the revolute joints' whole rotation in 27 products."""
+    c = np.cos(angle)
+    s = np.sin(angle)
+    C = 1.0 - c
+    x, y, z = e[0], e[1], e[2]
+    r00, r01, r02 = c + x * x * C, x * y * C - z * s, x * z * C + y * s
+    r10, r11, r12 = y * x * C + z * s, c + y * y * C, y * z * C - x * s
+    r20, r21, r22 = z * x * C - y * s, z * y * C + x * s, c + z * z * C
+    for i in range(3):
+        p0, p1, p2 = P[i, 0], P[i, 1], P[i, 2]
+        Ek[0, i] = p0 * r00 + p1 * r10 + p2 * r20
+        Ek[1, i] = p0 * r01 + p1 * r11 + p2 * r21
+        Ek[2, i] = p0 * r02 + p1 * r12 + p2 * r22
+
+
+@njit(cache=True, inline="always")
+def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S):
+    """Fill E[k], r[k] (A_{k,β}) for every body from q, and the one p_k column that depends on q (a universal
+    joint's first); the others are constant and set once per Data (``motion_subspaces``)."""
+    scratch = np.empty((0, 3, 3))  # for the multi-DOF kinds only, allocated at the first one
+    for k in range(1, len(kinds)):
+        kind = kinds[k]
+        e = axes[k]
+        iq = idx_q[k]
+        # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
+        if kind == REVOLUTE or kind == CONTINUOUS:
+            # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
+            angle = q[iq] if kind == REVOLUTE else np.arctan2(q[iq + 1], q[iq])
+            placement_axis_angle_T(placement_R[k], e, angle, E[k])
+            for c in range(3):
+                r[k, c] = placement_p[k, c]
+            continue
+        if kind == PRISMATIC or kind == HELICAL:
+            qk = q[iq]
+            if kind == PRISMATIC:
+                for c in range(3):
+                    for d in range(3):
+                        E[k, c, d] = placement_R[k, d, c]
+            else:  # a helical joint turns by θ about e as it slides pitch·θ along it
+                placement_axis_angle_T(placement_R[k], e, qk, E[k])
+                qk = pitches[k] * qk
+            for c in range(3):
+                r[k, c] = (
+                    placement_p[k, c]
+                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
+                )
+            continue
+        if scratch.shape[0] == 0:
+            scratch = np.empty((4, 3, 3))
+        Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
+        pj0 = pj1 = pj2 = 0.0
+        if kind == FREE_FLYER:
+            quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
+            pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
+        elif kind == PLANAR:
+            th = np.arctan2(q[iq + 3], q[iq + 2])
+            c_, s_ = np.cos(th), np.sin(th)
+            Rj[0, 0], Rj[0, 1], Rj[0, 2] = c_, -s_, 0.0
+            Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
+            Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
+            pj0, pj1 = q[iq], q[iq + 1]
+        elif kind == SPHERICAL:
+            quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
+        else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
+            e2 = axes2[k]
+            axis_angle_into(e2, q[iq + 1], R2)
+            axis_angle_into(e, q[iq], R1)
+            matmul_into(R1, R2, Rj)
+            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
+            for c in range(3):
+                S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
+        matmul_into(placement_R[k], Rj, R)
+        for c in range(3):
+            r[k, c] = (
+                placement_p[k, c] + placement_R[k, c, 0] * pj0 + placement_R[k, c, 1] * pj1 + placement_R[k, c, 2] * pj2
+            )
+            for d in range(3):
+                E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
+    return 0
+
+
+@njit(cache=True)
+def motion_subspaces(kinds, axes, axes2, pitches, S):
+    """p_k of every joint (eq. 7b), body frame, in Pinocchio's order of v: constant for every kind but
+    a universal joint, whose first column R2ᵀ e1 joint_kinematics sets from q.  Called once per Data."""
+    S[:, :, :] = 0.0
+    for k in range(1, len(kinds)):
+        kind, e = kinds[k], axes[k]
+        for c in range(3):
+            if kind == REVOLUTE or kind == CONTINUOUS:
+                S[k, c, 0] = e[c]  # [e_k; 0]
+            elif kind == PRISMATIC:
+                S[k, 3 + c, 0] = e[c]  # [0; e_k]
+            elif kind == HELICAL:
+                S[k, c, 0] = e[c]  # [e_k; pitch e_k]: e_k turns into itself, so p_k is constant
+                S[k, 3 + c, 0] = pitches[k] * e[c]
+            elif kind == FREE_FLYER:
+                S[k, 3 + c, c] = 1.0  # v[0:3]: linear velocity of o_k, body frame
+                S[k, c, 3 + c] = 1.0  # v[3:6]: angular velocity, body frame
+            elif kind == SPHERICAL:
+                S[k, c, c] = 1.0
+            elif kind == UNIVERSAL:
+                S[k, c, 1] = axes2[k, c]  # e2
+        if kind == PLANAR:
+            S[k, 3, 0] = 1.0
+            S[k, 4, 1] = 1.0
+            S[k, 2, 2] = 1.0
+
+
+@njit(cache=True, inline="always")
+def pdot_qdot(kinds, S, axes2, k, v, iv):
+    """ṗ_k q̇_k of joint k, angular rows (three numbers); its linear rows are zero for every kind.
+
+    p_k is constant in the body frame for every kind but a universal joint, whose first column
+    R2ᵀ e1 turns with q2 about e2, so ṗ_k q̇_k = q̇1 q̇2 (R2ᵀ e1) × e2."""
+    if kinds[k] != UNIVERSAL:
+        return 0.0, 0.0, 0.0
+    s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
+    e0, e1, e2 = axes2[k, 0], axes2[k, 1], axes2[k, 2]
+    vv = v[iv] * v[iv + 1]
+    return (s1 * e2 - s2 * e1) * vv, (s2 * e0 - s0 * e2) * vv, (s0 * e1 - s1 * e0) * vv
+
+
+def joint_motion(kind: int, e: np.ndarray, e2: np.ndarray, pitch: float, qk: np.ndarray):
+    """(R_j, p_j, P_j, turns_with_parent) of one joint at its q entries ``qk``, in NumPy: the joint's rotation
+    and offset in its joint frame, its p_k columns in the body frame, and per column whether the column is fixed
+    in the parent (ṗ = ω_β × p for it) instead of in the body.  For the explicit (world-frame) matrices and the
+    viewer: the compiled recursions use ``joint_kinematics``."""
+    Rj, offset = np.eye(3), np.zeros(3)
+    I3, Z = np.eye(3), np.zeros(3)
+    if kind in (REVOLUTE, CONTINUOUS, HELICAL):
+        angle = np.arctan2(qk[1], qk[0]) if kind == CONTINUOUS else qk[0]
+        Rj = axis_angle(e, angle)
+        offset = pitch * angle * e if kind == HELICAL else offset
+        cols = [np.r_[e, pitch * e if kind == HELICAL else Z]]  # p_k = [e_k; 0] or [e_k; pitch e_k]
+    elif kind == PRISMATIC:
+        offset = e * qk[0]
+        cols = [np.r_[Z, e]]  # p_k = [0; e_k]
+    elif kind == SPHERICAL:
+        Rj = quaternion_rotation(*qk)
+        cols = [np.r_[c, Z] for c in I3]
+    elif kind == FREE_FLYER:  # v = (linear, angular) in the body frame
+        Rj, offset = quaternion_rotation(*qk[3:7]), np.array(qk[0:3], dtype=float)
+        cols = [np.r_[Z, c] for c in I3] + [np.r_[c, Z] for c in I3]
+    elif kind == PLANAR:  # v = (vx, vy, ω) in the body frame
+        Rj = axis_angle(I3[2], np.arctan2(qk[3], qk[2]))
+        offset = np.array([qk[0], qk[1], 0.0])
+        cols = [np.r_[Z, I3[0]], np.r_[Z, I3[1]], np.r_[I3[2], Z]]
+    elif kind == UNIVERSAL:  # e1 turns with the parent, e2 with the body
+        R2 = axis_angle(e2, qk[1])
+        Rj = axis_angle(e, qk[0]) @ R2
+        cols = [np.r_[R2.T @ e, Z], np.r_[e2, Z]]
+    else:
+        raise ValueError(f"unknown joint kind code {kind}")
+    turns_with_parent = [kind == UNIVERSAL and c == 0 for c in range(len(cols))]
+    return Rj, offset, np.column_stack(cols), turns_with_parent
+
+
+# ---------------------------------------------------------------------------------------
+# The configuration space, compiled: a simulation loop calls these without leaving numba.
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _quat_mul(a, b, out):
+    ax, ay, az, aw = a[0], a[1], a[2], a[3]
+    bx, by, bz, bw = b[0], b[1], b[2], b[3]
+    out[0] = aw * bx + ax * bw + ay * bz - az * by
+    out[1] = aw * by - ax * bz + ay * bw + az * bx
+    out[2] = aw * bz + ax * by - ay * bx + az * bw
+    out[3] = aw * bw - ax * bx - ay * by - az * bz
+
+
+@njit(cache=True)
+def _quat_exp(w, out):
+    """Unit quaternion of the rotation vector w (angle |w| about w/|w|)."""
+    th = np.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+    s = 0.5 - th * th / 48.0 if th < 1e-6 else np.sin(0.5 * th) / th
+    out[0], out[1], out[2], out[3] = s * w[0], s * w[1], s * w[2], np.cos(0.5 * th)
+
+
+@njit(cache=True)
+def _quat_log(qt, out):
+    """Rotation vector of a unit quaternion, on the shortest path (angle in [0, π])."""
+    x, y, z, w = qt[0], qt[1], qt[2], qt[3]
+    if w < 0.0:
+        x, y, z, w = -x, -y, -z, -w
+    n = np.sqrt(x * x + y * y + z * z)
+    f = 2.0 / w * (1.0 - n * n / (3.0 * w * w)) if n < 1e-8 else 2.0 * np.arctan2(n, w) / n
+    out[0], out[1], out[2] = f * x, f * y, f * z
+
+
+@njit(cache=True)
+def _normalized_quat(q, i, out):
+    n = np.sqrt(q[i] ** 2 + q[i + 1] ** 2 + q[i + 2] ** 2 + q[i + 3] ** 2)
+    for c in range(4):
+        out[c] = q[i + c] / n
+
+
+@njit(cache=True)
+def _mv(A, x):
+    """A x for small dense A (no BLAS inside numba)."""
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            out[i] += A[i, j] * x[j]
+    return out
+
+
+@njit(cache=True)
+def _se3_V(w):
+    """V(ω) of exp6: p = V(ω) v (left Jacobian of SO(3))."""
+    th2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    th = np.sqrt(th2)
+    if th < 1e-5:
+        a, b = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
+    else:
+        a, b = (1.0 - np.cos(th)) / th2, (th - np.sin(th)) / (th2 * th)
+    W = skew(w)
+    W2 = np.empty((3, 3))
+    matmul_into(W, W, W2)
+    return np.eye(3) + a * W + b * W2
+
+
+@njit(cache=True)
+def _se2_V(th):
+    """V(θ) of the SE(2) exponential: p = V(θ) v_xy."""
+    if abs(th) < 1e-5:
+        a, b = 1.0 - th * th / 6.0, th / 2.0 - th**3 / 24.0
+    else:
+        a, b = np.sin(th) / th, (1.0 - np.cos(th)) / th
+    V = np.empty((2, 2))
+    V[0, 0], V[0, 1], V[1, 0], V[1, 1] = a, -b, b, a
+    return V
+
+
+@njit(cache=True)
+def _solve3(A, b):
+    """A⁻¹ b for a 3x3 A by Cramer's rule (A = V(ω) is always well conditioned here)."""
+    a0, a1, a2 = A[:, 0].copy(), A[:, 1].copy(), A[:, 2].copy()
+    det = np.sum(a0 * np.cross(a1, a2))
+    x = np.empty(3)
+    x[0] = np.sum(b * np.cross(a1, a2)) / det
+    x[1] = np.sum(a0 * np.cross(b, a2)) / det
+    x[2] = np.sum(a0 * np.cross(a1, b)) / det
+    return x
+
+
+@njit(cache=True)
+def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
+    """out = q ⊕ v dt, joint by joint."""
+    qa = np.empty(4)
+    qb = np.empty(4)
+    w = np.empty(3)
+    for k in range(1, len(kinds)):
+        kind, iq, iv = kinds[k], idx_q[k], idx_v[k]
+        if kind == REVOLUTE or kind == PRISMATIC or kind == HELICAL:
+            out[iq] = q[iq] + v[iv] * dt
+        elif kind == UNIVERSAL:
+            out[iq] = q[iq] + v[iv] * dt
+            out[iq + 1] = q[iq + 1] + v[iv + 1] * dt
+        elif kind == CONTINUOUS:
+            th = np.arctan2(q[iq + 1], q[iq]) + v[iv] * dt
+            out[iq], out[iq + 1] = np.cos(th), np.sin(th)
+        elif kind == SPHERICAL:
+            _normalized_quat(q, iq, qa)
+            for c in range(3):
+                w[c] = v[iv + c] * dt
+            _quat_exp(w, qb)
+            _quat_mul(qa, qb, out[iq : iq + 4])
+        elif kind == FREE_FLYER:
+            _normalized_quat(q, iq + 3, qa)
+            for c in range(3):
+                w[c] = v[iv + 3 + c] * dt
+            dp = _mv(_se3_V(w), v[iv : iv + 3] * dt)
+            R = quaternion_rotation(qa[0], qa[1], qa[2], qa[3])
+            for c in range(3):
+                out[iq + c] = q[iq + c] + R[c, 0] * dp[0] + R[c, 1] * dp[1] + R[c, 2] * dp[2]
+            _quat_exp(w, qb)
+            _quat_mul(qa, qb, out[iq + 3 : iq + 7])
+        else:  # PLANAR: q = (x, y, cos θ, sin θ), v = (vx, vy, ω) in the body frame
+            th0 = np.arctan2(q[iq + 3], q[iq + 2])
+            dth = v[iv + 2] * dt
+            dp = _mv(_se2_V(dth), v[iv : iv + 2] * dt)
+            c0, s0 = np.cos(th0), np.sin(th0)
+            out[iq] = q[iq] + c0 * dp[0] - s0 * dp[1]
+            out[iq + 1] = q[iq + 1] + s0 * dp[0] + c0 * dp[1]
+            out[iq + 2], out[iq + 3] = np.cos(th0 + dth), np.sin(th0 + dth)
+    return 0
+
+
+# B_k / k! for k = 0, 1, 2, 4, …, 16 (Bernoulli numbers): x/(eˣ − 1) = Σ B_k xᵏ / k!.
+_DEXP_INV_COEF = np.array([
+    1.0, -0.5, 1.0 / 12.0, -1.0 / 720.0, 1.0 / 30240.0, -1.0 / 1209600.0, 1.0 / 47900160.0,
+    -691.0 / 1307674368000.0, 1.0 / 74724249600.0, -3617.0 / 10670622842880000.0,
+])  # fmt: skip
+
+
+@njit(cache=True)
+def _ad_apply(kind, x, iv, u, out):
+    """out = −ad_x u for the joint's Lie algebra (x, u: slices of the joint's tangent at iv)."""
+    if kind == SPHERICAL:  # so(3): ad_ω u = ω × u
+        out[0] = -(x[iv + 1] * u[2] - x[iv + 2] * u[1])
+        out[1] = -(x[iv + 2] * u[0] - x[iv] * u[2])
+        out[2] = -(x[iv] * u[1] - x[iv + 1] * u[0])
+    elif kind == FREE_FLYER:  # se(3), x = (ν, ω): ad_x u = (ω × u_ν + ν × u_ω, ω × u_ω)
+        n0, n1, n2, w0, w1, w2 = x[iv], x[iv + 1], x[iv + 2], x[iv + 3], x[iv + 4], x[iv + 5]
+        out[0] = -(w1 * u[2] - w2 * u[1] + n1 * u[5] - n2 * u[4])
+        out[1] = -(w2 * u[0] - w0 * u[2] + n2 * u[3] - n0 * u[5])
+        out[2] = -(w0 * u[1] - w1 * u[0] + n0 * u[4] - n1 * u[3])
+        out[3] = -(w1 * u[5] - w2 * u[4])
+        out[4] = -(w2 * u[3] - w0 * u[5])
+        out[5] = -(w0 * u[4] - w1 * u[3])
+    else:  # se(2), x = (vx, vy, ω): ad_x u = (−ω u_y + vy u_ω, ω u_x − vx u_ω, 0)
+        out[0] = -(-x[iv + 2] * u[1] + x[iv + 1] * u[2])
+        out[1] = -(x[iv + 2] * u[0] - x[iv] * u[2])
+        out[2] = 0.0
+
+
+@njit(cache=True)
+def dexp_inv_kernel(kinds, idx_v, nvs, x, v, out):
+    """out = J_r(x)⁻¹ v joint by joint, J_r the right Jacobian of q ⊕ x (d/dt (q ⊕ x) = J_r(x) ẋ):
+    J_r(x)⁻¹ = Σ_k B_k/k! (−ad_x)ᵏ.  The identity on commutative joints.  Exact to rounding for
+    |x| ≤ 1 (the series' radius is 2π; its terms fall like (|x|/2π)ᵏ).  This is the correction that
+    keeps Runge–Kutta stages on a Lie group at the method's order (Munthe-Kaas)."""
+    u = np.empty(6)
+    w = np.empty(6)
+    for k in range(1, len(kinds)):
+        kind, iv, n = kinds[k], idx_v[k], nvs[k]
+        for c in range(n):
+            out[iv + c] = v[iv + c]
+        if kind != SPHERICAL and kind != FREE_FLYER and kind != PLANAR:
+            continue
+        for c in range(n):
+            u[c] = v[iv + c]
+        for j in range(1, 17):  # u = (−ad_x)ʲ v; only j = 1 and even j have non-zero B_j
+            _ad_apply(kind, x, iv, u, w)
+            for c in range(n):
+                u[c] = w[c]
+            if j == 1 or j % 2 == 0:
+                coef = _DEXP_INV_COEF[1] if j == 1 else _DEXP_INV_COEF[j // 2 + 1]
+                for c in range(n):
+                    out[iv + c] += coef * u[c]
+    return 0
+
+
+@njit(cache=True)
+def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
+    """out = q1 ⊖ q0: the v that integrate(q0, v, 1) maps to q1."""
+    qa = np.empty(4)
+    qb = np.empty(4)
+    qr = np.empty(4)
+    w = np.empty(3)
+    for k in range(1, len(kinds)):
+        kind, iq, iv = kinds[k], idx_q[k], idx_v[k]
+        if kind == REVOLUTE or kind == PRISMATIC or kind == HELICAL:
+            out[iv] = q1[iq] - q0[iq]
+        elif kind == UNIVERSAL:
+            out[iv] = q1[iq] - q0[iq]
+            out[iv + 1] = q1[iq + 1] - q0[iq + 1]
+        elif kind == CONTINUOUS:
+            c0, s0, c1, s1 = q0[iq], q0[iq + 1], q1[iq], q1[iq + 1]
+            out[iv] = np.arctan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
+        elif kind == SPHERICAL or kind == FREE_FLYER:
+            j = iq if kind == SPHERICAL else iq + 3
+            _normalized_quat(q0, j, qa)
+            _normalized_quat(q1, j, qb)
+            qa[0], qa[1], qa[2] = -qa[0], -qa[1], -qa[2]  # q0⁻¹
+            _quat_mul(qa, qb, qr)
+            _quat_log(qr, w)
+            if kind == SPHERICAL:
+                out[iv : iv + 3] = w
+            else:
+                R0 = quaternion_rotation(-qa[0], -qa[1], -qa[2], qa[3])
+                dp = _mv(R0.T, q1[iq : iq + 3] - q0[iq : iq + 3])
+                out[iv : iv + 3] = _solve3(_se3_V(w), dp)
+                out[iv + 3 : iv + 6] = w
+        else:  # PLANAR
+            th0 = np.arctan2(q0[iq + 3], q0[iq + 2])
+            th1 = np.arctan2(q1[iq + 3], q1[iq + 2])
+            dth = np.arctan2(np.sin(th1 - th0), np.cos(th1 - th0))
+            c0, s0 = np.cos(th0), np.sin(th0)
+            dx, dy = q1[iq] - q0[iq], q1[iq + 1] - q0[iq + 1]
+            px, py = c0 * dx + s0 * dy, -s0 * dx + c0 * dy
+            V = _se2_V(dth)
+            det = V[0, 0] * V[1, 1] - V[0, 1] * V[1, 0]
+            out[iv] = (V[1, 1] * px - V[0, 1] * py) / det
+            out[iv + 1] = (-V[1, 0] * px + V[0, 0] * py) / det
+            out[iv + 2] = dth
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# The configuration space in NumPy: one joint's q entries at a time.
+# ---------------------------------------------------------------------------------------
+
+# Where a joint's q holds a unit quaternion or a (cos θ, sin θ) pair: (start, stop) within its q entries.
+_UNIT_PARTS = {CONTINUOUS: (0, 2), SPHERICAL: (0, 4), FREE_FLYER: (3, 7), PLANAR: (2, 4)}
+
+
+# The entry that is 1 at the reference configuration: cos θ, or a quaternion's w.
+_NEUTRAL_ONE = {CONTINUOUS: 0, SPHERICAL: 3, FREE_FLYER: 6, PLANAR: 2}
+
+
+def neutral_q(kind: int) -> np.ndarray:
+    """The joint's q at the reference configuration: zero angles and offsets, (cos, sin) = (1, 0),
+    identity quaternions."""
+    q = np.zeros(JOINTS[kind].nq)
+    if kind in _NEUTRAL_ONE:
+        q[_NEUTRAL_ONE[kind]] = 1.0
+    return q
+
+
+def normalize_q(kind: int, qk: np.ndarray) -> None:
+    """Scale the joint's quaternion or (cos, sin) pair in ``qk`` (its q entries, a view) to unit norm."""
+    if kind in _UNIT_PARTS:
+        a, b = _UNIT_PARTS[kind]
+        qk[a:b] /= np.linalg.norm(qk[a:b])
+
+
+def random_q(kind: int, rng: np.random.Generator) -> np.ndarray:
+    """A random q of the joint: angles uniform in [-π, π], offsets and base positions in [-0.5, 0.5] m,
+    uniformly random unit quaternions."""
+    if kind in (REVOLUTE, UNIVERSAL, HELICAL):
+        return rng.uniform(-np.pi, np.pi, JOINTS[kind].nq)
+    if kind == CONTINUOUS:
+        th = rng.uniform(-np.pi, np.pi)
+        return np.array([np.cos(th), np.sin(th)])
+    if kind == PRISMATIC:
+        return np.array([rng.uniform(-0.5, 0.5)])
+    if kind == SPHERICAL:
+        u = rng.standard_normal(4)
+        return u / np.linalg.norm(u)
+    if kind == FREE_FLYER:
+        u = rng.standard_normal(4)
+        return np.r_[rng.uniform(-0.5, 0.5, 3), u / np.linalg.norm(u)]
+    th = rng.uniform(-np.pi, np.pi)  # PLANAR
+    return np.r_[rng.uniform(-0.5, 0.5, 2), np.cos(th), np.sin(th)]

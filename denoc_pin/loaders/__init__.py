@@ -1,0 +1,8 @@
+"""Models in: URDF files, the Python builder, Pinocchio models (both ways), and the built-in test models."""
+
+from . import models
+from .builder import ModelBuilder
+from .pinocchio_bridge import from_pinocchio, to_pinocchio
+from .urdf import InertiaWarning, load_urdf
+
+__all__ = ["InertiaWarning", "ModelBuilder", "from_pinocchio", "load_urdf", "models", "to_pinocchio"]

@@ -1,0 +1,84 @@
+"""Loop joints resolved onto the bodies of a tree, before the :class:`Model` is made: the builder, the loaders
+and the edits call ``resolve_loops`` and hand the result to ``Model(loops=…)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.cuts import CUT_WITH_AXIS, Cut, ResolvedLoops, cut_rows, perpendicular_pair
+from ..model import Frame, ModelError
+from .types import LOOP_TYPES, LoopJoint
+
+__all__ = ["resolve_loops"]
+
+
+def _unit(x, what: str) -> np.ndarray:
+    a = np.asarray(x, dtype=float).reshape(-1)
+    if a.shape != (3,) or not np.isfinite(a).all() or not np.linalg.norm(a) > 1e-12:
+        raise ModelError(f"{what} must be a non-zero finite 3-vector, got {np.asarray(x).tolist()}")
+    return a / np.linalg.norm(a)
+
+
+def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops) -> ResolvedLoops:
+    """Check loop joints against a tree's links (``link_names``: the link of each body; ``frames``: where every
+    link sits on its body) and resolve them onto the bodies (ModelError if bad)."""
+    if not loops:
+        return ResolvedLoops()  # and no per-link table: at 100,000 links it alone was the build's peak memory
+    where: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+    eye, zero = np.eye(3), np.zeros(3)  # shared, never written
+    for k, link in enumerate(link_names):
+        where[link] = (k, eye, zero)
+    for f in frames:
+        where.setdefault(f.name, (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float)))
+    cuts, seen = [], set()
+    for lp in loops:
+        if not isinstance(lp, LoopJoint):
+            raise ModelError(f"model {name!r}: loops must be dp.LoopJoint, got {type(lp).__name__}")
+        what = f"model {name!r}: loop joint {lp.name!r}"
+        if lp.name in seen:
+            raise ModelError(f"model {name!r}: two loop joints named {lp.name!r}")
+        seen.add(lp.name)
+        if lp.type not in LOOP_TYPES:
+            raise ModelError(f"{what} has unknown type {lp.type!r}; loop joint types are: {', '.join(LOOP_TYPES)}")
+        ends = []
+        for role, link, placement in (("link1", lp.link1, lp.placement1), ("link2", lp.link2, lp.placement2)):
+            if link not in where:
+                names = sorted(where)
+                listed = ", ".join(names[:30]) + (f", … ({len(names)} links)" if len(names) > 30 else "")
+                raise ModelError(f"{what}: {role} {link!r} is not a link of the model; links are: {listed}")
+            try:
+                R, p = (np.asarray(x, dtype=float) for x in placement)
+            except (TypeError, ValueError):
+                raise ModelError(f"{what}: placement of {role} must be (R, p)") from None
+            if R.shape != (3, 3) or p.shape != (3,) or not (np.isfinite(R).all() and np.isfinite(p).all()):
+                raise ModelError(f"{what}: placement of {role} must be a finite (3, 3) rotation and (3,) position")
+            if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+                raise ModelError(f"{what}: placement rotation of {role} is not a rotation matrix")
+            body, Rb, pb = where[link]
+            ends.append((body, Rb @ R, Rb @ p + pb))
+        if ends[0][0] == ends[1][0]:
+            raise ModelError(
+                f"{what} joins {lp.link1!r} and {lp.link2!r}, which are rigidly connected (same body "
+                f"{link_names[ends[0][0]]!r}): it closes no loop"
+            )
+        axis = _unit(lp.axis, f"{what}: axis") if lp.type in CUT_WITH_AXIS else np.array([0.0, 0.0, 1.0])
+        axis2 = np.zeros(3)
+        if lp.type == "universal":
+            if lp.axis2 is None:
+                raise ModelError(
+                    f"{what}: a universal loop joint needs a second axis (<axis2 xyz=…/>, in the link2 frame)"
+                )
+            axis2 = _unit(lp.axis2, f"{what}: axis2")
+            if abs(axis @ axis2) > 1e-9:
+                raise ModelError(
+                    f"{what}: the universal's axes must be orthogonal, got {axis.tolist()} and {axis2.tolist()}"
+                )
+        b1, b2 = perpendicular_pair(axis)
+        placements = [(np.asarray(pl[0], float), np.asarray(pl[1], float))
+                      for pl in (lp.placement1, lp.placement2)]  # fmt: skip
+        lp = LoopJoint(
+            lp.name, lp.type, lp.link1, lp.link2, *placements, axis, axis2 if lp.type == "universal" else None
+        )
+        cuts.append(Cut(lp, ends[0][0], ends[0][1], ends[0][2], ends[1][0], ends[1][1], ends[1][2], axis, axis2,
+                        b1, b2, cut_rows(lp.type, b1, b2)))  # fmt: skip
+    return ResolvedLoops(tuple(cuts))

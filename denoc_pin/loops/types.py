@@ -1,0 +1,64 @@
+"""The user-facing description of a cut joint, :class:`LoopJoint`, and the closed-loop errors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.cuts import CUT_KINDS
+
+__all__ = ["LOOP_TYPES", "AssemblyError", "LoopJoint", "SingularConfigurationError", "baumgarte_gains"]
+
+LOOP_TYPES: dict[str, int] = {name: nc for name, (_, nc) in CUT_KINDS.items()}
+"""Cut-joint types and their number of constraints."""
+
+
+class SingularConfigurationError(ValueError):
+    """The closed-loop problem has no unique answer at this state (e.g. the actuated joints
+    cannot drive the mechanism, or their torques are absorbed by the loop's reactions)."""
+
+
+class AssemblyError(ValueError):
+    """``assemble`` found no configuration that closes the loops."""
+
+
+@dataclass(frozen=True, eq=False)
+class LoopJoint:
+    """A joint cut to open a closed loop.
+
+    name, type (see ``LOOP_TYPES``); link1/link2: link names; placement1/placement2: (R (3, 3), p (3,)),
+    the frames C1/C2 in the link1/link2 frames; axis (3,): unit, in C1 (revolute, prismatic,
+    universal, point_on_line); axis2 (3,): the universal's second axis, unit, in C2, ⟂ axis.
+    """
+
+    name: str
+    type: str
+    link1: str
+    link2: str
+    placement1: tuple = field(default_factory=lambda: (np.eye(3), np.zeros(3)))
+    placement2: tuple = field(default_factory=lambda: (np.eye(3), np.zeros(3)))
+    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    axis2: np.ndarray | None = None
+
+    @property
+    def n_constraints(self) -> int:
+        return LOOP_TYPES[self.type]
+
+    def __repr__(self) -> str:
+        return (
+            f"LoopJoint({self.name!r}, {self.type}, {self.link1!r} -> {self.link2!r}, {self.n_constraints} constraints)"
+        )
+
+
+def baumgarte_gains(baumgarte) -> tuple[float, float]:
+    """(kp, kd) of a Baumgarte pair, checked: finite and non-negative."""
+    try:
+        kp, kd = baumgarte
+        kp, kd = float(kp), float(kd)
+    except (TypeError, ValueError):
+        raise ValueError(f"baumgarte must be a pair (kp, kd) of non-negative numbers, got {baumgarte!r}") from None
+    if not (0.0 <= kp < math.inf and 0.0 <= kd < math.inf):
+        raise ValueError(f"baumgarte gains must be finite and non-negative, got (kp, kd) = ({kp}, {kd})")
+    return kp, kd

@@ -1,0 +1,7 @@
+"""The ground floor above the core: the immutable :class:`Model`, its :class:`Data` workspace, argument checks."""
+
+from .arguments import check_data, configuration, external_forces, vector
+from .data import Data
+from .model import Frame, Model, ModelError
+
+__all__ = ["Data", "Frame", "Model", "ModelError", "check_data", "configuration", "external_forces", "vector"]

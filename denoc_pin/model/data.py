@@ -1,0 +1,83 @@
+"""The preallocated :class:`Data` workspace of a :class:`Model` (Pinocchio's ``model.createData()``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.joints import motion_subspaces
+from ..core.layout import HEADER, data_views, numpy_views, workspace_size
+
+if TYPE_CHECKING:  # Model makes its Data (Model.create_data): this module must not need model.py at run time
+    from .model import Model
+
+__all__ = ["Data"]
+
+
+class Data:
+    """Preallocated workspace of one model.  Algorithms write here and return copies.
+
+    All per-body fields are views of one flat buffer (``layout.py``); zmax = ``model.zmax``, the
+    largest joint DOF.  Fields (njoints = number of bodies + 1; index 0 is the base; body frames, [ω; v]):
+
+    - ``E``: (njoints, 3, 3) rotation taking parent-frame components to body-frame ones.
+    - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
+      ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
+    - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns. Constant, set when
+      the Data is made, except a universal joint's first column R2ᵀ e1, which the kinematics update.
+    - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
+    - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
+      wrenches w_k are not kept: each goes straight into its w̃_k).
+    - ``fext``: (njoints, 6) external wrenches [n; f] of the last call given any, body frames (a
+      call without ``fext`` does not read it).
+    - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
+    - ``M_hat``: (nslots, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6) while they are open:
+      M̂_k lives in slot ``model.slot[k]`` from the elimination of k's first child to that of k
+      (``layout.articulated_slots``); a chain needs two slots.  Inside a module the factorization
+      passes A_{k,β}ᵀ Φ_k M̂_k A_{k,β} to the parent in registers, so it writes a slot only for a
+      module's last body (what its child modules send) and for multi-DOF joints.  ``gim`` keeps its
+      composite inertias M̃_k (eq. 17) in the same slots, and B_k = M̃_k p_k in ``Psi_hat``.
+    - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
+      first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
+      its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
+    - ``eta``: (njoints, 6) η_k of Table 3, step 1; step 2 then writes μ_k over them (each η_k is
+      spent by then), so after ``forward_dynamics`` it holds μ_k.
+    - ``ddq``: (nv,) result of forward dynamics.
+    - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
+      (allocated on first use).
+    """
+
+    def __init__(self, model: Model):
+        nv = model.nv
+        self.model = model
+        # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
+        self._ws = np.zeros(workspace_size(model._mi[:HEADER]))
+        self._ws[0] = model._mb.ctypes.data  # the stamp (layout.stamped_for): the fast calls check it
+        for field, view in numpy_views(data_views(self._ws, model._mi), self._ws)._asdict().items():
+            setattr(self, field, view)
+        self.E[:] = np.eye(3)
+        motion_subspaces(
+            model.kinds, model.axes, model.axes2, model.pitches, self.S
+        )  # constant but for universal joints
+        self.fext_is_zero = True
+        self.zeros_v = np.zeros(nv)
+        self._dense: dict[str, np.ndarray] = {}
+        self._gim = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
+
+    def dense(self, name: str) -> np.ndarray:
+        """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:
+        data for a 100,000-DOF chain must stay O(n)."""
+        if name not in self._dense:
+            self._dense[name] = np.zeros((self.model.nv, self.model.nv))
+            if name == "gim":
+                self._gim = self._dense[name]
+        return self._dense[name]
+
+    gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
+    gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")
+    U = property(lambda self: self.dense("U"), doc="(nv, nv) U of the last ``udut``")
+    D = property(lambda self: self.dense("D"), doc="(nv, nv) D of the last ``udut``")
+
+    def __repr__(self) -> str:
+        return f"<denoc_pin.Data of {self.model.name!r}>"

@@ -1,0 +1,292 @@
+"""The immutable :class:`Model` and its preallocated :class:`Data` workspace.
+
+Bodies are numbered like Pinocchio's joints: index 0 is the base (the paper's link #0,
+Pinocchio's "universe"), body k ≥ 1 is the link moved by joint k, and ``parents[k] < k``.
+Fixed joints are merged into the parent body, as Pinocchio does.  Joint kinds are data
+(an integer code per body), not classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.cuts import ResolvedLoops
+from ..core.joints import BASE, JOINTS, UNIVERSAL, WITH_AXIS, nq_nv
+from ..core.layout import HEADER, articulated_slots, model_buffer, model_buffer_sizes, model_views, numpy_views
+from ..core.modules import decompose, draw_module_tree, module_arrays
+from ..core.spatial import inertia_about_origin, mass_matrix
+from .data import Data
+
+__all__ = ["Frame", "Model", "ModelError"]
+
+
+class ModelError(ValueError):
+    """A model (URDF file, Pinocchio model, builder input) that denoc_pin cannot accept."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A link of the source description, attached to a body (after fixed-joint merging).
+
+    name: link name.  body: index of the body it is rigidly attached to.
+    rotation (3, 3), translation (3,): placement of the link frame in the body frame.
+    """
+
+    name: str
+    body: int
+    rotation: np.ndarray
+    translation: np.ndarray
+
+
+def _frozen(a, dtype=float) -> np.ndarray:
+    a = np.array(a, dtype=dtype)
+    a.setflags(write=False)
+    return a
+
+
+class Model:
+    """Topology, joints, placements and inertias of a tree, grouped into kinematic modules.
+
+    Fields (njoints = number of bodies + 1; index 0 is the base):
+
+    - ``names``: (njoints,) joint names, ``names[0] == "universe"``.
+    - ``link_names``: (njoints,) name of the link carried by each body (index 0: root link).
+    - ``parents``: (njoints,) int, parent body, ``parents[k] < k``; ``parents[0] == 0``.
+    - ``kinds``: (njoints,) int joint-kind codes (``core.joints.JOINTS``).
+    - ``idx_q``, ``idx_v``, ``nqs``, ``nvs``: (njoints,) int, where each joint sits in q and v.
+    - ``axes``: (njoints, 3) unit joint axis e_k, in the joint (body) frame; for a universal
+      joint the first axis, in the parent's joint frame.  ``axes2``: (njoints, 3) the universal
+      joint's second axis (zero for other kinds).  ``pitches``: (njoints,) a helical joint's
+      pitch [m/rad] (zero for other kinds).
+    - ``placement_rotation``: (njoints, 3, 3) and ``placement_translation``: (njoints, 3):
+      pose of joint frame k in its parent body's frame at q = 0.
+    - ``masses``: (njoints,); ``coms``: (njoints, 3) centre of mass d_k in the body frame;
+      ``inertias``: (njoints, 3, 3) rotational inertia about the centre of mass, body frame.
+    - ``inertias_origin``: (njoints, 3, 3) I_k about the body origin (parallel axes), body
+      frame; zero for the base.
+    - ``M``: (njoints, 6, 6) the paper's mass matrix M_k about the body origin (eq. 2b),
+      order [ω; v]; a property, formed on first access.
+    - ``gravity``: (3,) gravity vector in the base frame (default (0, 0, -9.81) as Pinocchio).
+    - ``modules``: tuple of :class:`Module`; ``module_ptr``, ``module_bodies``, ``body_module``
+      are their flat form for the compiled recursions.
+
+    The arrays the kernels read are views of one read-only buffer; ``core.layout.MODEL_INTS`` and
+    ``MODEL_FLOATS`` declare them.  ``nqs``, ``body_module``, ``inertias`` and ``M`` are formed on first
+    access (no kernel reads them: at 100,000 bodies they would take 11 MB).
+    - ``slot``, ``slot_init``: (njoints,) int, where the factorization keeps M̂_k (``Data.M_hat``).
+    - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
+    - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``denoc_pin.loops``);
+      ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
+    - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
+      them zero torque by default); empty: every joint is actuated.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        names,
+        link_names,
+        parents,
+        kinds,
+        axes,
+        placement_rotation,
+        placement_translation,
+        masses,
+        coms,
+        inertias,
+        frames=(),
+        gravity=(0.0, 0.0, -9.81),
+        source: str | None = None,
+        axes2=None,
+        pitches=None,
+        loops: ResolvedLoops | None = None,
+        passive=(),
+    ):
+        """Keyword arguments as the fields above; ``loops`` comes resolved onto the bodies
+        (``denoc_pin.loops.resolve_loops``), as the builder and the loaders hand it over."""
+        parents = np.asarray(parents, dtype=np.int64)
+        kinds = np.asarray(kinds, dtype=np.int64)
+        njoints = len(parents)
+        if njoints < 2:
+            raise ModelError(f"model {name!r} has no movable joint")
+        body = np.arange(njoints)
+        bad = np.flatnonzero((parents[1:] < 0) | (parents[1:] >= body[1:])) + 1
+        if bad.size:
+            k = int(bad[0])
+            raise ModelError(f"model {name!r}: parent of body {k} is {parents[k]}; expected 0 <= parent < {k}")
+        bad = np.flatnonzero((kinds[1:] <= BASE) | (kinds[1:] >= len(JOINTS))) + 1
+        if bad.size:
+            k = int(bad[0])
+            raise ModelError(f"model {name!r}: unknown joint kind code {kinds[k]} for joint {names[k]!r}")
+        # Axes: unit, where the kind has one (vectorised: models reach 100,000 bodies).
+        axes = np.array(axes, dtype=float).reshape(njoints, 3)
+        axes2 = np.zeros((njoints, 3)) if axes2 is None else np.array(axes2, dtype=float).reshape(njoints, 3)
+        pitches = np.zeros(njoints) if pitches is None else np.array(pitches, dtype=float).reshape(njoints)
+        has_axis = np.isin(kinds, WITH_AXIS)
+        has_axis[0] = False
+        for which, ax, used in (("axis", axes, has_axis), ("second axis", axes2, kinds == UNIVERSAL)):
+            ax[~used] = 0.0
+            norms = np.linalg.norm(ax, axis=1)
+            bad = np.flatnonzero(used & ~(np.isfinite(norms) & (norms > 0)))
+            if bad.size:
+                k = int(bad[0])
+                raise ModelError(
+                    f"model {name!r}: joint {names[k]!r} has a zero or non-finite {which} {ax[k].tolist()}"
+                )
+            ax[used] /= norms[used, None]
+        bad = np.flatnonzero((kinds == UNIVERSAL) & (np.abs(np.einsum("ij,ij->i", axes, axes2)) > 1e-9))
+        if bad.size:
+            k = int(bad[0])
+            raise ModelError(
+                f"model {name!r}: the axes of universal joint {names[k]!r} must be orthogonal, "
+                f"got {axes[k].tolist()} and {axes2[k].tolist()}"
+            )
+        has_pitch = np.isin(kinds, [c for c, k in JOINTS.items() if k.pitch])
+        bad = np.flatnonzero(has_pitch & ~np.isfinite(pitches))
+        if bad.size:
+            raise ModelError(f"model {name!r}: joint {names[int(bad[0])]!r} has a non-finite pitch")
+        pitches[~has_pitch] = 0.0
+        nqs, nvs = nq_nv(kinds)
+        idx_q = np.concatenate([[0], np.cumsum(nqs)[:-1]])
+        idx_v = np.concatenate([[0], np.cumsum(nvs)[:-1]])
+        set_ = object.__setattr__
+        set_(self, "name", str(name))
+        set_(self, "source", source)
+        set_(self, "names", tuple(names))
+        set_(self, "link_names", tuple(link_names))
+        set_(self, "njoints", njoints)
+        set_(self, "nq", int(nqs.sum()))
+        set_(self, "nv", int(nvs.sum()))
+        modules = decompose(parents, tuple(names), nvs)
+        ptr, bodies, _ = module_arrays(modules, njoints - 1)
+        zmax = int(nvs.max())
+        slot, slot_init, nslots = articulated_slots(parents, bodies)
+        # Two flat buffers hold every array the kernels read (core/layout.py); the fields are views.
+        head = np.array([njoints, nvs.sum(), len(modules), zmax, nqs.sum(), nslots], dtype=np.int64)
+        ni, nf = model_buffer_sizes(head)
+        mi = np.concatenate([head, parents, kinds, idx_q, idx_v, nvs, ptr, bodies, slot, slot_init]).astype(np.int64)
+        # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
+        # would hold every input twice at the moment of the process's peak memory.
+        assert mi.size == ni and HEADER == head.size
+        mb, mi, mf = model_buffer(mi, nf)
+        w = numpy_views(model_views(mi, mf), mi, mf)
+        w.placement_rotation[:] = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
+        w.placement_translation[:] = np.asarray(placement_translation, dtype=float).reshape(njoints, 3)
+        w.axes[:] = axes
+        w.axes2[:] = axes2
+        w.pitches[:] = pitches
+        w.gravity[:] = np.asarray(gravity, dtype=float).reshape(3)
+        w.masses[:] = masses
+        w.coms[:] = np.asarray(coms, dtype=float).reshape(njoints, 3)
+        inertia_about_origin(
+            w.masses, w.coms, np.asarray(inertias, dtype=float).reshape(njoints, 3, 3), out=w.inertias_origin
+        )
+        w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
+        mb.setflags(write=False)  # views made from here on are read-only too (the filling views were not)
+        set_(self, "_mb", mb)
+        # mi and mf again, from the read-only mb: the views above were made while mb was writable.
+        set_(self, "_mi", mb[: mi.size].view(np.int64))
+        set_(self, "_mf", mb[mi.size :])
+        mi, mf = self._mi, self._mf
+        set_(self, "zmax", zmax)
+        for field, view in numpy_views(model_views(mi, mf), mi, mf)._asdict().items():
+            set_(self, field, view)
+        set_(self, "modules", modules)
+        set_(self, "frames", tuple(frames))
+        loops = ResolvedLoops() if loops is None else loops
+        if not isinstance(loops, ResolvedLoops):
+            raise ModelError(
+                f"model {name!r}: loops must be resolved onto the bodies (denoc_pin.loops.resolve_loops), got "
+                f"{type(loops).__name__}; ModelBuilder.add_loop and the loaders do this"
+            )
+        set_(self, "loops", loops.joints)
+        set_(self, "_cuts", loops.cuts)
+        set_(self, "_loop_pack", loops.packed())
+        set_(self, "n_constraints", loops.n_constraints)
+        passive = (passive,) if isinstance(passive, str) else tuple(passive)
+        for p in passive:
+            if p not in self.names[1:]:
+                raise ModelError(
+                    f"passive joint {p!r} is not in model {name!r}; joints are: {', '.join(self.names[1:])}"
+                )
+        set_(self, "passive", tuple(dict.fromkeys(passive)))
+
+    def _formed(self, key: str, make) -> np.ndarray:
+        """A read-only array formed on first access and kept (fields no kernel reads)."""
+        a = self.__dict__.get(key)
+        if a is None:
+            a = make()
+            a.setflags(write=False)
+            object.__setattr__(self, key, a)
+        return a
+
+    @property
+    def nqs(self) -> np.ndarray:
+        """(njoints,) int, the size n_q of each joint in q."""
+        return self._formed("_nqs", lambda: nq_nv(self.kinds)[0])
+
+    @property
+    def body_module(self) -> np.ndarray:
+        """(njoints,) int, the module index of each body, -1 for the base."""
+        return self._formed("_body_module", lambda: module_arrays(self.modules, self.njoints - 1)[2])
+
+    @property
+    def inertias(self) -> np.ndarray:
+        """(njoints, 3, 3) rotational inertia about the centre of mass, body frame (parallel axes from I_k);
+        zero for the base."""
+
+        def make():
+            I_c = self.inertias_origin - inertia_about_origin(self.masses, self.coms, np.zeros((self.njoints, 3, 3)))
+            I_c[0] = 0.0  # like I_k about o_k: the base's is never used
+            return I_c
+
+        return self._formed("_inertias", make)
+
+    @property
+    def M(self) -> np.ndarray:
+        """(njoints, 6, 6) the paper's mass matrices M_k about the body origins (eq. 2b), [ω; v], M_0 = 0.
+
+        Formed on first access and kept; the kernels form M_k from ``masses``, ``coms`` and
+        ``inertias_origin`` instead, so that a 100,000-body model does not carry 29 MB of them."""
+
+        def make():
+            M = mass_matrix(self.masses, self.coms, self.inertias_origin)
+            M[0] = 0.0
+            return M
+
+        return self._formed("_M", make)
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"denoc_pin.Model is immutable (tried to set {key!r}); build a new model instead")
+
+    def create_data(self) -> Data:
+        """A preallocated workspace for the algorithms (Pinocchio's ``model.createData()``)."""
+        return Data(self)
+
+    def joint_id(self, name: str) -> int:
+        """Body/joint index of a joint name, with the valid names in the error."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ModelError(
+                f"no joint {name!r} in model {self.name!r}; joints are: {', '.join(self.names[1:])}"
+            ) from None
+
+    def __repr__(self) -> str:
+        bodies, modules = self.njoints - 1, len(self.modules)
+        loops = f", {len(self.loops)} loops ({self.n_constraints} constraints)" if self.loops else ""
+        return f"<denoc_pin.Model {self.name!r}: {bodies} bodies, nq={self.nq}, nv={self.nv}, {modules} modules{loops}>"
+
+    def __str__(self) -> str:
+        head = (
+            f"Model {self.name!r}: nq={self.nq}, nv={self.nv}, {self.njoints - 1} bodies, {len(self.modules)} modules"
+        )
+        text = head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
+        for lp in self.loops:
+            text += f"\nloop joint {lp.name!r}: {lp.type}, {lp.link1} -> {lp.link2}, {lp.n_constraints} constraints"
+        if self.passive:
+            text += f"\npassive joints: {', '.join(self.passive)}"
+        return text

@@ -1,0 +1,17 @@
+"""Simulation on the configuration space, and model edits for structure-varying systems (Isobe & Yagi)."""
+
+from .edits import attach, lock_joints, transfer_state, with_loop, with_passive, without_loop
+from .simulate import METHODS, Trajectory, inverse_dynamics_trajectory, simulate
+
+__all__ = [
+    "METHODS",
+    "Trajectory",
+    "attach",
+    "inverse_dynamics_trajectory",
+    "lock_joints",
+    "simulate",
+    "transfer_state",
+    "with_loop",
+    "with_passive",
+    "without_loop",
+]

@@ -1,0 +1,1 @@
+"""The top floor: the MeshCat viewer, the command line, the papers' demonstrations and the validation reports."""
