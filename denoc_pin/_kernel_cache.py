@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+__all__ = ["drop_stale_kernels", "sources_digest"]
+
 PACKAGE = Path(__file__).resolve().parent
 STAMP = "denoc_pin_sources.sha1"
 

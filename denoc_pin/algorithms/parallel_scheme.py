@@ -25,6 +25,8 @@ from ..model import Model, ModelError, configuration, vector
 from .api import DENSE_LIMIT
 from .explicit import world_poses
 
+__all__ = ["connectivity_matrix", "inverse_dynamics"]
+
 
 def connectivity_matrix(model: Model) -> np.ndarray:
     """(nb, nb) 0/1 matrix: entry [j − 1, k − 1] is 1 when joint j supports link k (bodies 1..nb).

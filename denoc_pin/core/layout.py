@@ -37,6 +37,29 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+__all__ = [
+    "DATA_FLOATS",
+    "FMA",
+    "HEADER",
+    "MODEL_FLOATS",
+    "MODEL_INTS",
+    "SIZES",
+    "WS_HEADER",
+    "DataViews",
+    "ModelViews",
+    "all_finite",
+    "articulated_slots",
+    "borrow",
+    "data_views",
+    "model_buffer",
+    "model_buffer_sizes",
+    "model_views",
+    "numpy_views",
+    "split_model",
+    "stamped_for",
+    "workspace_size",
+]
+
 HEADER = 6  # mi[0:6] = the sizes: nj, nv, nmod, z, nq, ns (below)
 SIZES = ("nj", "nv", "nmod", "z", "nq", "ns")
 """The model's sizes, in the order of mi's header: bodies + 1, DOF, modules, zmax (the largest joint DOF),

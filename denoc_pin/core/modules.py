@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["Module", "decompose", "draw_module_tree", "module_arrays"]
+
 
 @dataclass(frozen=True)
 class Module:

@@ -30,6 +30,43 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+__all__ = [
+    "add_symmetric_of",
+    "add_transferred_wrench",
+    "add_transferred_wrench_of",
+    "add_transformed_rigid_inertia",
+    "axis_angle",
+    "axis_angle_into",
+    "congruence_of",
+    "cross3",
+    "from_pinocchio_matrix",
+    "from_pinocchio_order",
+    "inertia_about_origin",
+    "log3",
+    "mass_matrix",
+    "mass_matrix_into",
+    "mass_matrix_of",
+    "matmul_into",
+    "matmul_tn_into",
+    "mtv3",
+    "mv3",
+    "newton_euler",
+    "propagate_twist",
+    "propagated_twist",
+    "quaternion_rotation",
+    "quaternion_rotation_into",
+    "rigid_inertia_into",
+    "rigid_inertia_times",
+    "rotated",
+    "skew",
+    "spd_inverse_into",
+    "sum_of",
+    "symmetric_of",
+    "to_pinocchio_order",
+    "transferred_wrench",
+    "twist_matrix",
+]
+
 # ---------------------------------------------------------------------------------------
 # The one place where Pinocchio's [linear; angular] meets DeNOC's [angular; linear].
 # ---------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ from ..core.joints import REVOLUTE
 from ..model import Model
 from .builder import ModelBuilder
 
+__all__ = ["chain", "cylinder_inertia", "isobe_multibranch", "rod_inertia", "rope", "spatial_four_bar"]
+
 
 def cylinder_inertia(mass: float, length: float, radius: float) -> np.ndarray:
     """Solid cylinder along z, about its centre of mass."""

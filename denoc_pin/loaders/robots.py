@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+__all__ = ["example_robot_names", "example_robot_urdf", "robots_dir"]
+
 # Short names for files whose stem is not the name people use.
 ALIASES = {
     "ur3": "ur_description/urdf/ur3_robot.urdf",

@@ -23,6 +23,8 @@ from . import demo
 from .validate import as_json, compare_loops, compare_with_pinocchio, format_table
 from .viewer import Viewer
 
+__all__ = ["main"]
+
 
 def _resolve(path: str) -> Path:
     """A URDF path, or the short name of an example-robot-data robot (``panda``, ``ur5``, …)."""

@@ -22,6 +22,27 @@ from ..simulation.edits import attach, lock_joints, transfer_state, with_passive
 from ..simulation.simulate import inverse_dynamics_trajectory, simulate
 from .viewer import Viewer
 
+__all__ = [
+    "eq15",
+    "four_bar",
+    "gripper_fall",
+    "gripper_inverse_dynamics",
+    "huge_chains",
+    "isobe_configurations",
+    "isobe_five_bar",
+    "isobe_lagrange",
+    "isobe_multibranch",
+    "isobe_structure_varying",
+    "line_plot",
+    "pinocchio_rk4",
+    "rope_fall",
+    "rrr_parallel",
+    "run",
+    "schiehlen_closed",
+    "schiehlen_open",
+    "slider_crank",
+]
+
 URDF_DIR = Path(__file__).resolve().parents[2] / "urdf"
 
 # Table 2 of Shah, Saha & Dutt: initial and final angles of the gripper joints 1¹, 1², 2², 1³ (degrees).

@@ -24,6 +24,24 @@ from ..loops import (
 )
 from ..model import Model
 
+__all__ = [
+    "ATOL",
+    "RTOL",
+    "Check",
+    "as_json",
+    "closed_configurations",
+    "compare_loops",
+    "compare_with_pinocchio",
+    "errors",
+    "format_table",
+    "pinocchio_constrained_dynamics",
+    "pinocchio_loop_constraints",
+    "pinocchio_world_twists",
+    "reference_constrained_dynamics",
+    "reference_loop_bias",
+    "reference_loop_jacobian",
+]
+
 RTOL = 1e-9
 ATOL = 1e-12
 

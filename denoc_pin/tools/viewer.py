@@ -32,6 +32,8 @@ from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import robots_dir
 from ..model import Model, ModelError, configuration
 
+__all__ = ["MAX_BODIES", "Viewer", "visual_model"]
+
 MAX_BODIES = 2000
 """Largest model the viewer draws: a 100,000-link chain would be 200,000 meshcat objects."""
 
