@@ -325,7 +325,7 @@ def closed_loops() -> list[dict]:
             lambda m=model, d=data, q=q, v=v, t=tau: dp.constrained_forward_dynamics(m, d, q, v, t)
         )
         row["FD"] = median_time(lambda m=model, d=data, q=q, v=v, t=tau: dp.forward_dynamics(m, d, q, v, t))
-        if all(c.loop.type == "spherical" for c in model._cuts):
+        if all(c.loop.type == "spherical" for c in model.cuts):
             pm = dp.to_pinocchio(model)
             pd, cms, cds = pinocchio_loop_constraints(model, pm)
             args = (pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-12, 1e-12, 10))

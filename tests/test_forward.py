@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import random_configuration
@@ -73,10 +73,10 @@ def test_udut_reproduces_the_gim_and_has_the_paper_structure(case):
                 assert U[model.idx_v[k], model.idx_v[j]] == 0.0
 
 
-def test_singular_configuration_is_a_clear_error_not_a_nan():
+def test_singular_configuration_is_a_clear_error_not_a_nan(tmp_path):
     """A point mass that a prismatic joint slides onto the axis of the revolute joint above it:
     the GIM is singular exactly at q2 = 0 (regular elsewhere, so the model loads)."""
-    urdf = ROOT / "tests" / "_singular.urdf"
+    urdf = tmp_path / "singular.urdf"
     urdf.write_text(
         '<robot name="s"><link name="b"/><link name="arm"/>'
         '<link name="slider"><inertial><mass value="1"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>'
@@ -86,10 +86,7 @@ def test_singular_configuration_is_a_clear_error_not_a_nan():
         '<joint name="slide" type="prismatic"><parent link="arm"/><child link="slider"/><axis xyz="1 0 0"/>'
         '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint></robot>'
     )
-    try:
-        model = dp.load_urdf(urdf)
-    finally:
-        urdf.unlink()
+    model = dp.load_urdf(urdf)
     data = model.create_data()
     z = np.zeros(2)
     assert np.all(np.isfinite(dp.forward_dynamics(model, data, np.array([0.3, 0.2]), z, z)))

@@ -91,7 +91,7 @@ def test_buffers_per_body_of_a_huge_chain():
     n = 20_000
     model = dp.models.chain(n)
     data = model.create_data()
-    per_body = (model._mf.nbytes + model._mi.nbytes + data._ws.nbytes) / n
+    per_body = (model.mf.nbytes + model.mi.nbytes + data.ws.nbytes) / n
     assert per_body < 1000, f"{per_body:.0f} bytes a body"
     assert not hasattr(model, "_M"), "the 6 x 6 M_k must not be stored unless asked for"
     np.testing.assert_array_equal(model.M[5], sp.mass_matrix(model.masses[5], model.coms[5],
@@ -110,16 +110,16 @@ def _stamped(ws, mb):
 
 
 def test_one_model_buffer_holds_the_integers_and_floats_bit_for_bit():
-    """The fast entry points take model._mb and split it in the kernel: the split must give back mi and mf."""
+    """The fast entry points take model.mb and split it in the kernel: the split must give back mi and mf."""
     model = dp.models.chain(7)
-    mi, mf = _split(model._mb)
-    assert mi.dtype == np.int64 and np.array_equal(mi, model._mi)
-    assert np.array_equal(mf, model._mf)
-    assert np.shares_memory(model._mi, model._mb) and np.shares_memory(model._mf, model._mb)
+    mi, mf = _split(model.mb)
+    assert mi.dtype == np.int64 and np.array_equal(mi, model.mi)
+    assert np.array_equal(mf, model.mf)
+    assert np.shares_memory(model.mi, model.mb) and np.shares_memory(model.mf, model.mb)
 
 
 def test_a_workspace_is_stamped_for_its_own_model_only():
     model, twin = dp.models.chain(7), dp.models.chain(7)
     data = model.create_data()
-    assert _stamped(data._ws, model._mb)
-    assert not _stamped(data._ws, twin._mb)
+    assert _stamped(data.ws, model.mb)
+    assert not _stamped(data.ws, twin.mb)

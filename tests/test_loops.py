@@ -139,7 +139,7 @@ def test_revolute_cut_matches_pinocchio_two_point_contacts():
     a, _ = dp.constrained_forward_dynamics(model, model.create_data(), q, v, tau)
     pm = dp.to_pinocchio(model)
     pd = pm.createData()
-    cut = model._cuts[0]
+    cut = model.cuts[0]
     cms = []
     for s in (-0.1, 0.1):  # two points on the pin's axis (y)
         off = cut.axis * s

@@ -101,7 +101,7 @@ def test_100000_dof_chain_is_backward_stable():
 def test_data_for_a_huge_chain_stays_linear_in_n():
     model = dp.models.chain(20_000)
     data = model.create_data()
-    per_body = data._ws.nbytes / model.njoints
+    per_body = data.ws.nbytes / model.njoints
     assert per_body < 1000, per_body  # bytes per body: no nv x nv array is allocated up front
     assert not data._dense
 

@@ -37,7 +37,7 @@ _MI = types.Array(types.int64, 1, "C", readonly=True)  # model.mi
 _MF = types.Array(types.float64, 1, "C", readonly=True)  # model.mf
 _VEC = types.Array(types.float64, 1, "C")  # data.ws, q, v, x
 _MAT = types.Array(types.float64, 2, "C")
-_MB = types.Array(types.float64, 1, "C", readonly=True)  # model._mb
+_MB = types.Array(types.float64, 1, "C", readonly=True)  # model.mb
 ENTRY_STATE = types.int64(_MI, _MF, _VEC, _VEC, _VEC, _VEC, types.boolean)  # (mi, mf, ws, q, v, x, with_fext)
 ENTRY_GIM = types.int64(_MI, _MF, _VEC, _VEC, _MAT)  # (mi, mf, ws, q, out)
 # The fast path's entry points take the model as one buffer and no flag: every argument counts.
@@ -96,7 +96,7 @@ def states(model: Model, data: Data, q, v, x, xname: str):
 
 def restamp(model: Model, data: Data) -> None:
     """Stamp data (checked to be model's) for model's fast path: a copied Data carries its original's stamp."""
-    data._ws[0] = model._mb.ctypes.data
+    data.ws[0] = model.mb.ctypes.data
 
 
 def set_fext(model: Model, data: Data, fext) -> None:
@@ -285,7 +285,7 @@ def batch(forward: bool, model: Model, data: Data, Q, V, X) -> tuple[np.ndarray,
     # One chunk a thread: each chunk copies the workspace (_run_rows).  Measured on
     # panda, 8 chunks on 2 threads ran at 1.5 µs a state against 0.9 µs for 2 chunks.
     nchunks = max(1, min(Q.shape[0], numba.get_num_threads()))
-    return out, _run_batch(forward, not data.fext_is_zero, nchunks, model._mi, model._mf, data._ws, Q, V, X, out)
+    return out, _run_batch(forward, not data.fext_is_zero, nchunks, model.mi, model.mf, data.ws, Q, V, X, out)
 
 
 def run_states(forward: bool, model: Model, data: Data, q, v, x, fext, xname: str) -> np.ndarray:
@@ -294,7 +294,7 @@ def run_states(forward: bool, model: Model, data: Data, q, v, x, fext, xname: st
     set_fext(model, data, fext)
     if B is None:
         entry = aba_entry if forward else rnea_entry
-        raise_for_status(model, entry(model._mi, model._mf, data._ws, q, v, x, not data.fext_is_zero), q, v, x, xname)
+        raise_for_status(model, entry(model.mi, model.mf, data.ws, q, v, x, not data.fext_is_zero), q, v, x, xname)
         return (data.ddq if forward else data.tau).copy()
     out, status = batch(forward, model, data, q, v, x)
     raise_for_status(model, status, q, v, x, xname)
@@ -303,4 +303,4 @@ def run_states(forward: bool, model: Model, data: Data, q, v, x, fext, xname: st
 
 def factor(model: Model, data: Data, q: np.ndarray) -> None:
     """Kinematics and UDUᵀ factors at q into data; a clear error when singular."""
-    raise_for_status(model, factor_entry(model._mi, model._mf, data._ws, q), q, None, None, "")
+    raise_for_status(model, factor_entry(model.mi, model.mf, data.ws, q), q, None, None, "")

@@ -51,7 +51,7 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
     """
     if fext is None:
         try:
-            status = rnea_fast(model._mb, data._ws, q, v, a)
+            status = rnea_fast(model.mb, data.ws, q, v, a)
         except (TypeError, AttributeError) as refusal:
             status = refused(refusal, model, data, q, v, a)
         if status == 0:
@@ -77,7 +77,7 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
     """
     if fext is None:
         try:
-            status = aba_fast(model._mb, data._ws, q, v, tau)
+            status = aba_fast(model.mb, data.ws, q, v, tau)
         except (TypeError, AttributeError) as refusal:
             status = refused(refusal, model, data, q, v, tau)
         if status == 0:
@@ -91,10 +91,10 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
     (also left in ``data.gim``).
     """
-    out = getattr(data, "_gim", None)  # the fast path once data.gim exists
+    out = getattr(data, "gim_ws", None)  # the fast path once data.gim exists
     if out is not None:
         try:
-            status = crba_fast(model._mb, data._ws, q, out)
+            status = crba_fast(model.mb, data.ws, q, out)
         except (TypeError, AttributeError) as refusal:
             status = refused(refusal, model, data, q)
         if status == 0:
@@ -106,7 +106,7 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     if not ready(q, model.nq):
         q = kernel_array(configuration(model, q))
     out = data.gim
-    raise_for_status(model, crba_entry(model._mi, model._mf, data._ws, q, out), q, None, None, "")
+    raise_for_status(model, crba_entry(model.mi, model.mf, data.ws, q, out), q, None, None, "")
     return out.copy()
 
 

@@ -30,7 +30,7 @@ def check_not_singular(model: Model, where: str) -> None:
     data = model.create_data()
     rng = np.random.default_rng(12345)
     q = rng.uniform(-np.pi, np.pi, model.nq)
-    status = factor_entry(model._mi, model._mf, data._ws, q)
+    status = factor_entry(model.mi, model.mf, data.ws, q)
     if status:
         k = status - 2
         raise ModelError(

@@ -67,5 +67,5 @@ def energy(model: Model, data: Data, q, v) -> tuple[float, float]:
     check_data(model, data)
     q = np.ascontiguousarray(configuration(model, q))
     v = np.ascontiguousarray(vector(v, model.nv, "v"))
-    kinetic, potential = energy_entry(model._mi, model._mf, data._ws, q, v)
+    kinetic, potential = energy_entry(model.mi, model.mf, data.ws, q, v)
     return float(kinetic), float(potential)

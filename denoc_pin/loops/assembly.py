@@ -19,7 +19,7 @@ def loop_mobility(model: Model, q) -> dict[str, int]:
     J = loop_jacobian(model, q)
     rows = np.cumsum([0] + [lp.n_constraints for lp in model.loops])
     out = {}
-    for i, cut in enumerate(model._cuts):
+    for i, cut in enumerate(model.cuts):
         a, b = {cut.body1}, {cut.body2}
         for s in (a, b):  # ancestors, each set including the body itself
             k = next(iter(s))

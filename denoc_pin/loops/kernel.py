@@ -129,14 +129,14 @@ class LoopState:
         self.J = np.empty((nc, model.nv))
         self.r = np.empty(nc)
         self.Jdv = np.empty(nc) if with_velocity else None
-        li, lf = model._loop_pack
+        li, lf = model.cut_buffers
         loop_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.t, data.tdot, li, lf,
                     with_velocity, self.J, self.r, self.Jdv if with_velocity else self.r)  # fmt: skip
 
 
 def kinematics(model: Model, data: Data, q: np.ndarray) -> None:
     """The tree's kinematics at q into data."""
-    kinematics_entry(model._mi, model._mf, data._ws, q)
+    kinematics_entry(model.mi, model.mf, data.ws, q)
 
 
 def need_loops(model: Model, what: str) -> None:

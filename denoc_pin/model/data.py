@@ -18,8 +18,9 @@ __all__ = ["Data"]
 class Data:
     """Preallocated workspace of one model.  Algorithms write here and return copies.
 
-    All per-body fields are views of one flat buffer (``layout.py``); zmax = ``model.zmax``, the
-    largest joint DOF.  Fields (njoints = number of bodies + 1; index 0 is the base; body frames, [ω; v]):
+    All per-body fields are views of one flat buffer ``ws`` (``core.layout.DATA_FLOATS`` declares them; ``ws[0]``
+    stamps it with the model buffer it was made for); zmax = ``model.zmax``, the largest joint DOF.
+    Fields (njoints = number of bodies + 1; index 0 is the base; body frames, [ω; v]):
 
     - ``E``: (njoints, 3, 3) rotation taking parent-frame components to body-frame ones.
     - ``r``: (njoints, 3) position of body origin o_k relative to its parent's, parent frame.
@@ -45,16 +46,16 @@ class Data:
       spent by then), so after ``forward_dynamics`` it holds μ_k.
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
-      (allocated on first use).
+      (allocated on first use); ``gim_ws``: the GIM's array once allocated, else None (the fast path reads it).
     """
 
     def __init__(self, model: Model):
         nv = model.nv
         self.model = model
-        # One flat workspace (layout.py), so that a compiled call takes one array for all of it.
-        self._ws = np.zeros(workspace_size(model._mi[:HEADER]))
-        self._ws[0] = model._mb.ctypes.data  # the stamp (layout.stamped_for): the fast calls check it
-        for field, view in numpy_views(data_views(self._ws, model._mi), self._ws)._asdict().items():
+        # One flat workspace (core/layout.py), so that a compiled call takes one array for all of it.
+        self.ws = np.zeros(workspace_size(model.mi[:HEADER]))
+        self.ws[0] = model.mb.ctypes.data  # the stamp (layout.stamped_for): the fast calls check it
+        for field, view in numpy_views(data_views(self.ws, model.mi), self.ws)._asdict().items():
             setattr(self, field, view)
         self.E[:] = np.eye(3)
         motion_subspaces(
@@ -63,7 +64,7 @@ class Data:
         self.fext_is_zero = True
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}
-        self._gim = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
+        self.gim_ws = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
 
     def dense(self, name: str) -> np.ndarray:
         """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:
@@ -71,7 +72,7 @@ class Data:
         if name not in self._dense:
             self._dense[name] = np.zeros((self.model.nv, self.model.nv))
             if name == "gim":
-                self._gim = self._dense[name]
+                self.gim_ws = self._dense[name]
         return self._dense[name]
 
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")

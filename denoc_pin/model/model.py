@@ -72,15 +72,19 @@ class Model:
     - ``modules``: tuple of :class:`Module`; ``module_ptr``, ``module_bodies``, ``body_module``
       are their flat form for the compiled recursions.
 
-    The arrays the kernels read are views of one read-only buffer; ``core.layout.MODEL_INTS`` and
-    ``MODEL_FLOATS`` declare them.  ``nqs``, ``body_module``, ``inertias`` and ``M`` are formed on first
-    access (no kernel reads them: at 100,000 bodies they would take 11 MB).
     - ``slot``, ``slot_init``: (njoints,) int, where the factorization keeps M̂_k (``Data.M_hat``).
     - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
     - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``denoc_pin.loops``);
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
+
+    The arrays the kernels read are views of one read-only float64 buffer ``mb``: its first part ``mi``
+    (int64, bit for bit) holds the sizes (``core.layout.SIZES``) and ``MODEL_INTS``, the rest ``mf`` holds
+    ``MODEL_FLOATS``; ``core/layout.py`` declares both tables.  ``cuts`` are the loop joints resolved onto the
+    bodies (``core.cuts.Cut``) and ``cut_buffers`` = (li, lf) their packed form for the loop kernel.
+    ``nqs``, ``body_module``, ``inertias`` and ``M`` are formed on first access (no kernel reads them: at
+    100,000 bodies they would take 11 MB).
     """
 
     def __init__(
@@ -186,11 +190,11 @@ class Model:
         )
         w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
         mb.setflags(write=False)  # views made from here on are read-only too (the filling views were not)
-        set_(self, "_mb", mb)
+        set_(self, "mb", mb)
         # mi and mf again, from the read-only mb: the views above were made while mb was writable.
-        set_(self, "_mi", mb[: mi.size].view(np.int64))
-        set_(self, "_mf", mb[mi.size :])
-        mi, mf = self._mi, self._mf
+        set_(self, "mi", mb[: mi.size].view(np.int64))
+        set_(self, "mf", mb[mi.size :])
+        mi, mf = self.mi, self.mf
         set_(self, "zmax", zmax)
         for field, view in numpy_views(model_views(mi, mf), mi, mf)._asdict().items():
             set_(self, field, view)
@@ -203,8 +207,8 @@ class Model:
                 f"{type(loops).__name__}; ModelBuilder.add_loop and the loaders do this"
             )
         set_(self, "loops", loops.joints)
-        set_(self, "_cuts", loops.cuts)
-        set_(self, "_loop_pack", loops.packed())
+        set_(self, "cuts", loops.cuts)
+        set_(self, "cut_buffers", loops.packed())
         set_(self, "n_constraints", loops.n_constraints)
         passive = (passive,) if isinstance(passive, str) else tuple(passive)
         for p in passive:

@@ -167,7 +167,7 @@ def lock_joints(model: Model, names, q) -> Model:
     locked = {model.joint_id(n) for n in names}  # raises ModelError listing the valid names
     q = np.ascontiguousarray(configuration(model, q))
     data = model.create_data()
-    kinematics_entry(model._mi, model._mf, data._ws, q)
+    kinematics_entry(model.mi, model.mf, data.ws, q)
     # the body frame at q in its parent: R = E_kᵀ, p = r_k
     poses = {k: (data.E[k].T.copy(), data.r[k].copy()) for k in locked}
     b = ModelBuilder(model.name, gravity=model.gravity, base=model.link_names[0])

@@ -388,7 +388,7 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
     # Chunks of whole strides, so that a progress bar can move between compiled calls.
     t0 = time.perf_counter()
     one = np.empty((1, model.nq)), np.empty((1, model.nv)), np.empty((1, model.nv)), *np.empty((3, 1))
-    rk4_kernel(model._mi, model._mf, data._ws, q0, v0, tau, dt, 0, 1, *one)
+    rk4_kernel(model.mi, model.mf, data.ws, q0, v0, tau, dt, 0, 1, *one)
     per_step = 4.0 * (time.perf_counter() - t0)
     bar = _progress_bar(progress, nsteps, per_step)
     chunk = nsteps if bar is None else max(stride, (nsteps // 100) // stride * stride)
@@ -399,7 +399,7 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
         sl = slice(row, row + rows)
         Wc = np.empty(rows)
         status = rk4_kernel(
-            model._mi, model._mf, data._ws, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc
+            model.mi, model.mf, data.ws, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc
         )
         if status:
             _raise(model, status, done)

@@ -166,7 +166,7 @@ def reference_loop_jacobian(model: Model, q) -> np.ndarray:
     dm = _dm.denoc_matrices(model, q, np.zeros(model.nv))
     R, o, _, _ = _dm.world_poses(model, q)
     rows = []
-    for cut in model._cuts:
+    for cut in model.cuts:
         frames, blocks = [], []
         for body, Rc, pc in ((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)):
             if body:
@@ -219,7 +219,7 @@ def pinocchio_loop_constraints(model: Model, pin_model):
     cms = [
         pin.RigidConstraintModel(kinds[c.loop.type], pin_model, int(c.body1), pin.SE3(c.R1, c.p1), int(c.body2),
                                  pin.SE3(c.R2, c.p2), pin.ReferenceFrame.LOCAL)
-        for c in model._cuts
+        for c in model.cuts
     ]  # fmt: skip
     cds = [c.createData() for c in cms]
     pin.initConstraintDynamics(pin_model, pd, cms, cds)
@@ -235,7 +235,7 @@ def pinocchio_constrained_dynamics(model: Model, pin_model, q, v, tau):
     pd, cms, cds = pinocchio_loop_constraints(model, pin_model)
     a = pin.constraintDynamics(pin_model, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 1e-12, 100)).copy()
     lam, i = [], 0
-    for c in model._cuts:
+    for c in model.cuts:
         f = -np.array(pd.lambda_c[i : i + c.loop.n_constraints])
         lam.append(f if c.loop.type == "spherical" else np.r_[f[3:], f[:3]])
         i += c.loop.n_constraints
@@ -278,7 +278,7 @@ def compare_loops(model: Model, pin_model, samples: int = 10, seed: int = 0) -> 
         "jac": Check("loop_jacobian", "N of denoc_matrices"),
         "id": Check("constrained_id → constrained_fd", "prescribed q̈"),
     }
-    pin_ok = all(c.loop.type in ("spherical", "fixed") for c in model._cuts)
+    pin_ok = all(c.loop.type in ("spherical", "fixed") for c in model.cuts)
     if pin_ok:
         checks["fd_pin"] = Check("constrained_fd q̈", "constraintDynamics")
         checks["lam_pin"] = Check("constrained_fd λ (independent cuts)", "constraintDynamics")

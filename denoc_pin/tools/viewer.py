@@ -179,7 +179,7 @@ def visual_model(model: Model, package_dirs=None):
             if length > 1e-9:
                 add(f"link_{model.names[k]}_{i}", k, _frame_axes(p / length), 0.5 * p, coal.Cylinder(scale, length),
                     LINK_COLOR)  # fmt: skip
-    for lp, cut in zip(model.loops, model._cuts, strict=True):
+    for lp, cut in zip(model.loops, model.cuts, strict=True):
         for side, (body, R, p) in enumerate(((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)), start=1):
             add(f"cut_{lp.name}_C{side}", body, R, p, coal.Sphere(2.0 * scale), CUT_COLOR)
     return pm, gm
