@@ -61,11 +61,43 @@ METHODS = ("rk4", "rk45", "dop853")
 
 
 @njit(cache=True)
+def rk4_stage(i, kinds, idx_q, idx_v, nvs, dt, q, v, a, tau, x, qs, vs, K, Ks, As, P):
+    """Stage i = 1 … 4 of the RK4 step from (q, v) (module docstring), the one place the method is written.
+
+    In: the stage point's chart coordinates x = δ_i and velocity vs = v_i, and a = a_i, tau = τ_i there.
+    K_i = J_r(δ_i)⁻¹ v_i; Ks, As and P accumulate K_i, a_i and τ_i·v_i with the weights 1, 2, 2, 1.  Out: the
+    next stage point δ_{i+1} = c_i dt K_i in x, q ⊕ δ_{i+1} in qs and v + c_i dt a_i in vs (c = ½, ½, 1); after
+    stage 4 the step's end q' = q ⊕ dt Ks / 6 in qs and v' = v + dt As / 6 in vs.  Returns P; the work of τ
+    over the step is dt P / 6."""
+    dexp_inv_kernel(kinds, idx_v, nvs, x, vs, K)
+    w = 1.0 if i == 1 or i == 4 else 2.0
+    for c in range(len(v)):
+        P += w * tau[c] * vs[c]
+        if i == 1:
+            Ks[c] = K[c]
+            As[c] = a[c]
+        else:
+            Ks[c] += w * K[c]
+            As[c] += w * a[c]
+    if i == 4:
+        for c in range(len(v)):
+            K[c] = Ks[c] / 6.0
+            vs[c] = v[c] + dt * As[c] / 6.0
+        integrate_kernel(kinds, idx_q, idx_v, q, K, dt, qs)
+        return P
+    h = 0.5 * dt if i < 3 else dt
+    for c in range(len(v)):
+        x[c] = h * K[c]
+        vs[c] = v[c] + h * a[c]
+    integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
+    return P
+
+
+@njit(cache=True)
 def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
-    """nsteps RK4 steps from (q0, v0) under a constant τ, recording every ``stride``-th state
-    (row 0 is the start).  W accumulates the work of τ, dt τ·(v_1 + 2 v_2 + 2 v_3 + v_4)/6 a
-    step, consistent with the configuration update.  Returns 0, or the kernel status
-    (1 non-finite state, 2 + k singular at body k) of the step that failed."""
+    """nsteps RK4 steps (``rk4_stage``) from (q0, v0) under a constant τ, recording every ``stride``-th state
+    (row 0 is the start) and the work of τ.  Returns 0, or the kernel status (1 non-finite state, 2 + k
+    singular at body k) of the step that failed."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     kinds, idx_q, idx_v, nvs = mv.kinds, mv.idx_q, mv.idx_v, mv.nvs
@@ -74,16 +106,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     q = q0.copy()
     v = v0.copy()
     qs = np.empty(len(q0))
-    vs = np.empty(nv)
-    a1 = np.empty(nv)
-    a2 = np.empty(nv)
-    a3 = np.empty(nv)
-    v2 = np.empty(nv)
-    v3 = np.empty(nv)
-    dq = np.empty(nv)
-    x = np.empty(nv)  # δ_i, the stage point's chart coordinates
-    K = np.empty(nv)  # K_i = J_r(δ_i)⁻¹ v_i
-    Ks = np.empty(nv)  # K_1 + 2 K_2 + 2 K_3 + K_4
+    vs, a1, x, K, Ks, As = np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv)
     work = 0.0
     row = 0
     for i in range(nsteps + 1):
@@ -101,47 +124,17 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
             row += 1
         if i == nsteps:
             break
-        # stage 2 at (q ⊕ dt/2 K_1, v + dt/2 a_1), K_1 = v
-        for c in range(nv):
-            Ks[c] = v[c]
-            x[c] = 0.5 * dt * v[c]
-            v2[c] = v[c] + 0.5 * dt * a1[c]
-        integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_entry(mi, mf, ws, qs, v2, tau, False)
-        if s:
-            return s
-        for c in range(nv):
-            a2[c] = ddq[c]
-        # stage 3 at (q ⊕ dt/2 K_2, v + dt/2 a_2)
-        dexp_inv_kernel(kinds, idx_v, nvs, x, v2, K)
-        for c in range(nv):
-            Ks[c] += 2.0 * K[c]
-            x[c] = 0.5 * dt * K[c]
-            v3[c] = v[c] + 0.5 * dt * a2[c]
-        integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_entry(mi, mf, ws, qs, v3, tau, False)
-        if s:
-            return s
-        for c in range(nv):
-            a3[c] = ddq[c]
-        # stage 4 at (q ⊕ dt K_3, v + dt a_3)
-        dexp_inv_kernel(kinds, idx_v, nvs, x, v3, K)
-        for c in range(nv):
-            Ks[c] += 2.0 * K[c]
-            x[c] = dt * K[c]
-            vs[c] = v[c] + dt * a3[c]
-        integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
-        s = aba_entry(mi, mf, ws, qs, vs, tau, False)
-        if s:
-            return s
-        dexp_inv_kernel(kinds, idx_v, nvs, x, vs, K)
-        # the step
-        for c in range(nv):
-            dq[c] = (Ks[c] + K[c]) / 6.0
-            work += dt * tau[c] * (v[c] + 2.0 * v2[c] + 2.0 * v3[c] + vs[c]) / 6.0
-            v[c] += dt * (a1[c] + 2.0 * a2[c] + 2.0 * a3[c] + ddq[c]) / 6.0
-        integrate_kernel(kinds, idx_q, idx_v, q, dq, dt, qs)
+        x[:] = 0.0
+        vs[:] = v
+        P = rk4_stage(1, kinds, idx_q, idx_v, nvs, dt, q, v, a1, tau, x, qs, vs, K, Ks, As, 0.0)
+        for stage in range(2, 5):
+            s = aba_entry(mi, mf, ws, qs, vs, tau, False)
+            if s:
+                return s
+            P = rk4_stage(stage, kinds, idx_q, idx_v, nvs, dt, q, v, ddq, tau, x, qs, vs, K, Ks, As, P)
         q[:] = qs
+        v[:] = vs
+        work += dt * P / 6.0
     return 0
 
 
@@ -451,13 +444,15 @@ def _stage_functions(model: Model, data: Data, tau_fn, loops: bool, baumgarte):
 def _simulate_python(
     model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam=None, baumgarte=None
 ) -> np.ndarray:
-    """The same RK4 step with a torque callback, one Python call per stage; with ``lam`` (loops),
+    """The RK4 steps of ``rk4_stage`` with a torque callback, one Python call per stage; with ``lam`` (loops),
     each stage is the closed-loop forward dynamics."""
     accel, torque, last = _stage_functions(model, data, tau_fn, lam is not None, baumgarte)
-
+    kinds, idx_q, idx_v, nvs = model.kinds, model.idx_q, model.idx_v, model.nvs
     T = np.empty((len(Q), model.nv))
     bar = _progress_bar(progress, nsteps, 2e-4)
     q, v, work, row = q0.copy(), v0.copy(), 0.0, 0
+    qs = np.empty(model.nq)
+    vs, x, K, Ks, As = (np.empty(model.nv) for _ in range(5))
     for i in range(nsteps + 1):
         t = i * dt
         tau1 = torque(t, q, v)
@@ -470,27 +465,15 @@ def _simulate_python(
             row += 1
         if i == nsteps:
             break
-        v2 = v + 0.5 * dt * a1
-        x2 = 0.5 * dt * v
-        q2 = integrate(model, q, x2)
-        tau2 = torque(t + 0.5 * dt, q2, v2)
-        a2 = accel(q2, v2, tau2)
-        v3 = v + 0.5 * dt * a2
-        K2 = dexp_inv(model, x2, v2)
-        x3 = 0.5 * dt * K2
-        q3 = integrate(model, q, x3)
-        tau3 = torque(t + 0.5 * dt, q3, v3)
-        a3 = accel(q3, v3, tau3)
-        v4 = v + dt * a3
-        K3 = dexp_inv(model, x3, v3)
-        x4 = dt * K3
-        q4 = integrate(model, q, x4)
-        tau4 = torque(t + dt, q4, v4)
-        a4 = accel(q4, v4, tau4)
-        K4 = dexp_inv(model, x4, v4)
-        work += dt * (tau1 @ v + 2 * tau2 @ v2 + 2 * tau3 @ v3 + tau4 @ v4) / 6
-        q = integrate(model, q, (v + 2 * K2 + 2 * K3 + K4) / 6, dt)
-        v = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
+        x[:] = 0.0
+        vs[:] = v
+        P = rk4_stage(1, kinds, idx_q, idx_v, nvs, dt, q, v, a1, tau1, x, qs, vs, K, Ks, As, 0.0)
+        for stage, c in ((2, 0.5), (3, 0.5), (4, 1.0)):
+            tau_s = torque(t + c * dt, qs.copy(), vs.copy())
+            P = rk4_stage(stage, kinds, idx_q, idx_v, nvs, dt, q, v, accel(qs, vs, tau_s), tau_s, x, qs, vs, K, Ks,
+                          As, P)  # fmt: skip
+        q, v = qs.copy(), vs.copy()
+        work += dt * P / 6.0
         if bar is not None:
             bar.update(1)
     if bar is not None:
