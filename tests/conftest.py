@@ -60,6 +60,28 @@ def _random_inertia(rng, m: float) -> np.ndarray:
     return Q @ np.diag([a, b, c]) @ Q.T
 
 
+def add_random_body(b: dp.ModelBuilder, rng, parent: int, kind: str, pitch: float | None = None) -> int:
+    """A body through a joint of ``kind`` with a random axis (an orthogonal pair for a universal joint), placement,
+    mass, centre of mass and inertia, for the random ModelBuilder trees."""
+    if kind == "universal":
+        R = pin.exp3(rng.standard_normal(3))
+        axis = (R[:, 0], R[:, 1])
+    else:
+        axis = rng.standard_normal(3)
+    L = rng.standard_normal((3, 3))
+    m = float(rng.uniform(0.1, 2.0))
+    return b.add_body(
+        parent,
+        joint=kind,
+        axis=axis,
+        pitch=pitch,
+        placement=(pin.exp3(rng.standard_normal(3)), rng.uniform(-0.3, 0.3, 3)),
+        mass=m,
+        com=rng.uniform(-0.1, 0.1, 3),
+        inertia=0.01 * m * (L @ L.T / 3 + np.eye(3)),
+    )
+
+
 def _fmt(*xs) -> str:
     return " ".join(f"{float(x):.17g}" for x in xs)
 

@@ -3,16 +3,12 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import assert_close
+from conftest import add_random_body, assert_close
 
 import denoc_pin as dp
 from denoc_pin.tools.validate import compare_with_pinocchio
 
 KINDS = ["revolute", "continuous", "prismatic", "spherical", "universal", "planar", "fixed"]
-
-
-def random_rotation(rng):
-    return pin.exp3(rng.standard_normal(3))
 
 
 def random_builder_tree(seed: int) -> dp.Model:
@@ -25,22 +21,7 @@ def random_builder_tree(seed: int) -> dp.Model:
         if len(path) > 1 and rng.random() < 0.4:
             del path[int(rng.integers(1, len(path))) :]  # back up to an ancestor and branch there
         parent = path[-1]
-        if kind == "universal":
-            R = random_rotation(rng)
-            axis = (R[:, 0], R[:, 1])
-        else:
-            axis = rng.standard_normal(3)
-        L = rng.standard_normal((3, 3))
-        m = float(rng.uniform(0.1, 2.0))
-        k = b.add_body(
-            parent,
-            joint=kind,
-            axis=axis,
-            placement=(random_rotation(rng), rng.uniform(-0.3, 0.3, 3)),
-            mass=m,
-            com=rng.uniform(-0.1, 0.1, 3),
-            inertia=0.01 * m * (L @ L.T / 3 + np.eye(3)),
-        )
+        k = add_random_body(b, rng, parent, kind)
         if kind != "fixed":
             path.append(k)
     return b.build()

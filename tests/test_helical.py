@@ -5,7 +5,7 @@ other kind against Pinocchio (every algorithm, the configuration space, both bri
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import assert_close
+from conftest import add_random_body, assert_close
 
 import denoc_pin as dp
 from denoc_pin.core.joints import HELICAL
@@ -23,20 +23,8 @@ def helical_tree(seed: int) -> dp.Model:
         kind = "helical" if i == 0 or rng.random() < 0.5 else str(rng.choice(OTHERS))
         if len(path) > 1 and rng.random() < 0.4:
             del path[int(rng.integers(1, len(path))) :]
-        R = pin.exp3(rng.standard_normal(3))
-        axis = (R[:, 0], R[:, 1]) if kind == "universal" else rng.standard_normal(3)
-        L = rng.standard_normal((3, 3))
-        m = float(rng.uniform(0.1, 2.0))
-        k = b.add_body(
-            path[-1],
-            joint=kind,
-            axis=axis,
-            pitch=float(rng.uniform(-0.3, 0.3)) if kind == "helical" else None,
-            placement=(pin.exp3(rng.standard_normal(3)), rng.uniform(-0.3, 0.3, 3)),
-            mass=m,
-            com=rng.uniform(-0.1, 0.1, 3),
-            inertia=0.01 * m * (L @ L.T / 3 + np.eye(3)),
-        )
+        pitch = float(rng.uniform(-0.3, 0.3)) if kind == "helical" else None
+        k = add_random_body(b, rng, path[-1], kind, pitch)
         if kind != "fixed":
             path.append(k)
     return b.build()
