@@ -4,6 +4,7 @@ level, and declares its public names.  Read from the sources with ``ast``, so no
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,13 @@ def test_the_public_api_is_what_all_lists():
     public = {n for n in vars(dp) if not n.startswith("_")}
     subpackages = {"algorithms", "core", "loaders", "loops", "model", "simulation", "tools"}
     assert public - set(dp.__all__) - subpackages == set()
+
+
+def test_the_readme_api_table_is_the_public_api():
+    """The public names are the README's API table: each name of ``dp.__all__`` is in the table, and each
+    ``dp.X`` the table names exists."""
+    readme = (PACKAGE.parent / "README.md").read_text()
+    table = readme[readme.index("## API") : readme.index("## Command line")]
+    named = set(re.findall(r"\bdp\.([A-Za-z_]\w*)", table))
+    assert set(dp.__all__) - named == set()
+    assert {n for n in named if not hasattr(dp, n)} == set()

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from numba import njit, types
 
-from ..core.layout import all_finite, borrow, data_views, split_model, stamped_for
+from ..core.layout import FMA, all_finite, borrow, data_views, split_model, stamped_for
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 from .composite import gim_step
 from .forward import factor_step, solve_step
@@ -190,7 +190,7 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     return 0
 
 
-@njit(ENTRY_GIM, cache=True)
+@njit(ENTRY_GIM, cache=True, fastmath=FMA)  # gim_step is inlined here, and compiled with FMA contraction
 def crba_entry(mi, mf, ws, q, out):
     """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite, BAD_LENGTH
     if q has the wrong length."""

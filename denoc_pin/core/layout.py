@@ -50,6 +50,7 @@ __all__ = [
     "all_finite",
     "articulated_slots",
     "borrow",
+    "buffer_sizes",
     "data_views",
     "model_buffer",
     "model_buffer_sizes",
@@ -148,10 +149,11 @@ def _sizes_source(name: str, parts) -> str:
 
 
 def _compile(source: str, name: str, **options):
-    """njit a generated function.  Its code object names this file, so numba's cache finds it and keys it
-    by this file's stamp (the tables above are in this file)."""
+    """A generated function, compiled by numba when ``options`` are given (else plain Python, for Python callers).
+    Its code object names this file, so numba's cache finds it and keys it by this file's stamp (the tables above
+    are in this file)."""
     exec(compile(source, __file__, "exec"), globals())
-    return njit(cache=True, **options)(globals()[name])
+    return njit(cache=True, **options)(globals()[name]) if options else globals()[name]
 
 
 @intrinsic
@@ -203,7 +205,9 @@ def borrow(a):
 
 
 # model_views(mi, mf) -> ModelViews, data_views(ws, mi) -> DataViews: the kernels' views of the buffers;
-# model_buffer_sizes(head) -> (size of mi, size of mf) and workspace_size(head), for the sizes in mi's header.
+# model_buffer_sizes(head) -> (size of mi, size of mf) and workspace_size(head), for the sizes in mi's header;
+# buffer_sizes is model_buffer_sizes in Python, and workspace_size is Python only: making a model or its data need
+# not load compiled code for them.
 model_views = _compile(
     _views_source("model_views", "mi, mf", (("mi", MODEL_INTS, "HEADER"), ("mf", MODEL_FLOATS, "0"))),
     "model_views",
@@ -214,6 +218,7 @@ model_buffer_sizes = _compile(_sizes_source("model_buffer_sizes", ((MODEL_INTS, 
 data_views = _compile(_views_source("data_views", "ws, mi", (("ws", DATA_FLOATS, "WS_HEADER"),)), "data_views",
                       inline="always")  # fmt: skip
 workspace_size = _compile(_sizes_source("workspace_size", ((DATA_FLOATS, "WS_HEADER"),)), "workspace_size")
+buffer_sizes = _compile(_sizes_source("buffer_sizes", ((MODEL_INTS, "HEADER"), (MODEL_FLOATS, "0"))), "buffer_sizes")
 
 
 def model_buffer(mi: np.ndarray, nf: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.cuts import ResolvedLoops
 from ..core.joints import BASE, JOINTS, UNIVERSAL, WITH_AXIS, nq_nv
-from ..core.layout import HEADER, articulated_slots, model_buffer, model_buffer_sizes, model_views, numpy_views
+from ..core.layout import HEADER, articulated_slots, buffer_sizes, model_buffer, model_views, numpy_views
 from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
@@ -170,7 +170,7 @@ class Model:
         slot, slot_init, nslots = articulated_slots(parents, bodies)
         # Two flat buffers hold every array the kernels read (core/layout.py); the fields are views.
         head = np.array([njoints, nvs.sum(), len(modules), zmax, nqs.sum(), nslots], dtype=np.int64)
-        ni, nf = model_buffer_sizes(head)
+        ni, nf = buffer_sizes(head)
         mi = np.concatenate([head, parents, kinds, idx_q, idx_v, nvs, ptr, bodies, slot, slot_init]).astype(np.int64)
         # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
         # would hold every input twice at the moment of the process's peak memory.
