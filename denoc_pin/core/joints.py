@@ -148,23 +148,26 @@ def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_
         e = axes[k]
         iq = idx_q[k]
         # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
-        if kind == REVOLUTE or kind == CONTINUOUS:
+        if kind == REVOLUTE or kind == CONTINUOUS or kind == HELICAL:
             # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
-            angle = q[iq] if kind == REVOLUTE else np.arctan2(q[iq + 1], q[iq])
+            angle = np.arctan2(q[iq + 1], q[iq]) if kind == CONTINUOUS else q[iq]
             placement_axis_angle_T(placement_R[k], e, angle, E[k])
-            for c in range(3):
-                r[k, c] = placement_p[k, c]
-            continue
-        if kind == PRISMATIC or kind == HELICAL:
-            qk = q[iq]
-            if kind == PRISMATIC:
+            if kind == HELICAL:  # it slides pitch·θ along e as it turns
+                s = pitches[k] * angle
                 for c in range(3):
-                    for d in range(3):
-                        E[k, c, d] = placement_R[k, d, c]
-            else:  # a helical joint turns by θ about e as it slides pitch·θ along it
-                placement_axis_angle_T(placement_R[k], e, qk, E[k])
-                qk = pitches[k] * qk
+                    r[k, c] = (
+                        placement_p[k, c]
+                        + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * s
+                    )
+            else:
+                for c in range(3):
+                    r[k, c] = placement_p[k, c]
+            continue
+        if kind == PRISMATIC:
+            qk = q[iq]
             for c in range(3):
+                for d in range(3):
+                    E[k, c, d] = placement_R[k, d, c]
                 r[k, c] = (
                     placement_p[k, c]
                     + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
