@@ -151,3 +151,23 @@ def test_batches_match_pinocchio_row_by_row(name):
     for i in range(B):
         assert_close(tau[i], pin.rnea(pm, pd, Q[i], V[i], A[i]), what=f"τ row {i}")
         assert_close(ddq[i], pin.aba(pm, pd, Q[i], V[i], tau[i]), what=f"q̈ row {i}")
+
+
+def test_the_fast_path_raises_a_refusal_it_cannot_explain(panda, monkeypatch):
+    """A fast entry point's TypeError or AttributeError takes the checked path only when an argument is explicitly
+    not in the kernels' form; with every argument in form it is a bug, and it is raised, not hidden."""
+    import denoc_pin.algorithms.api as api
+
+    data = panda.create_data()
+    q = dp.random_configuration(panda, 0)
+    v = np.zeros(panda.nv)
+    expected = dp.inverse_dynamics(panda, data, q, v, v)
+
+    def broken(*args):
+        raise TypeError("a bug inside the kernel")
+
+    monkeypatch.setattr(api, "rnea_fast", broken)
+    with pytest.raises(TypeError, match="a bug inside the kernel"):
+        dp.inverse_dynamics(panda, data, q, v, v)
+    # a list is not in the kernels' form: the refusal is explained, and the checked path answers
+    np.testing.assert_array_equal(dp.inverse_dynamics(panda, data, list(q), v, v), expected)

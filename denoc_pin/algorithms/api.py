@@ -10,6 +10,7 @@ import numpy as np
 
 from ..model import Data, Model, ModelError, check_data, configuration
 from ._plumbing import (
+    NOT_READY,
     aba_fast,
     crba_entry,
     crba_fast,
@@ -91,14 +92,13 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     O(n·depth) work; refused above ``DENSE_LIMIT`` DOF.  Returns a new (nv, nv) array
     (also left in ``data.gim``).
     """
-    out = getattr(data, "gim_ws", None)  # the fast path once data.gim exists
-    if out is not None:
-        try:
-            status = crba_fast(model.mb, data.ws, q, out)
-        except (TypeError, AttributeError) as refusal:
-            status = refused(refusal, model, data, q)
-        if status == 0:
-            return out.copy()
+    try:  # the fast path, once data.gim exists
+        out = data.gim_ws
+        status = NOT_READY if out is None else crba_fast(model.mb, data.ws, q, out)
+    except (TypeError, AttributeError) as refusal:
+        status = refused(refusal, model, data, q)
+    if status == 0:
+        return out.copy()
     if getattr(data, "model", None) is not model:
         check_data(model, data)
     restamp(model, data)
