@@ -27,12 +27,10 @@ from .forward import factor_step, solve_step
 from .inverse import inverse_dynamics_step
 from .kinematics import kinematics_entry
 
-_F64 = np.dtype(np.float64)
-_UNIT_STRIDE = (8,)
-
-
 __all__: list[str] = []
 
+_F64 = np.dtype(np.float64)
+_UNIT_STRIDE = (8,)
 _MI = types.Array(types.int64, 1, "C", readonly=True)  # model.mi
 _MF = types.Array(types.float64, 1, "C", readonly=True)  # model.mf
 _VEC = types.Array(types.float64, 1, "C")  # data.ws, q, v, x
