@@ -129,31 +129,34 @@ def _size(shape) -> str:
 _HEAD = f"    {', '.join(SIZES)} = " + ", ".join(f"head[{i}]" for i in range(len(SIZES))) + "\n"
 
 
-def _views_source(name: str, args: str, parts) -> str:
-    """A function ``name(args)`` that cuts each buffer of ``parts`` = ((buffer, table, start), …) into the
-    views of its table, in order, and returns them as one named tuple (``head``: mi, whose header has SIZES)."""
+# Each buffer as (its argument name, its table, where its first field starts).
+_MODEL_PARTS = (("mi", MODEL_INTS, "HEADER"), ("mf", MODEL_FLOATS, "0"))
+_DATA_PARTS = (("ws", DATA_FLOATS, "WS_HEADER"),)
+
+
+def _views_source(name: str, args: str, parts, result: str) -> str:
+    """A function ``name(args)`` that cuts each buffer of ``parts`` into the views of its table, in order, and
+    returns them as the named tuple ``result`` (``head``: mi, whose header has SIZES)."""
     body, fields = "", []
     for buf, table, start in parts:
         body += f"    o = {start}\n"
         for field, shape, _ in table:
             body += f"    {field} = _view({buf}, o, ({', '.join(map(str, shape))},))\n    o += {_size(shape)}\n"
             fields.append(field)
-    result = "ModelViews" if parts[0][1] is MODEL_INTS else "DataViews"
     return f"def {name}({args}):\n    head = mi\n{_HEAD}{body}    return {result}({', '.join(fields)})\n"
 
 
 def _sizes_source(name: str, parts) -> str:
-    """A function ``name(head)`` returning the size of each buffer of ``parts`` = ((table, start), …)."""
-    sums = [" + ".join([start] + [_size(shape) for _, shape, _ in table]) for table, start in parts]
+    """A function ``name(head)`` returning the size of each buffer of ``parts``."""
+    sums = [" + ".join([start] + [_size(shape) for _, shape, _ in table]) for _, table, start in parts]
     return f"def {name}(head):\n{_HEAD}    return {', '.join(sums)}\n"
 
 
-def _compile(source: str, name: str, **options):
-    """A generated function, compiled by numba when ``options`` are given (else plain Python, for Python callers).
-    Its code object names this file, so numba's cache finds it and keys it by this file's stamp (the tables above
-    are in this file)."""
+def _compile(source: str, name: str, jit: bool = True):
+    """A generated function, inlined by numba into its callers (``jit``) or plain Python.  Its code object names
+    this file, so numba's cache finds it and keys it by this file's stamp (the tables above are in this file)."""
     exec(compile(source, __file__, "exec"), globals())
-    return njit(cache=True, **options)(globals()[name]) if options else globals()[name]
+    return njit(cache=True, inline="always")(globals()[name]) if jit else globals()[name]
 
 
 @intrinsic
@@ -205,20 +208,14 @@ def borrow(a):
 
 
 # model_views(mi, mf) -> ModelViews, data_views(ws, mi) -> DataViews: the kernels' views of the buffers;
-# model_buffer_sizes(head) -> (size of mi, size of mf) and workspace_size(head), for the sizes in mi's header;
-# buffer_sizes is model_buffer_sizes in Python, and workspace_size is Python only: making a model or its data need
-# not load compiled code for them.
-model_views = _compile(
-    _views_source("model_views", "mi, mf", (("mi", MODEL_INTS, "HEADER"), ("mf", MODEL_FLOATS, "0"))),
-    "model_views",
-    inline="always",
-)
-model_buffer_sizes = _compile(_sizes_source("model_buffer_sizes", ((MODEL_INTS, "HEADER"), (MODEL_FLOATS, "0"))),
-                              "model_buffer_sizes", inline="always")  # fmt: skip
-data_views = _compile(_views_source("data_views", "ws, mi", (("ws", DATA_FLOATS, "WS_HEADER"),)), "data_views",
-                      inline="always")  # fmt: skip
-workspace_size = _compile(_sizes_source("workspace_size", ((DATA_FLOATS, "WS_HEADER"),)), "workspace_size")
-buffer_sizes = _compile(_sizes_source("buffer_sizes", ((MODEL_INTS, "HEADER"), (MODEL_FLOATS, "0"))), "buffer_sizes")
+# model_buffer_sizes(head) -> (size of mi, size of mf) and workspace_size(head), for the sizes in mi's header.
+# Python callers size the buffers with the plain functions (buffer_sizes, workspace_size): making a model or its
+# data need not load compiled code for them.
+model_views = _compile(_views_source("model_views", "mi, mf", _MODEL_PARTS, "ModelViews"), "model_views")
+data_views = _compile(_views_source("data_views", "ws, mi", _DATA_PARTS, "DataViews"), "data_views")
+model_buffer_sizes = _compile(_sizes_source("model_buffer_sizes", _MODEL_PARTS), "model_buffer_sizes")
+buffer_sizes = model_buffer_sizes.py_func
+workspace_size = _compile(_sizes_source("workspace_size", _DATA_PARTS), "workspace_size", jit=False)
 
 
 def model_buffer(mi: np.ndarray, nf: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

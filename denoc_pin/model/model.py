@@ -40,12 +40,6 @@ class Frame:
     translation: np.ndarray
 
 
-def _frozen(a, dtype=float) -> np.ndarray:
-    a = np.array(a, dtype=dtype)
-    a.setflags(write=False)
-    return a
-
-
 class Model:
     """Topology, joints, placements and inertias of a tree, grouped into kinematic modules.
 
