@@ -62,3 +62,40 @@ def test_from_pinocchio_refuses_a_singular_model():
     pm.inertias[4] = pin.Inertia.Zero()  # finger 1^3 becomes massless
     with pytest.raises(dp.ModelError, match="joint 'joint_1_3' moves only massless links"):
         dp.from_pinocchio(pm)
+
+
+def _unit(x):
+    return x / np.linalg.norm(x)
+
+
+def _one_joint_model(joint) -> "pin.Model":
+    pm = pin.Model()
+    j = pm.addJoint(0, joint, pin.SE3(pin.exp3(np.array([0.2, -0.1, 0.4])), np.array([0.1, 0.2, -0.3])), "j")
+    pm.appendBodyToJoint(
+        j, pin.Inertia(1.3, np.array([0.1, -0.2, 0.05]), np.diag([0.2, 0.3, 0.25])), pin.SE3.Identity()
+    )
+    return pm
+
+
+@pytest.mark.parametrize(
+    "joint",
+    [
+        lambda e: pin.JointModelRevoluteUnaligned(e),
+        lambda e: pin.JointModelPrismaticUnaligned(e),
+        lambda e: pin.JointModelHelicalUnaligned(e, 0.05),
+        lambda e: pin.JointModelUniversal(_unit(np.cross(e, [0.0, 0.0, 1.0])), e),  # axes orthogonal
+    ],
+    ids=["revolute", "prismatic", "helical", "universal"],
+)
+def test_non_unit_axis_is_refused_and_a_unit_one_reproduces_pinocchio(joint):
+    # Pinocchio uses an unaligned axis as given: with (2, 0, 0) its rnea differs from the unit axis's.
+    pm = _one_joint_model(joint(np.array([2.0, 0.0, 0.0])))
+    with pytest.raises(dp.ModelError, match=r"joint 'j' .*non-unit axis \[2\.0, 0\.0, 0\.0\]"):
+        dp.from_pinocchio(pm)
+    # An axis unit to rounding (as Pinocchio's URDF parser leaves it) loads and gives Pinocchio's numbers.
+    e = np.array([0.3, -0.4, 0.5])
+    pm = _one_joint_model(joint(e / np.linalg.norm(e)))
+    m = dp.from_pinocchio(pm)
+    q = random_configuration(m, np.random.default_rng(3))
+    v, a = np.linspace(-1, 1, m.nv), np.linspace(0.5, -0.7, m.nv)
+    assert_close(dp.inverse_dynamics(m, m.create_data(), q, v, a), pin.rnea(pm, pm.createData(), q, v, a))

@@ -23,6 +23,8 @@ from ..model import Frame, Model, ModelError
 __all__ = ["SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio"]
 
 SUPPORTED_PINOCCHIO_JOINTS = sorted(PINOCCHIO_KINDS)
+# |‖e‖ − 1| above this refuses a joint axis: below it the dynamics differ from Pinocchio's by less than 1e-10.
+UNIT_AXIS_TOL = 1e-10
 
 
 def _kind_and_axis(joint) -> tuple[int, np.ndarray, np.ndarray, float] | None:
@@ -70,6 +72,17 @@ def from_pinocchio(pin_model) -> Model:
                 + ", ".join(SUPPORTED_PINOCCHIO_JOINTS)
             )
         kinds[k], axes[k], axes2[k], pitches[k] = found
+        for e in (axes[k], axes2[k])[: JOINTS[kinds[k]].axes]:
+            # Pinocchio uses an unaligned joint's axis as given: a non-unit axis scales S (and, for a revolute,
+            # makes its rotation non-orthogonal); denoc_pin's joints assume a unit axis, so such a joint is refused
+            # rather than silently normalised into different dynamics.
+            if abs(np.linalg.norm(e) - 1.0) > UNIT_AXIS_TOL:
+                raise ModelError(
+                    f"pinocchio model {pin_model.name!r}: joint {pin_model.names[k]!r} "
+                    f"({pin_model.joints[k].shortname()}) has a non-unit axis {e.tolist()} (norm "
+                    f"{np.linalg.norm(e):.17g}); Pinocchio uses it as given, which scales the joint's motion "
+                    "subspace; denoc_pin needs a unit axis: normalise it in the Pinocchio model"
+                )
     frames = []
     link_names = list(pin_model.names)
     link_names[0] = "universe"
