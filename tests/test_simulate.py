@@ -1,6 +1,7 @@
 """Simulation: RK4 against the same loop driven by Pinocchio, its order on Lie groups, the adaptive methods,
 energy balance, I/O, bad arguments."""
 
+import re
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -234,3 +235,21 @@ def test_adaptive_closed_loop_matches_rk4():
     assert_close(ada.q, rk4.q, rtol=1e-7, what="four-bar q")
     assert_close(ada.lam, rk4.lam, rtol=1e-6, what="λ")
     assert max(np.abs(loop_residual(model, q)).max() for q in ada.q) < 1e-8
+
+
+@pytest.mark.parametrize("tau", [None, lambda t, q, v: np.zeros(3)], ids=["compiled", "callback"])
+def test_a_blow_up_names_its_step_time_and_the_largest_speed_before_it(tau):
+    # A free body spinning near its unstable middle axis: RK4 at dt = 0.3 s gains energy until it overflows.
+    b = dp.ModelBuilder("spin", gravity=(0.0, 0.0, 0.0))
+    b.add_body(0, "spherical", mass=1.0, inertia=np.diag([1.0, 2.0, 3.0]))
+    m = b.build()
+    q0, v0, dt = np.array([0.0, 0.0, 0.0, 1.0]), np.array([0.1, 10.0, 0.1]), 0.3
+    with pytest.raises(ValueError, match=r"non-finite \(NaN or inf\) at step (\d+) \(t = ([\d.]+) s\)") as e:
+        dp.simulate(m, q0, v0, 100.0, dt=dt, tau=tau, progress=False)
+    step = int(re.search(r"at step (\d+)", str(e.value)).group(1))
+    assert 10 < step < 100 and f"t = {step * dt:.6g} s" in str(e.value)
+    # The run up to the step before it is finite, and its largest |v| is the one reported.
+    traj = dp.simulate(m, q0, v0, (step - 1) * dt, dt=dt, tau=tau, progress=False)
+    assert np.isfinite(traj.v).all()
+    i = np.unravel_index(np.argmax(np.abs(traj.v)), traj.v.shape)[1]
+    assert f"the largest |v| before it was {np.abs(traj.v).max():.3g} (v[{i}], joint 'joint_1')" in str(e.value)

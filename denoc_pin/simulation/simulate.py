@@ -94,10 +94,12 @@ def rk4_stage(i, kinds, idx_q, idx_v, nvs, dt, q, v, a, tau, x, qs, vs, K, Ks, A
 
 
 @njit(cache=True)
-def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
+def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, info):
     """nsteps RK4 steps (``rk4_stage``) from (q0, v0) under a constant τ, recording every ``stride``-th state
     (row 0 is the start) and the work of τ.  Returns 0, or the kernel status (1 non-finite state, 2 + k
-    singular at body k) of the step that failed."""
+    singular at body k) of the step that failed.  info (3,): the step reached (on failure, the first step
+    whose state is not finite), and the largest |v| of the states before it with its index in v — what a
+    user needs to choose dt."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     kinds, idx_q, idx_v, nvs = mv.kinds, mv.idx_q, mv.idx_v, mv.nvs
@@ -110,9 +112,14 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
     work = 0.0
     row = 0
     for i in range(nsteps + 1):
+        info[0] = i
         s = aba_entry(mi, mf, ws, q, v, tau, False)  # a_1 = FD(q, v)
         if s:
             return s
+        for c in range(nv):
+            if abs(v[c]) > info[1]:
+                info[1] = abs(v[c])
+                info[2] = c
         for c in range(nv):
             a1[c] = ddq[c]
         if i % stride == 0:
@@ -130,6 +137,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W):
         for stage in range(2, 5):
             s = aba_entry(mi, mf, ws, qs, vs, tau, False)
             if s:
+                info[0] = i + 1  # the state of step i + 1 is the first one that cannot be formed
                 return s
             P = rk4_stage(stage, kinds, idx_q, idx_v, nvs, dt, q, v, ddq, tau, x, qs, vs, K, Ks, As, P)
         q[:] = qs
@@ -371,17 +379,27 @@ def _progress_bar(progress, nsteps: int, seconds_per_step: float):
     return tqdm(total=nsteps, unit="step", desc="simulate")
 
 
-def _raise(model: Model, status: int, step: int) -> None:
+def _blew_up(model: Model, step: int, dt: float, vmax: float, where: int) -> ValueError:
+    """The error of a state that became non-finite at ``step``; vmax = max |v| before it, at v[where]."""
+    joint = model.names[int(np.searchsorted(model.idx_v, where, side="right")) - 1]
+    return ValueError(
+        f"the state became non-finite (NaN or inf) at step {step} (t = {step * dt:.6g} s); the largest |v| "
+        f"before it was {vmax:.3g} (v[{where}], joint {joint!r}); reduce dt (now {dt:g})"
+    )
+
+
+def _raise(model: Model, status: int, step: int, dt: float, info) -> None:
     if status == 1:
-        raise ValueError(f"the state became non-finite (NaN or inf) near step {step}; reduce dt")
-    raise ValueError(f"the GIM became singular near step {step} at joint {model.names[status - 2]!r}")
+        raise _blew_up(model, int(info[0]) + step, dt, info[1], int(info[2]))
+    raise ValueError(f"the GIM became singular at step {int(info[0]) + step} at joint {model.names[status - 2]!r}")
 
 
 def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress) -> None:
     # Chunks of whole strides, so that a progress bar can move between compiled calls.
     t0 = time.perf_counter()
     one = np.empty((1, model.nq)), np.empty((1, model.nv)), np.empty((1, model.nv)), *np.empty((3, 1))
-    rk4_kernel(model.mi, model.mf, data.ws, q0, v0, tau, dt, 0, 1, *one)
+    info = np.zeros(3)
+    rk4_kernel(model.mi, model.mf, data.ws, q0, v0, tau, dt, 0, 1, *one, info)
     per_step = 4.0 * (time.perf_counter() - t0)
     bar = _progress_bar(progress, nsteps, per_step)
     chunk = nsteps if bar is None else max(stride, (nsteps // 100) // stride * stride)
@@ -392,10 +410,10 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
         sl = slice(row, row + rows)
         Wc = np.empty(rows)
         status = rk4_kernel(
-            model.mi, model.mf, data.ws, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc
+            model.mi, model.mf, data.ws, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc, info
         )
         if status:
-            _raise(model, status, done)
+            _raise(model, status, done, dt, info)
         W[sl] = Wc + work
         q, v, work = Q[row + rows - 1].copy(), V[row + rows - 1].copy(), W[row + rows - 1]
         done += n
@@ -453,8 +471,14 @@ def _simulate_python(
     q, v, work, row = q0.copy(), v0.copy(), 0.0, 0
     qs = np.empty(model.nq)
     vs, x, K, Ks, As = (np.empty(model.nv) for _ in range(5))
+    vmax = np.zeros(2)  # the largest |v| so far and its index, for the error of a blow-up
     for i in range(nsteps + 1):
         t = i * dt
+        if not (np.isfinite(q).all() and np.isfinite(v).all()):
+            raise _blew_up(model, i, dt, vmax[0], int(vmax[1]))
+        iv = int(np.argmax(np.abs(v)))
+        if abs(v[iv]) > vmax[0]:
+            vmax[:] = abs(v[iv]), iv
         tau1 = torque(t, q, v)
         a1 = accel(q, v, tau1)
         if i % stride == 0:
@@ -469,6 +493,8 @@ def _simulate_python(
         vs[:] = v
         P = rk4_stage(1, kinds, idx_q, idx_v, nvs, dt, q, v, a1, tau1, x, qs, vs, K, Ks, As, 0.0)
         for stage, c in ((2, 0.5), (3, 0.5), (4, 1.0)):
+            if not (np.isfinite(qs).all() and np.isfinite(vs).all()):
+                raise _blew_up(model, i + 1, dt, vmax[0], int(vmax[1]))  # step i + 1 cannot be formed
             tau_s = torque(t + c * dt, qs.copy(), vs.copy())
             P = rk4_stage(stage, kinds, idx_q, idx_v, nvs, dt, q, v, accel(qs, vs, tau_s), tau_s, x, qs, vs, K, Ks,
                           As, P)  # fmt: skip
@@ -514,10 +540,19 @@ def _simulate_adaptive(
     def state(chart, y):
         return integrate(model, chart, y[:nv]), y[nv : 2 * nv]
 
+    peak = [0.0, 0]  # the largest |v| evaluated so far and its index, for the error of a blow-up
+
     def rhs(chart):
         def f(t, y):
             if not np.isfinite(y).all():
-                raise ValueError(f"the state became non-finite (NaN or inf) near t = {t:.6g}; tighten rtol/atol")
+                joint = model.names[int(np.searchsorted(model.idx_v, peak[1], side="right")) - 1]
+                raise ValueError(
+                    f"the state became non-finite (NaN or inf) near t = {t:.6g} s; the largest |v| before it was "
+                    f"{peak[0]:.3g} (v[{peak[1]}], joint {joint!r}); tighten rtol/atol"
+                )
+            iv = int(np.argmax(np.abs(y[nv : 2 * nv])))
+            if abs(y[nv + iv]) > peak[0]:
+                peak[:] = abs(y[nv + iv]), iv
             q, v = state(chart, y)
             tau = torque(t, q, v)
             return np.concatenate([dexp_inv(model, y[:nv], v), accel(q, v, tau), [tau @ v]])
