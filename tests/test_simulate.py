@@ -2,6 +2,7 @@
 energy balance, I/O, bad arguments."""
 
 import re
+
 import numpy as np
 import pinocchio as pin
 import pytest

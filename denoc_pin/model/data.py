@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.joints import motion_subspaces
-from ..core.layout import HEADER, data_views, numpy_views, workspace_size
+from ..core.layout import HEADER, DataViews, data_views, numpy_views, workspace_size
 
 if TYPE_CHECKING:  # Model makes its Data (Model.create_data): this module must not need model.py at run time
     from .model import Model
@@ -54,9 +54,7 @@ class Data:
         self.model = model
         # One flat workspace (core/layout.py), so that a compiled call takes one array for all of it.
         self.ws = np.zeros(workspace_size(model.mi[:HEADER]))
-        self.ws[0] = model.mb.ctypes.data  # the stamp (layout.stamped_for): the fast calls check it
-        for field, view in numpy_views(data_views(self.ws, model.mi), self.ws)._asdict().items():
-            setattr(self, field, view)
+        self._set_views()
         self.E[:] = np.eye(3)
         motion_subspaces(
             model.kinds, model.axes, model.axes2, model.pitches, self.S
@@ -65,6 +63,21 @@ class Data:
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}
         self.gim_ws = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
+
+    def _set_views(self) -> None:
+        """Stamp ``ws`` with its model's buffer (layout.stamped_for: the fast calls check it); fields as its views."""
+        self.ws[0] = self.model.mb.ctypes.data
+        for field, view in numpy_views(data_views(self.ws, self.model.mi), self.ws)._asdict().items():
+            setattr(self, field, view)
+
+    def __getstate__(self) -> dict:
+        # Pickle would copy each view into an array of its own, cut off from ws (what the kernels write): only ws
+        # goes, and the views are made again from it, stamped for the model as unpickled (its buffer moved).
+        return {k: v for k, v in self.__dict__.items() if k not in DataViews._fields}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._set_views()
 
     def dense(self, name: str) -> np.ndarray:
         """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.cuts import ResolvedLoops
 from ..core.joints import BASE, JOINTS, UNIVERSAL, WITH_AXIS, nq_nv
-from ..core.layout import HEADER, articulated_slots, buffer_sizes, model_buffer, model_views, numpy_views
+from ..core.layout import HEADER, ModelViews, articulated_slots, buffer_sizes, model_buffer, model_views, numpy_views
 from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
@@ -186,12 +186,8 @@ class Model:
         mb.setflags(write=False)  # views made from here on are read-only too (the filling views were not)
         set_(self, "mb", mb)
         # mi and mf again, from the read-only mb: the views above were made while mb was writable.
-        set_(self, "mi", mb[: mi.size].view(np.int64))
-        set_(self, "mf", mb[mi.size :])
-        mi, mf = self.mi, self.mf
+        self._set_views(mi.size)
         set_(self, "zmax", zmax)
-        for field, view in numpy_views(model_views(mi, mf), mi, mf)._asdict().items():
-            set_(self, field, view)
         set_(self, "modules", modules)
         set_(self, "frames", tuple(frames))
         loops = ResolvedLoops() if loops is None else loops
@@ -211,6 +207,26 @@ class Model:
                     f"passive joint {p!r} is not in model {name!r}; joints are: {', '.join(self.names[1:])}"
                 )
         set_(self, "passive", tuple(dict.fromkeys(passive)))
+
+    def _set_views(self, ni: int) -> None:
+        """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
+        object.__setattr__(self, "mi", self.mb[:ni].view(np.int64))
+        object.__setattr__(self, "mf", self.mb[ni:])
+        for field, view in numpy_views(model_views(self.mi, self.mf), self.mi, self.mf)._asdict().items():
+            object.__setattr__(self, field, view)
+
+    def __getstate__(self) -> dict:
+        # Pickle copies each view as an array of its own: only mb goes, the views are made again from it.
+        views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M"}
+        return {"_ni": self.mi.size} | {k: v for k, v in self.__dict__.items() if k not in views}
+
+    def __setstate__(self, state: dict) -> None:
+        ni = state.pop("_ni")
+        self.__dict__.update(state)
+        mb = np.array(self.mb)  # an unpickled array owns its memory: make it read-only again
+        mb.setflags(write=False)
+        object.__setattr__(self, "mb", mb)
+        self._set_views(ni)
 
     def _formed(self, key: str, make) -> np.ndarray:
         """A read-only array formed on first access and kept (fields no kernel reads)."""
