@@ -39,7 +39,7 @@ from .loops import (
     loop_jacobian,
     loop_residual,
 )
-from .model import Data, Frame, Model, ModelError
+from .model import Data, Frame, Model, ModelError, ModelWarning
 from .simulation import (
     Trajectory,
     attach,
@@ -66,6 +66,7 @@ __all__ = [
     "Model",
     "ModelBuilder",
     "ModelError",
+    "ModelWarning",
     "Module",
     "SingularConfigurationError",
     "Trajectory",

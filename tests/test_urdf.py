@@ -1,5 +1,6 @@
 """URDF loading: Pinocchio's layout, fixed-joint merging, and a clear ModelError for every bad input."""
 
+import re
 import warnings
 
 import numpy as np
@@ -18,17 +19,21 @@ def robot(body: str, name: str = "r") -> str:
     return f'<?xml version="1.0"?>\n<robot name="{name}">\n{body}\n</robot>\n'
 
 
-def chain(extra: str = "", axis: str = "0 0 1", jtype: str = "revolute", link_a: str = GOOD_LINK) -> str:
+def chain(
+    extra: str = "", axis: str | None = "0 0 1", jtype: str = "revolute", link_a: str = GOOD_LINK, in_joint: str = ""
+) -> str:
+    """base -> j1 -> a; extra: more elements after them; in_joint: more elements inside j1 (axis=None: none)."""
+    axis_el = "" if axis is None else f'<axis xyz="{axis}"/>'
     return robot(
         f'<link name="base"/><link name="a">{link_a}</link>'
-        f'<joint name="j1" type="{jtype}"><parent link="base"/><child link="a"/><axis xyz="{axis}"/>{LIMIT}</joint>'
+        f'<joint name="j1" type="{jtype}"><parent link="base"/><child link="a"/>{axis_el}{LIMIT}{in_joint}</joint>'
         + extra
     )
 
 
-def write(tmp_path, text: str, name: str = "bad.urdf"):
+def write(tmp_path, text: str | bytes, name: str = "bad.urdf"):
     p = tmp_path / name
-    p.write_text(text)
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
     return p
 
 
@@ -105,15 +110,15 @@ def test_root_joint_values_are_checked():
 # ---- every bad input: the exception type and a message naming the problem ----------------
 
 BAD = {
-    "malformed XML": ("<robot name='x'><link name='a'>", r"bad\.urdf: malformed XML: .*line 1"),
+    "malformed XML": ("<robot name='x'><link name='a'>", r"bad\.urdf: line 1: malformed XML: Premature end of data"),
     "no robot": ('<?xml version="1.0"?><model name="x"/>', r"no <robot> element: the root element is <model>"),
     "unknown link": (
         chain('<joint name="j2" type="fixed"><parent link="a"/><child link="ghost"/></joint>'),
-        r"joint 'j2' names unknown child link 'ghost'; links are: 'base', 'a'",
+        r"joint 'j2' \(line \d+\) names unknown child link 'ghost'; links are: 'base', 'a'",
     ),
     "two parents": (
         chain(f'<joint name="j2" type="revolute"><parent link="base"/><child link="a"/>{LIMIT}</joint>'),
-        r"link 'a' has two parents: joints 'j1' and 'j2'",
+        r"link 'a' \(line \d+\) has two parents: joint 'j1' \(line \d+\) and joint 'j2' \(line \d+\)",
     ),
     "cycle": (
         robot(
@@ -135,9 +140,9 @@ BAD = {
     ),
     "unsupported joint type": (
         chain(jtype="floating"),
-        r"joint 'j1' has type 'floating', which denoc_pin does not support",
+        r"joint 'j1' \(line \d+\) has type 'floating', which denoc_pin does not support",
     ),
-    "zero axis": (chain(axis="0 0 0"), r"joint 'j1' has a zero-length <axis>"),
+    "zero axis": (chain(axis="0 0 0"), r"joint 'j1' \(line \d+\) has a zero-length <axis>"),
     "negative mass": (
         chain(
             link_a='<inertial><mass value="-1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
@@ -181,6 +186,42 @@ BAD = {
         r"joint 'j2' \(line \d+\) has no <child link=",
     ),
     "inertial without mass": (chain(link_a="<inertial/>"), r"<inertial> of link 'a' \(line \d+\) has no <mass>"),
+    # Required attributes: no silent default (the URDF specification gives them none).
+    "inertia without iyy": (
+        chain(link_a='<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyz="0" izz="1"/></inertial>'),
+        r"<inertia> of link 'a' \(line \d+\): the required attribute 'iyy' is missing",
+    ),
+    "mass without value": (
+        chain(link_a='<inertial><mass/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'),
+        r"<mass> of link 'a' \(line \d+\): the required attribute 'value' is missing",
+    ),
+    "axis without xyz": (
+        chain(axis=None, in_joint="<axis/>"),
+        r"<axis> of joint 'j1' \(line \d+\): the required attribute 'xyz'",
+    ),
+    "inertial without inertia": (
+        chain(link_a='<inertial><mass value="1"/></inertial>'),
+        r"<inertial> of link 'a' \(line \d+\) has no <inertia>",
+    ),
+    "absurd inertia": (
+        chain(
+            link_a='<inertial><mass value="1"/><inertia ixx="-1e308" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>'
+            "</inertial>"
+        ),
+        r"<inertia> of link 'a' \(line \d+\): attribute ixx='-1e308' has a magnitude beyond 1e\+12",
+    ),
+    "absurd length": (
+        chain(in_joint='<origin xyz="0 0 2e12"/>'),
+        r"<origin> of joint 'j1' \(line \d+\): attribute xyz='0 0 2e12' has a magnitude",
+    ),
+    "two origins": (
+        chain(in_joint='<origin xyz="0 0 1"/><origin/>'),
+        r"joint 'j1' \(line \d+\) has more than one <origin>",
+    ),
+    "invalid UTF-8": (
+        b'<robot name="x">\n<link name="a\xff"/></robot>',
+        r"bad\.urdf: line 2: malformed XML: Invalid bytes",
+    ),
 }
 
 
@@ -230,3 +271,48 @@ def test_missing_file_and_directory(tmp_path):
         dp.load_urdf(tmp_path / "nope.urdf")
     with pytest.raises(dp.ModelError, match=r"no such file \(it is a directory\)"):
         dp.load_urdf(tmp_path)
+
+
+# ---- defects that leave the dynamics untouched: a ModelWarning naming them; strict=True refuses them ----
+
+GRIPPER = (ROOT / "urdf" / "gripper.urdf").read_text()
+LENIENT = {
+    "version 0.0": (GRIPPER.replace('<?xml version="1.0"?>', '<?xml version="0.0"?>'), r"version is '0\.0'"),
+    "blank line first": ("\n  \n" + GRIPPER, r"whitespace character\(s\) before the XML declaration"),
+    "mesh scale of four": (
+        re.sub(r"<cylinder[^>]*/>", '<mesh filename="a.stl" scale="1 1 1 1"/>', GRIPPER, count=1),
+        r"<visual> of link 'link_1_1' \(line 29\): <mesh> \(line 31\): attribute scale='1 1 1 1' is not 3 finite",
+    ),
+    "empty geometry": (
+        GRIPPER.replace("</inertial>", "</inertial><collision><geometry/></collision>", 1),
+        r"<collision> of link 'link_1_1' \(line 28\): <geometry> \(line 28\) holds nothing; it needs one of: box",
+    ),
+    "bad limit": (
+        GRIPPER.replace('effort="100"', 'effort="lots"', 1),
+        r"<limit> of joint 'joint_1_1' \(line 21\): attribute effort='lots' is not 1 finite number",
+    ),
+    "revolute without limit": (
+        GRIPPER.replace('<limit lower="-3.1416" upper="3.1416" effort="100" velocity="10"/>', "", 1),
+        r"joint 'joint_1_1' \(line 16\) is revolute but has no <limit>",
+    ),
+}
+
+
+@pytest.mark.parametrize("defect", list(LENIENT))
+def test_defects_outside_the_dynamics_load_with_a_warning_and_strict_refuses_them(tmp_path, defect):
+    text, pattern = LENIENT[defect]
+    path = write(tmp_path, text)
+    with pytest.warns(dp.ModelWarning, match=pattern):
+        m = dp.load_urdf(path)
+    assert m.mb.tobytes() == dp.load_urdf(ROOT / "urdf" / "gripper.urdf").mb.tobytes()  # the same dynamics
+    with pytest.raises(dp.ModelError, match=pattern + r".*strict=True refuses"):
+        dp.load_urdf(path, strict=True)
+
+
+def test_whitespace_before_the_declaration_keeps_the_line_numbers(tmp_path):
+    text = "\n\n" + chain(
+        link_a='<inertial><mass/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
+    )
+    line = 1 + text.splitlines().index(next(x for x in text.splitlines() if "<link" in x))
+    with pytest.raises(dp.ModelError, match=rf"<mass> of link 'a' \(line {line}\)"):
+        dp.load_urdf(write(tmp_path, text))

@@ -49,6 +49,21 @@ def test_urdf_visuals_and_cut_markers():
     assert not any(n.startswith("joint_") for n in names)  # every link has a URDF visual
 
 
+def test_a_visual_that_cannot_be_drawn_is_named_and_the_rest_is_drawn(tmp_path):
+    # A <mesh scale> of four numbers (and a declaration Pinocchio's parser refuses): the other visuals still load.
+    text = (URDF_DIR / "gripper.urdf").read_text().replace('<?xml version="1.0"?>', '<?xml version="0.0"?>')
+    text = re.sub(r"<cylinder[^>]*/>", '<mesh filename="palm.stl" scale="1 1 1 1"/>', text, count=1)
+    path = tmp_path / "gripper.urdf"
+    path.write_text(text)
+    with pytest.warns(dp.ModelWarning):
+        model = dp.load_urdf(path)
+    with pytest.warns(dp.ModelWarning, match=r"not drawn: <visual> of link 'link_1_1' \(line \d+\): <mesh>"):
+        v = Viewer(model)
+    primitive = {int(g.parentJoint) for g in v.visual_model.geometryObjects if g.name.startswith("joint_")}
+    drawn = {int(g.parentJoint) for g in v.visual_model.geometryObjects} - primitive
+    assert primitive == {1} and drawn == {2, 3, 4}  # the palm as a primitive, the fingers from the file
+
+
 def test_panda_meshes_load():
     model = dp.load_urdf(example_robot_urdf("panda"))
     v = Viewer(model)

@@ -11,7 +11,7 @@ merged: the child link's inertia is added to the parent body, as Pinocchio does.
 
 from __future__ import annotations
 
-import math
+import io
 import warnings
 from pathlib import Path
 
@@ -21,11 +21,11 @@ from ..algorithms.checks import check_not_singular
 from ..core.joints import FREE_FLYER, JOINTS, PLANAR
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, LoopJoint, resolve_loops
-from ..model import Frame, Model, ModelError
+from ..model import Frame, Model, ModelError, ModelWarning
+from .urdf_xml import UrdfXml, _names, read_urdf_xml
 
 __all__ = ["InertiaWarning", "load_urdf"]
 
-URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 # The URDF types denoc_pin takes inside a tree (fixed: merged into the parent body), and its root joints.
 SUPPORTED_JOINT_TYPES = {
     **{t: c for c, k in JOINTS.items() for t in k.urdf if c not in (FREE_FLYER, PLANAR)},
@@ -33,107 +33,11 @@ SUPPORTED_JOINT_TYPES = {
 }
 ROOT_JOINTS = {None: None, **{t: c for c in (FREE_FLYER, PLANAR) for t in JOINTS[c].urdf}}
 
-# Numeric attributes checked before parsing: element tag -> {attribute: number of values}.
-_NUMERIC = {
-    "origin": {"xyz": 3, "rpy": 3},
-    "axis": {"xyz": 3},
-    "mass": {"value": 1},
-    "inertia": {a: 1 for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
-    "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
-    "dynamics": {"damping": 1, "friction": 1},
-    "mimic": {"multiplier": 1, "offset": 1},
-    "safety_controller": {"soft_lower_limit": 1, "soft_upper_limit": 1, "k_position": 1, "k_velocity": 1},
-    "calibration": {"rising": 1, "falling": 1},
-    "color": {"rgba": 4},
-    "box": {"size": 3},
-    "cylinder": {"radius": 1, "length": 1},
-    "sphere": {"radius": 1},
-    "mesh": {"scale": 3},
-    "link1": {"xyz": 3, "rpy": 3},
-    "link2": {"xyz": 3, "rpy": 3},
-    "axis2": {"xyz": 3},
-}
 # Relative tolerance for the inertia checks: CAD exports round principal moments.
 _INERTIA_RTOL = 1e-6
 
 
-def _names(items, limit: int = 25) -> str:
-    items = list(items)
-    shown = ", ".join(repr(x) for x in items[:limit])
-    return shown + (f", … ({len(items)} in all)" if len(items) > limit else "")
-
-
-def _where(el) -> str:
-    """'<origin> of joint "j1" (line 12)' for an element inside a link or joint."""
-    owner = el
-    while owner is not None and owner.tag not in ("link", "joint"):
-        owner = owner.getparent()
-    what = f"<{el.tag}>"
-    if owner is not None and owner is not el:
-        what += f" of {owner.tag} {owner.get('name')!r}"
-    return f"{what} (line {el.sourceline})"
-
-
-def _check_xml(path: Path):
-    """Parse with lxml and check everything yourdfpy would otherwise choke on."""
-    from lxml import etree
-
-    try:
-        tree = etree.parse(str(path), etree.XMLParser(remove_comments=True))
-    except etree.XMLSyntaxError as e:
-        raise ModelError(f"{path}: malformed XML: {e}") from None
-    robot = tree.getroot()
-    if robot.tag != "robot":
-        raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
-    for el in robot.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, count in _NUMERIC.get(el.tag, {}).items():
-            raw = el.get(attr)
-            if raw is None:
-                continue
-            parts = raw.split()
-            try:
-                values = [float(x) for x in parts]
-            except ValueError:
-                values = None
-            if values is None or len(values) != count or not all(math.isfinite(x) for x in values):
-                raise ModelError(
-                    f"{path}: {_where(el)}: attribute {attr}={raw!r} is not {count} finite number{'s' * (count > 1)}"
-                )
-    seen: dict[str, dict[str, int]] = {"link": {}, "joint": {}}
-    for tag in ("link", "joint"):
-        for el in robot.findall(tag):
-            name = el.get("name")
-            if not name:
-                raise ModelError(f"{path}: <{tag}> (line {el.sourceline}) has no name attribute")
-            if name in seen[tag]:
-                raise ModelError(
-                    f"{path}: two <{tag}> elements named {name!r} (lines {seen[tag][name]} and {el.sourceline})"
-                )
-            seen[tag][name] = el.sourceline
-    for el in robot.findall("joint"):
-        name = el.get("name")
-        jtype = el.get("type")
-        if jtype not in URDF_JOINT_TYPES:
-            raise ModelError(
-                f"{path}: joint {name!r} (line {el.sourceline}) has unknown type {jtype!r}; "
-                f"URDF joint types are: {', '.join(URDF_JOINT_TYPES)}"
-            )
-        for sub in ("parent", "child"):
-            s = el.find(sub)
-            if s is None or not s.get("link"):
-                raise ModelError(f'{path}: joint {name!r} (line {el.sourceline}) has no <{sub} link="…"/>')
-    for el in robot.findall("link"):
-        inertial = el.find("inertial")
-        if inertial is not None and inertial.find("mass") is None:
-            raise ModelError(
-                f"{path}: <inertial> of link {el.get('name')!r} (line {inertial.sourceline}) has no <mass>"
-            )
-    return robot
-
-
-class InertiaWarning(UserWarning):
+class InertiaWarning(ModelWarning):
     """A link inertia that is physically inconsistent but still usable (Pinocchio accepts it too)."""
 
 
@@ -191,18 +95,18 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
-    robot_xml = _check_xml(path)
-    loops = _loop_joints(path, robot_xml)
+    xml = read_urdf_xml(path, strict)
+    loops = _loop_joints(path, xml.robot)
     try:
         urdf = yourdfpy.URDF.load(
-            str(path),
+            io.BytesIO(xml.text),
             build_scene_graph=False,
             build_collision_scene_graph=False,
             load_meshes=False,
             load_collision_meshes=False,
         )
-    except Exception as e:  # yourdfpy's own failures, after our checks, still get a clear message
-        raise ModelError(f"{path}: yourdfpy could not read the file: {e}") from None
+    except Exception as e:  # yourdfpy's own failures, after our checks, still name the file
+        raise ModelError(f"{path}: yourdfpy could not read the file: {type(e).__name__}: {e}") from None
     robot = urdf.robot
     links = {link.name: link for link in robot.links}
     if not links:
@@ -211,7 +115,8 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     for j in robot.joints:
         if j.type not in SUPPORTED_JOINT_TYPES:
             raise ModelError(
-                f"{path}: joint {j.name!r} has type {j.type!r}, which denoc_pin does not support inside a URDF tree; "
+                f"{path}: {xml.where('joint', j.name)} has type {j.type!r}, which denoc_pin does not support inside "
+                "a URDF tree; "
                 f"supported: {', '.join(SUPPORTED_JOINT_TYPES)}"
             )
     for name, link in links.items():
@@ -220,8 +125,9 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
                 path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict
             )
 
-    root, children = _topology(path, robot, links)
-    names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body = _bodies(path, root, children, root_joint)
+    root, children = _topology(path, robot, links, xml)
+    bodies = _bodies(path, root, children, root_joint, xml)
+    names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body = bodies
     mass, com, I_com = _merged_inertias(links, body_of, pose_in_body, len(names))
     frames = [Frame(name, body_of[name], *pose_in_body[name]) for name in links]
     for lp, line in loops:
@@ -239,7 +145,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     return model
 
 
-def _topology(path: Path, robot, links: dict) -> tuple[str, dict[str, list]]:
+def _topology(path: Path, robot, links: dict, xml: UrdfXml) -> tuple[str, dict[str, list]]:
     """The tree of links: (root link, child joints of each link); one parent per link, one root, no cycle."""
     parent_joint: dict[str, object] = {}
     children: dict[str, list] = {name: [] for name in links}
@@ -247,11 +153,13 @@ def _topology(path: Path, robot, links: dict) -> tuple[str, dict[str, list]]:
         for role, link in (("parent", j.parent), ("child", j.child)):
             if link not in links:
                 raise ModelError(
-                    f"{path}: joint {j.name!r} names unknown {role} link {link!r}; links are: {_names(links)}"
+                    f"{path}: {xml.where('joint', j.name)} names unknown {role} link {link!r}; "
+                    f"links are: {_names(links)}"
                 )
         if j.child in parent_joint:
             raise ModelError(
-                f"{path}: link {j.child!r} has two parents: joints {parent_joint[j.child].name!r} and {j.name!r}"
+                f"{path}: {xml.where('link', j.child)} has two parents: "
+                f"{xml.where('joint', parent_joint[j.child].name)} and {xml.where('joint', j.name)}"
             )
         parent_joint[j.child] = j
         children[j.parent].append(j)
@@ -278,7 +186,7 @@ def _topology(path: Path, robot, links: dict) -> tuple[str, dict[str, list]]:
     return roots[0], children
 
 
-def _bodies(path: Path, root: str, children: dict[str, list], root_joint):
+def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: UrdfXml):
     """Bodies in Pinocchio's order (a depth-first walk, child joints in the byte order of their names), fixed
     joints merged: per body (index 0 = the base) the joint name, link name, parent body, kind, axis and placement;
     and where every link sits: its body (body_of) and its pose in that body (pose_in_body)."""
@@ -323,7 +231,7 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint):
             axis = np.array([1.0, 0.0, 0.0]) if j.axis is None else np.asarray(j.axis, dtype=float)
             n = np.linalg.norm(axis)
             if not n > 0:
-                raise ModelError(f"{path}: joint {j.name!r} has a zero-length <axis> ({axis.tolist()})")
+                raise ModelError(f"{path}: {xml.where('joint', j.name)} has a zero-length <axis> ({axis.tolist()})")
             names.append(j.name)
             link_names.append(j.child)
             parents.append(body_of[j.parent])

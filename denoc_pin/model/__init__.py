@@ -2,6 +2,16 @@
 
 from .arguments import check_data, configuration, external_forces, vector
 from .data import Data
-from .model import Frame, Model, ModelError
+from .model import Frame, Model, ModelError, ModelWarning
 
-__all__ = ["Data", "Frame", "Model", "ModelError", "check_data", "configuration", "external_forces", "vector"]
+__all__ = [
+    "Data",
+    "Frame",
+    "Model",
+    "ModelError",
+    "ModelWarning",
+    "check_data",
+    "configuration",
+    "external_forces",
+    "vector",
+]

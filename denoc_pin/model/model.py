@@ -19,11 +19,16 @@ from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
 
-__all__ = ["Frame", "Model", "ModelError"]
+__all__ = ["Frame", "Model", "ModelError", "ModelWarning"]
 
 
 class ModelError(ValueError):
     """A model (URDF file, Pinocchio model, builder input) that denoc_pin cannot accept."""
+
+
+class ModelWarning(UserWarning):
+    """A defect of a model's file that leaves the dynamics untouched (``docs/input-policy.md``): loaded, with
+    the defect named; ``strict=True`` refuses it."""
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from ..algorithms.configuration import neutral
 from ..algorithms.explicit import world_poses
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import robots_dir
-from ..model import Model, ModelError, configuration
+from ..loaders.urdf_xml import read_urdf_xml
+from ..model import Model, ModelError, ModelWarning, configuration
 
 __all__ = ["MAX_BODIES", "Viewer", "visual_model"]
 
@@ -151,10 +152,16 @@ def visual_model(model: Model, package_dirs=None):
     if model.source and str(model.source).endswith(".urdf"):
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                gm = pin.buildGeomFromUrdf(
-                    pm, str(model.source), pin.GeometryType.VISUAL, _package_dirs(model, package_dirs)
-                )
+                warnings.simplefilter("ignore")  # load_urdf reported the file's defects already
+                xml = read_urdf_xml(Path(model.source))
+                dirs = _package_dirs(model, package_dirs)
+                if xml.dropped:  # Pinocchio's parser gets the repaired text (it may refuse the file as it is)
+                    gm = pin.buildGeomFromUrdfString(pm, xml.text.decode(), pin.GeometryType.VISUAL, dirs)
+                else:  # the file itself: Pinocchio resolves relative mesh paths against its folder
+                    gm = pin.buildGeomFromUrdf(pm, str(model.source), pin.GeometryType.VISUAL, dirs)
+            for message in xml.dropped:
+                if message.startswith("<visual>"):
+                    warnings.warn(f"{model.source}: not drawn: {message}", ModelWarning, stacklevel=3)
         except (ValueError, RuntimeError, OSError) as e:
             warnings.warn(f"visual meshes of {model.source} not loaded ({e}); drawing primitives", stacklevel=3)
             gm = pin.GeometryModel()

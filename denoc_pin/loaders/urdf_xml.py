@@ -1,0 +1,264 @@
+"""Reading a URDF file's XML under the input policy (``docs/input-policy.md``), before yourdfpy parses it.
+
+Every defect gets a verdict here, so that a bad file gives a :class:`ModelError` naming the file, the line,
+the element and the attribute, never a traceback from inside lxml or yourdfpy, and never a silent default:
+
+- what touches the dynamics (an inertial, a joint's origin or axis, a loop joint) must be complete and
+  finite, within ``MAX_MAGNITUDE``: else ``ModelError``.  Defaults only where the URDF specification
+  defines one, as urdfdom does: a missing ``<origin>`` or attribute of it is zero, a missing ``<axis>``
+  is (1, 0, 0);
+- what does not (the XML declaration, whitespace before it, a ``<visual>``, ``<collision>``,
+  ``<material>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``, ``<calibration>``
+  element): a :class:`ModelWarning` naming it, the element dropped; ``strict=True`` refuses it instead.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from pathlib import Path
+
+from ..model import ModelError, ModelWarning
+
+__all__ = ["MAX_MAGNITUDE", "UrdfXml", "read_urdf_xml"]
+
+MAX_MAGNITUDE = 1e12
+"""Beyond this a mass [kg], an inertia component [kg m²], a length [m] or an angle [rad] is absurd: refused."""
+
+URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+
+# Numbers of the elements that touch the dynamics: tag -> {attribute: how many numbers}.
+DYNAMICS_NUMBERS = {
+    "origin": {"xyz": 3, "rpy": 3},
+    "axis": {"xyz": 3},
+    "mass": {"value": 1},
+    "inertia": {a: 1 for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
+    "link1": {"xyz": 3, "rpy": 3},
+    "link2": {"xyz": 3, "rpy": 3},
+    "axis2": {"xyz": 3},
+}
+# Attributes that must be present: the specification gives them no default (urdfdom refuses the file too).
+REQUIRED = {"mass": ("value",), "inertia": DYNAMICS_NUMBERS["inertia"], "axis": ("xyz",), "axis2": ("xyz",)}
+# Elements that do not touch the dynamics, with their numbers: a defect drops the element, with a warning.
+LENIENT_NUMBERS = {
+    "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
+    "dynamics": {"damping": 1, "friction": 1},
+    "mimic": {"multiplier": 1, "offset": 1},
+    "safety_controller": {"soft_lower_limit": 1, "soft_upper_limit": 1, "k_position": 1, "k_velocity": 1},
+    "calibration": {"rising": 1, "falling": 1},
+}
+# The shapes of a <geometry>, with their attributes (required ones first) and numbers.
+SHAPES = {
+    "box": {"size": 3},
+    "cylinder": {"radius": 1, "length": 1},
+    "sphere": {"radius": 1},
+    "capsule": {"radius": 1, "length": 1},
+    "mesh": {"filename": 0, "scale": 3},
+}
+SHAPE_OPTIONAL = {"mesh": ("scale",)}
+
+
+class UrdfXml:
+    """The checked XML of a URDF: ``robot`` (the lxml ``<robot>`` element, defective optional elements
+    removed), ``text`` (it, as bytes for yourdfpy or Pinocchio), ``lines`` ((tag, name) -> line of each
+    ``<link>``/``<joint>``) and ``dropped`` (what was removed or repaired, one message each)."""
+
+    def __init__(self, robot, lines: dict, dropped: list[str]):
+        from lxml import etree
+
+        self.robot = robot
+        self.lines = lines
+        self.dropped = dropped
+        self.text = etree.tostring(robot, xml_declaration=True, encoding="UTF-8")
+
+    def where(self, tag: str, name: str) -> str:
+        """'joint "j" (line 12)'."""
+        line = self.lines.get((tag, name))
+        return f"{tag} {name!r}" + (f" (line {line})" if line else "")
+
+
+def _names(items, limit: int = 25) -> str:
+    items = list(items)
+    shown = ", ".join(repr(x) for x in items[:limit])
+    return shown + (f", … ({len(items)} in all)" if len(items) > limit else "")
+
+
+def _where(el) -> str:
+    """'<origin> of joint "j1" (line 12)' for an element inside a link or joint."""
+    owner = el.getparent()
+    while owner is not None and owner.tag not in ("link", "joint", "loop_joint", "robot"):
+        owner = owner.getparent()
+    what = f"<{el.tag}>"
+    if owner is not None and owner.tag != "robot":
+        what += f" of {owner.tag} {owner.get('name')!r}"
+    return f"{what} (line {el.sourceline})"
+
+
+def _number_problem(el, attr: str, count: int, magnitude: bool) -> str | None:
+    """What is wrong with the numbers of ``attr`` (None: nothing, or absent)."""
+    raw = el.get(attr)
+    if raw is None or count == 0:
+        return None
+    try:
+        values = [float(x) for x in raw.split()]
+    except ValueError:
+        values = None
+    if values is None or len(values) != count or not all(math.isfinite(x) for x in values):
+        return f"attribute {attr}={raw!r} is not {count} finite number{'s' * (count > 1)}"
+    if magnitude and any(abs(x) > MAX_MAGNITUDE for x in values):
+        return f"attribute {attr}={raw!r} has a magnitude beyond {MAX_MAGNITUDE:g}"
+    return None
+
+
+def _geometry_problem(el) -> str | None:
+    """What keeps a <visual> or <collision> from being drawn (None: nothing)."""
+    origin = el.find("origin")
+    if origin is not None:
+        for attr, count in DYNAMICS_NUMBERS["origin"].items():
+            problem = _number_problem(origin, attr, count, True)
+            if problem:
+                return f"<origin> (line {origin.sourceline}): {problem}"
+    geometry = el.findall("geometry")
+    if len(geometry) != 1:
+        return f"has {len(geometry)} <geometry> elements; it needs one"
+    shapes = [s for s in geometry[0] if isinstance(s.tag, str)]
+    if len(shapes) != 1 or shapes[0].tag not in SHAPES:
+        found = ", ".join(f"<{s.tag}>" for s in shapes) or "nothing"
+        return f"<geometry> (line {geometry[0].sourceline}) holds {found}; it needs one of: " + ", ".join(SHAPES)
+    shape = shapes[0]
+    for attr, count in SHAPES[shape.tag].items():
+        if shape.get(attr) is None and attr not in SHAPE_OPTIONAL.get(shape.tag, ()):
+            return f"<{shape.tag}> (line {shape.sourceline}) has no {attr} attribute"
+        problem = _number_problem(shape, attr, count, True)
+        if problem:
+            return f"<{shape.tag}> (line {shape.sourceline}): {problem}"
+    return None
+
+
+def _material_problem(el) -> str | None:
+    for color in el.findall("color"):
+        problem = _number_problem(color, "rgba", 4, False)
+        if problem:
+            return f"<color> (line {color.sourceline}): {problem}"
+    return None
+
+
+def _declaration(path: Path, data: bytes, defects: list[str]) -> bytes:
+    """The XML declaration put right: at the very start (lines kept) and with version 1.0."""
+    m = re.match(rb"(\xef\xbb\xbf)?(\s*)(<\?xml\b[^>]*\?>)", data)
+    if m is None:
+        return data
+    bom, space, decl = m.group(1) or b"", m.group(2), m.group(3)
+    version = re.search(rb"""version\s*=\s*["']([^"']*)["']""", decl)
+    if version is not None and version.group(1) not in (b"1.0", b"1.1"):
+        defects.append(f"the XML declaration's version is {version.group(1).decode(errors='replace')!r}, not '1.0'")
+        decl = decl[: version.start(1)] + b"1.0" + decl[version.end(1) :]
+    if space:
+        defects.append(f"{len(space)} whitespace character(s) before the XML declaration")
+        # The declaration first, then the same line breaks: every element keeps its line number.
+        return bom + decl.replace(b"\n", b" ") + space + b"\n" * decl.count(b"\n") + data[m.end() :]
+    return bom + decl + data[m.end() :]
+
+
+def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
+    """Parse ``path`` with lxml and apply the input policy (module docstring); warn about, or under ``strict``
+    refuse, the defects that do not touch the dynamics."""
+    from lxml import etree
+
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    lenient: list[str] = []
+    data = _declaration(path, data, lenient)
+    try:
+        robot = etree.fromstring(data, etree.XMLParser(remove_comments=True, huge_tree=True))
+    except etree.XMLSyntaxError as e:
+        raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
+    except Exception as e:  # lxml's other failures (an unknown encoding, …) still name the file
+        raise ModelError(f"{path}: not readable as XML: {type(e).__name__}: {e}") from None
+    if robot.tag != "robot":
+        raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
+
+    def refuse(el, problem: str):
+        raise ModelError(f"{path}: {_where(el)}: {problem}")
+
+    drop = []
+    for el in robot.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag in LENIENT_NUMBERS:
+            for attr, count in LENIENT_NUMBERS[el.tag].items():
+                problem = _number_problem(el, attr, count, False)
+                if problem:
+                    drop.append((el, problem))
+                    break
+            continue
+        if el.getparent() is not None and el.getparent().tag in ("visual", "collision"):
+            continue  # a drawing's origin and shapes: judged with the drawing below
+        for attr in REQUIRED.get(el.tag, ()):
+            if el.get(attr) is None and not (el.tag == "axis" and el.getparent().tag not in ("joint", "loop_joint")):
+                refuse(el, f"the required attribute {attr!r} is missing (the URDF specification gives it no default)")
+        for attr, count in DYNAMICS_NUMBERS.get(el.tag, {}).items():
+            problem = _number_problem(el, attr, count, True)
+            if problem:
+                refuse(el, problem)
+    for tag in ("visual", "collision"):
+        for el in robot.iter(tag):
+            problem = _geometry_problem(el)
+            if problem:
+                drop.append((el, problem))
+    for el in robot.iter("material"):
+        problem = _material_problem(el)
+        if problem:
+            drop.append((el, problem))
+    lines: dict[tuple[str, str], int] = {}
+    for tag in ("link", "joint"):
+        for el in robot.findall(tag):
+            name = el.get("name")
+            if not name:
+                raise ModelError(f"{path}: <{tag}> (line {el.sourceline}) has no name attribute")
+            if (tag, name) in lines:
+                raise ModelError(
+                    f"{path}: two <{tag}> elements named {name!r} (lines {lines[tag, name]} and {el.sourceline})"
+                )
+            lines[tag, name] = el.sourceline
+    for el in robot.findall("joint"):
+        name, jtype = el.get("name"), el.get("type")
+        if jtype not in URDF_JOINT_TYPES:
+            raise ModelError(
+                f"{path}: joint {name!r} (line {el.sourceline}) has unknown type {jtype!r}; "
+                f"URDF joint types are: {', '.join(URDF_JOINT_TYPES)}"
+            )
+        for sub in ("parent", "child"):
+            found = el.findall(sub)
+            if len(found) != 1 or not found[0].get("link"):
+                what = f'no <{sub} link="…"/>' if not found or not found[0].get("link") else f"{len(found)} <{sub}>"
+                raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has {what}")
+        for sub in ("origin", "axis"):
+            if len(el.findall(sub)) > 1:
+                raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has more than one <{sub}>")
+        if jtype in ("revolute", "prismatic") and el.find("limit") is None:
+            lenient.append(f"joint {name!r} (line {el.sourceline}) is {jtype} but has no <limit> (the specification "
+                           "requires one; denoc_pin does not use limits)")  # fmt: skip
+    for el in robot.findall("link"):
+        inertials = el.findall("inertial")
+        if len(inertials) > 1:
+            raise ModelError(f"{path}: link {el.get('name')!r} (line {el.sourceline}) has more than one <inertial>")
+        for inertial in inertials:
+            for sub in ("mass", "inertia"):
+                if len(inertial.findall(sub)) != 1:
+                    count = "no" if inertial.find(sub) is None else "more than one"
+                    raise ModelError(
+                        f"{path}: <inertial> of link {el.get('name')!r} (line {inertial.sourceline}) "
+                        f"has {count} <{sub}>"
+                    )
+    for el, problem in drop:
+        lenient.append(f"{_where(el)}: {problem}; the element is ignored")
+        el.getparent().remove(el)
+    if lenient and strict:
+        raise ModelError(f"{path}: {lenient[0]} (strict=True refuses what the default only warns about)")
+    for message in lenient:
+        warnings.warn(f"{path}: {message}", ModelWarning, stacklevel=3)
+    return UrdfXml(robot, lines, lenient)
