@@ -218,10 +218,11 @@ BAD = {
         chain(in_joint='<origin xyz="0 0 1"/><origin/>'),
         r"joint 'j1' \(line \d+\) has more than one <origin>",
     ),
-    "invalid UTF-8": (
-        b'<robot name="x">\n<link name="a\xff"/></robot>',
-        r"bad\.urdf: line 2: malformed XML: Invalid bytes",
+    "invalid UTF-8 in a number": (
+        chain(link_a=GOOD_LINK.replace('value="', 'value="1\udcff', 1)).encode(errors="surrogateescape"),
+        r"<mass> of link 'a' \(line \d+\): attribute value='1\ufffd.*' is not 1 finite number",
     ),
+    "a NUL byte": (b'<robot name="x">\n<link name="a\x00"/></robot>', r"bad\.urdf: line 2: malformed XML: "),
 }
 
 
@@ -287,6 +288,19 @@ LENIENT = {
         GRIPPER.replace("</inertial>", "</inertial><collision><geometry/></collision>", 1),
         r"<collision> of link 'link_1_1' \(line 28\): <geometry> \(line 28\) holds nothing; it needs one of: box",
     ),
+    "not UTF-8 in a comment": (
+        GRIPPER.replace("kinematic modules", "kinematic modul\udce9s").encode(errors="surrogateescape"),
+        r"line 3: 1 byte sequence\(s\) that are not UTF-8, replaced by U\+FFFD",
+    ),
+    "a misspelt attribute": (
+        GRIPPER.replace('<mass value="0.4"/>', '<mass value="0.4" vlaue="0.5"/>', 1),
+        r"<mass> of link 'link_1_1' \(line 26\): unknown attribute\(s\) vlaue ignored; <mass> takes value",
+    ),
+    "an unknown element in <inertial>": (
+        GRIPPER.replace('<mass value="0.4"/>', '<mass value="0.4"/><mas value="1"/>', 1),
+        r"<mas> of link 'link_1_1' \(line 26\): unknown element ignored; <inertial> takes <origin>, <mass>, <inertia>",
+    ),
+    "robot without a name": (GRIPPER.replace('<robot name="gripper">', "<robot>"), r"<robot> \(line 14\) has no name"),
     "bad limit": (
         GRIPPER.replace('effort="100"', 'effort="lots"', 1),
         r"<limit> of joint 'joint_1_1' \(line 21\): attribute effort='lots' is not 1 finite number",
@@ -305,6 +319,7 @@ def test_defects_outside_the_dynamics_load_with_a_warning_and_strict_refuses_the
     with pytest.warns(dp.ModelWarning, match=pattern):
         m = dp.load_urdf(path)
     assert m.mb.tobytes() == dp.load_urdf(ROOT / "urdf" / "gripper.urdf").mb.tobytes()  # the same dynamics
+    assert m.names == dp.load_urdf(ROOT / "urdf" / "gripper.urdf").names
     with pytest.raises(dp.ModelError, match=pattern + r".*strict=True refuses"):
         dp.load_urdf(path, strict=True)
 

@@ -7,7 +7,7 @@ the element and the attribute, never a traceback from inside lxml or yourdfpy, a
   finite, within ``MAX_MAGNITUDE``: else ``ModelError``.  Defaults only where the URDF specification
   defines one, as urdfdom does: a missing ``<origin>`` or attribute of it is zero, a missing ``<axis>``
   is (1, 0, 0);
-- what does not (the XML declaration, whitespace before it, a ``<visual>``, ``<collision>``,
+- what does not (the XML declaration, whitespace before it, bytes that are not UTF-8, a ``<visual>``, ``<collision>``,
   ``<material>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``, ``<calibration>``
   element): a :class:`ModelWarning` naming it, the element dropped; ``strict=True`` refuses it instead.
 """
@@ -40,6 +40,17 @@ DYNAMICS_NUMBERS = {
 }
 # Attributes that must be present: the specification gives them no default (urdfdom refuses the file too).
 REQUIRED = {"mass": ("value",), "inertia": DYNAMICS_NUMBERS["inertia"], "axis": ("xyz",), "axis2": ("xyz",)}
+# The attributes of the elements that carry the dynamics, and the children of <inertial>: anything else is
+# ignored (as by urdfdom), with a warning, since it may be a misspelt one (a silent default otherwise).
+KNOWN_ATTRIBUTES = {
+    "origin": ("xyz", "rpy"),
+    "axis": ("xyz",),
+    "mass": ("value",),
+    "inertia": tuple(DYNAMICS_NUMBERS["inertia"]),
+    "parent": ("link",),
+    "child": ("link",),
+}
+INERTIAL_CHILDREN = ("origin", "mass", "inertia")
 # Elements that do not touch the dynamics, with their numbers: a defect drops the element, with a warning.
 LENIENT_NUMBERS = {
     "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
@@ -161,10 +172,35 @@ def _declaration(path: Path, data: bytes, defects: list[str]) -> bytes:
     return bom + decl + data[m.end() :]
 
 
+def _parse(path: Path, data: bytes, lenient: list[str]):
+    """lxml's tree of ``data``.  Bytes that are not UTF-8 (a Latin-1 "é" in a comment, as CAD exports write,
+    and Pinocchio's parser reads) are replaced by U+FFFD, with a warning: in a number they still fail its
+    check, in a name they still fail to match, so the dynamics cannot change unnoticed."""
+    from lxml import etree
+
+    parser = etree.XMLParser(remove_comments=True, huge_tree=True)
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as e:
+        declared = re.match(rb"""(\xef\xbb\xbf)?<\?xml\b[^>]*encoding\s*=\s*["']([^"']*)""", data)
+        utf8 = declared is None or declared.group(2).lower() in (b"utf-8", b"utf8")
+        if not (utf8 and "Invalid bytes in character encoding" in e.msg):
+            raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
+        first = e.lineno
+    except Exception as e:  # lxml's other failures (an unknown encoding, …) still name the file
+        raise ModelError(f"{path}: not readable as XML: {type(e).__name__}: {e}") from None
+    text = data.decode("utf-8", errors="replace")
+    n = text.count("\ufffd") - data.count("\ufffd".encode())
+    lenient.append(f"line {first}: {n} byte sequence(s) that are not UTF-8, replaced by U+FFFD")
+    try:
+        return etree.fromstring(text.encode(), parser)
+    except etree.XMLSyntaxError as e:
+        raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
+
+
 def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     """Parse ``path`` with lxml and apply the input policy (module docstring); warn about, or under ``strict``
     refuse, the defects that do not touch the dynamics."""
-    from lxml import etree
 
     try:
         data = path.read_bytes()
@@ -172,12 +208,7 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
         raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
     lenient: list[str] = []
     data = _declaration(path, data, lenient)
-    try:
-        robot = etree.fromstring(data, etree.XMLParser(remove_comments=True, huge_tree=True))
-    except etree.XMLSyntaxError as e:
-        raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
-    except Exception as e:  # lxml's other failures (an unknown encoding, …) still name the file
-        raise ModelError(f"{path}: not readable as XML: {type(e).__name__}: {e}") from None
+    robot = _parse(path, data, lenient)
     if robot.tag != "robot":
         raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
 
@@ -197,6 +228,15 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
             continue
         if el.getparent() is not None and el.getparent().tag in ("visual", "collision"):
             continue  # a drawing's origin and shapes: judged with the drawing below
+        unknown = sorted(set(el.attrib) - set(KNOWN_ATTRIBUTES.get(el.tag, el.attrib)))
+        if unknown and el.getparent().tag in ("joint", "inertial", "loop_joint"):
+            lenient.append(f"{_where(el)}: unknown attribute(s) {', '.join(unknown)} ignored; "
+                           f"<{el.tag}> takes {', '.join(KNOWN_ATTRIBUTES[el.tag])}")  # fmt: skip
+        if el.tag == "inertial":
+            for child in el:
+                if isinstance(child.tag, str) and child.tag not in INERTIAL_CHILDREN:
+                    lenient.append(f"{_where(child)}: unknown element ignored; <inertial> takes "
+                                   f"{', '.join(f'<{c}>' for c in INERTIAL_CHILDREN)}")  # fmt: skip
         for attr in REQUIRED.get(el.tag, ()):
             if el.get(attr) is None and not (el.tag == "axis" and el.getparent().tag not in ("joint", "loop_joint")):
                 refuse(el, f"the required attribute {attr!r} is missing (the URDF specification gives it no default)")
@@ -204,12 +244,15 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
             problem = _number_problem(el, attr, count, True)
             if problem:
                 refuse(el, problem)
-    for tag in ("visual", "collision"):
-        for el in robot.iter(tag):
+    if not robot.get("name"):
+        lenient.append(f"<robot> (line {robot.sourceline}) has no name; it is named {path.stem!r} after the file")
+        robot.set("name", path.stem)
+    for tag in ("visual", "collision"):  # a link's drawings (a <gazebo> sensor may hold another <collision>)
+        for el in robot.findall(f"link/{tag}"):
             problem = _geometry_problem(el)
             if problem:
                 drop.append((el, problem))
-    for el in robot.iter("material"):
+    for el in robot.findall("material") + robot.findall("link/visual/material"):
         problem = _material_problem(el)
         if problem:
             drop.append((el, problem))
