@@ -106,3 +106,12 @@ def test_view_serves_and_plays_a_saved_trajectory(tmp_path, capsys):
     assert "MeshCat viewer: http://127.0.0.1:" in capsys.readouterr().out
     assert cli.main(["view", str(ROOT / "urdf" / "gripper.urdf"), "--traj", str(traj), "--no-wait"]) == 2
     assert "holds q of size 2, the model has nq = 4" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "urdf").glob("*.urdf")))
+def test_simulate_runs_every_bundled_urdf_with_default_arguments(name, capsys):
+    # Closed loops included: q0 defaults to the neutral configuration, which the assembly must close.
+    assert cli.main(["simulate", str(ROOT / "urdf" / name)]) == 0
+    out = capsys.readouterr().out
+    assert "rk4, 1.0 s simulated" in out
+    assert float(re.search(r"energy balance drift (\S+) of the peak", out).group(1)) < 1e-4  # RK4 at the default dt

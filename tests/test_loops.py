@@ -451,3 +451,31 @@ def test_symmetric_pinv_solve_is_the_minimum_norm_solution():
 def test_info_lists_the_loops():
     text = str(dp.load_urdf(URDF / "four_bar.urdf"))
     assert "loop joint 'pin_B': revolute, coupler -> rocker, 5 constraints" in text
+
+
+LOOP_MECHANISMS = {
+    **{p.stem: (lambda p=p: dp.load_urdf(p)) for p in sorted(URDF.glob("*.urdf")) if "<loop_joint" in p.read_text()},
+    "spatial_four_bar": dp.models.spatial_four_bar,
+}
+
+
+@pytest.mark.parametrize("name", list(LOOP_MECHANISMS))
+def test_assemble_closes_every_bundled_mechanism_from_the_neutral_configuration(name):
+    # The neutral configuration folds a four-bar flat: a stationary point of ‖r‖, where Newton and
+    # Levenberg–Marquardt stall and the seeded global search must close it.
+    model = LOOP_MECHANISMS[name]()
+    q = dp.assemble(model, dp.neutral(model))
+    assert np.abs(dp.loop_residual(model, q)).max() <= 1e-12
+    assert np.array_equal(q, dp.assemble(model, dp.neutral(model)))  # seeded: the same answer every time
+    # A second route: Pinocchio's forward kinematics puts each cut joint's two frames at one point.
+    pm = dp.to_pinocchio(model)
+    pd = pm.createData()
+    pin.forwardKinematics(pm, pd, q)
+    for cut in model.cuts:
+        c1 = pd.oMi[cut.body1].act(cut.p1)
+        c2 = pd.oMi[cut.body2].act(cut.p2)
+        d = c2 - c1
+        if cut.loop.type in ("prismatic", "point_on_line"):  # C2 slides along the axis (in C1)
+            e = pd.oMi[cut.body1].rotation @ cut.R1 @ cut.axis
+            d -= (d @ e) * e
+        assert np.abs(d).max() <= 1e-12

@@ -1,16 +1,17 @@
-"""Closing the loops: Newton projection onto r(q) = 0, and each loop's mobility."""
+"""Closing the loops: Newton projection onto r(q) = 0 with a global strategy where it stalls, and each loop's
+mobility."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.configuration import integrate, normalize
+from ..algorithms.configuration import difference, integrate, normalize
 from ..model import Model, configuration
 from .dynamics import dof_of, min_norm_solve
 from .kernel import LoopState, kinematics, loop_jacobian, loop_residual, need_loops
 from .types import AssemblyError
 
-__all__ = ["assemble", "loop_mobility"]
+__all__ = ["ASSEMBLY_STARTS", "assemble", "loop_mobility"]
 
 
 def loop_mobility(model: Model, q) -> dict[str, int]:
@@ -34,23 +35,18 @@ def loop_mobility(model: Model, q) -> dict[str, int]:
     return out
 
 
-def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-12, max_iter: int = 50) -> np.ndarray:
-    """A configuration near ``q_guess`` that closes every loop: Newton projection onto r(q) = 0.
+ASSEMBLY_STARTS = 32
+"""Seeded starts the global search tries after Newton and Levenberg–Marquardt stall from the guess."""
 
-    Each step is the minimum-norm correction Δ = −J_free⁺ r (SVD, so redundant constraints are
-    fine) over the joints not in ``fixed`` (e.g. the actuated crank angle to hold), with
-    step halving when the residual would grow.  Returns q with ‖r‖∞ ≤ tol; raises
-    :class:`AssemblyError` with the residual reached if the loops cannot be closed.
-    """
-    need_loops(model, "assemble")
-    q = normalize(model, configuration(model, q_guess, "q_guess"))
-    free = np.setdiff1d(np.arange(model.nv), dof_of(model, fixed, "fixed"))
-    data = model.create_data()
+
+def _newton(model: Model, data, q, free, tol: float, max_iter: int) -> tuple[np.ndarray, float]:
+    """Newton projection onto r(q) = 0 over the ``free`` DOF: the minimum-norm step −J⁺ r (SVD, so redundant
+    constraints are fine), halved while the residual would grow.  Returns (q, ‖r‖∞) where it stops."""
     r = loop_residual(model, q, data)
     err = np.abs(r).max()
     for _ in range(max_iter):
         if err <= tol:
-            return q
+            break
         J = LoopState(model, data, False).J[:, free]
         step, _ = min_norm_solve(J, -r, 1e-12)
         dv = np.zeros(model.nv)
@@ -63,13 +59,78 @@ def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-12, max_iter: int 
                 break
             dv *= 0.5
         else:
-            break  # no step reduces the residual: a local minimum with r ≠ 0
+            break  # no step reduces the residual: a stationary point of ‖r‖ with r ≠ 0
         q, r, err = q_new, r_new, err_new
         kinematics(model, data, q)
+    return q, err
+
+
+def _levenberg_marquardt(model: Model, data, q, free) -> np.ndarray:
+    """min ‖r(q ⊕ Δ)‖² over Δ on the ``free`` DOF by scipy's trust-region least squares, whose damping walks
+    off the plateaus and singular Jacobians where Newton's step is useless (a four-bar folded flat)."""
+    from scipy.optimize import least_squares
+
+    def full(x):
+        dv = np.zeros(model.nv)
+        dv[free] = x
+        return integrate(model, q, dv)
+
+    def jac(x):
+        # The loop Jacobian in the tangent space at q ⊕ Δ; exact for 1-DOF joints, where ⊕ adds.
+        kinematics(model, data, full(x))
+        return LoopState(model, data, False).J[:, free]
+
+    fit = least_squares(lambda x: loop_residual(model, full(x), data), np.zeros(len(free)), jac=jac, method="trf",
+                        xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=200)  # fmt: skip
+    return full(fit.x)
+
+
+def _close(model: Model, data, q, free, tol: float, max_iter: int) -> tuple[np.ndarray, float]:
+    """Newton from q; where it stalls, Levenberg–Marquardt, then Newton again to polish."""
+    q, err = _newton(model, data, q, free, tol, max_iter)
+    if err > tol:
+        q, err = _newton(model, data, _levenberg_marquardt(model, data, q, free), free, tol, max_iter)
+    return q, err
+
+
+def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-12, max_iter: int = 50, seed: int = 0) -> np.ndarray:
+    """A configuration near ``q_guess`` that closes every loop, holding the joints in ``fixed`` (e.g. the
+    actuated crank angle) where the guess puts them.
+
+    Newton projection first (minimum-norm steps −J⁺ r, by SVD, with step halving).  Where it stalls (a
+    mechanism folded flat, as at the neutral configuration, is a stationary point of ‖r‖),
+    Levenberg–Marquardt (scipy's trust-region least squares) and Newton again; if that stalls too, a
+    global search from ``ASSEMBLY_STARTS`` seeded starts about the guess (the free joints moved by random
+    angles of growing spread; ``seed`` fixes them), each closed the same way, keeping the closed
+    configuration nearest the guess of the first three found.  Returns q with ‖r‖∞ ≤ tol; raises
+    :class:`AssemblyError` with the smallest residual reached if no start closes the loops.
+    """
+    need_loops(model, "assemble")
+    q_guess = normalize(model, configuration(model, q_guess, "q_guess"))
+    free = np.setdiff1d(np.arange(model.nv), dof_of(model, fixed, "fixed"))
+    data = model.create_data()
+    kinematics(model, data, q_guess)
+    q, err = _close(model, data, q_guess, free, tol, max_iter)
     if err <= tol:
         return q
+    best, found = err, []
+    rng = np.random.default_rng(seed)
+    for i in range(ASSEMBLY_STARTS):
+        dv = np.zeros(model.nv)
+        dv[free] = rng.normal(scale=(0.3, 1.0, 3.0)[i % 3], size=len(free))
+        start = integrate(model, q_guess, dv)
+        kinematics(model, data, start)
+        q, err = _close(model, data, start, free, tol, max_iter)
+        best = min(best, err)
+        if err <= tol:
+            found.append(q)
+            if len(found) == 3:
+                break
+    if found:
+        return min(found, key=lambda q: np.linalg.norm(difference(model, q_guess, q)))
     raise AssemblyError(
         f"model {model.name!r}: cannot close the loops {[lp.name for lp in model.loops]} near q_guess "
-        f"(fixed joints: {list(fixed)}): the residual stalls at {err:.3g} > tol = {tol:g} — the links may be too "
-        "short to meet, or the fixed joints over-constrain the mechanism"
+        f"(fixed joints: {list(fixed)}): the residual stalls at {best:.3g} > tol = {tol:g} from the guess and "
+        f"from {ASSEMBLY_STARTS} starts about it — the links may be too short to meet, or the fixed joints "
+        "over-constrain the mechanism"
     )
