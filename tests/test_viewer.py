@@ -151,17 +151,26 @@ def screenshot(html_path, png_path) -> np.ndarray:
 )
 @pytest.mark.parametrize("which", ["gripper", "rope"])
 def test_html_renders_the_robot_in_chromium(tmp_path, which):
-    """The robot is drawn: the page differs from the same page with the robot hidden, in a region of
-    pixels near the image centre (where the camera looks), and nowhere is the page blank."""
+    """The robot is drawn, framed whole, standing on the ground grid: the page differs from the same page with
+    the robot hidden in a region near the image centre (where the camera looks), not at the image's edges,
+    and nowhere is the page blank; and the grid (the page against the one with the grid hidden) is drawn
+    under the robot, in its columns below its lowest pixel."""
     model = dp.models.rope(n_links=20) if which == "rope" else dp.load_urdf(URDF_DIR / "gripper.urdf")
     v = Viewer(model)
     v.display(dp.neutral(model))
     with_robot = screenshot(v.save_html(tmp_path / "a.html"), tmp_path / "a.png")
+    v.meshcat["/Grid"].set_property("visible", False)
+    without_grid = screenshot(v.save_html(tmp_path / "c.html"), tmp_path / "c.png")
+    v.meshcat["/Grid"].set_property("visible", True)
     v.meshcat["denoc_pin"].set_property("visible", False)
     without = screenshot(v.save_html(tmp_path / "b.html"), tmp_path / "b.png")
     assert with_robot.std() > 5, "blank page: WebGL did not render"
-    diff = np.abs(with_robot - without).sum(axis=2) > 30
-    assert diff.sum() > 150, f"only {diff.sum()} pixels show the robot"
-    rows, cols = np.nonzero(diff)
-    h, w = diff.shape
-    assert abs(np.median(rows) - h / 2) < h / 3 and abs(np.median(cols) - w / 2) < w / 3
+    robot = np.abs(with_robot - without).sum(axis=2) > 30
+    assert robot.sum() > 150, f"only {robot.sum()} pixels show the robot"
+    rows, cols = np.nonzero(robot)
+    h, w = robot.shape
+    assert abs(np.median(rows) - h / 2) < h / 4 and abs(np.median(cols) - w / 2) < w / 4, "not centred"
+    assert rows.min() > 0.02 * h and rows.max() < 0.98 * h, "not framed whole: the robot touches the top or bottom"
+    grid = np.abs(with_robot - without_grid).sum(axis=2) > 15
+    below = grid[rows.max() + 1 :, max(0, cols.min() - w // 20) : cols.max() + w // 20]
+    assert below.sum() > 20, f"the grid is not drawn under the robot ({below.sum()} grid pixels below it)"

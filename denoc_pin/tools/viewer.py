@@ -192,15 +192,19 @@ def visual_model(model: Model, package_dirs=None):
     return pm, gm
 
 
-def _extent(model: Model) -> float:
-    """Radius of a sphere about the world origin that holds every joint and tip at q = 0 (at least 0.2 m);
-    a tip body (no children) ends at twice its centre of mass, as it is drawn."""
-
+def _points(model: Model) -> np.ndarray:
+    """(n, 3) world positions of every joint and tip at q = 0; a tip body (no children) ends at twice its
+    centre of mass, as it is drawn."""
     R, o = world_poses(model, neutral(model))[:2]
     leaf = np.ones(model.njoints, bool)
     leaf[np.asarray(model.parents)[1:]] = False
     tips = o[leaf] + 2.0 * np.einsum("kij,kj->ki", R[leaf], np.asarray(model.coms)[leaf])
-    return max(0.2, 1.1 * float(np.linalg.norm(np.vstack([o, tips]), axis=1).max()))
+    return np.vstack([o, tips])
+
+
+def _extent(model: Model) -> float:
+    """Radius of a sphere about the world origin that holds every joint and tip at q = 0 (at least 0.2 m)."""
+    return max(0.2, 1.1 * float(np.linalg.norm(_points(model), axis=1).max()))
 
 
 def _link_scale(model: Model) -> float:
@@ -217,6 +221,9 @@ class Viewer:
     live: start a meshcat server (``meshcat-server``, on 127.0.0.1) for ``display``/``play`` in a browser;
     ``zmq_url``: connect to a running one instead.  With neither, the scene is only recorded, for
     ``save_html``.  ``package_dirs``: extra folders for the URDF's ``package://`` meshes.
+    ``offset``: (3,) where the drawn scene sits in meshcat's world, minus the centre of the model's box at q = 0
+    (meshcat's camera looks at the origin; ``_frame_camera``).  Objects added through ``viewer.meshcat`` under
+    ``"denoc_pin"`` move with the model.
     """
 
     def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None):
@@ -257,14 +264,51 @@ class Viewer:
         """The live viewer's address (None without a server)."""
         return self._scene.web_url
 
+    def _drawn_corners(self, q) -> np.ndarray:
+        """(8 n, 3) world corners of the boxes around every drawn shape and mesh at q (coal's local AABBs)."""
+        import pinocchio as pin
+
+        data, gdata = self.pin_model.createData(), pin.GeometryData(self.visual_model)
+        pin.updateGeometryPlacements(self.pin_model, data, self.visual_model, gdata, q)
+        out = [np.zeros((0, 3))]
+        for g, M in zip(self.visual_model.geometryObjects, gdata.oMg, strict=True):
+            g.geometry.computeLocalAABB()
+            lo, hi = np.asarray(g.geometry.aabb_local.min_), np.asarray(g.geometry.aabb_local.max_)
+            corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+            out.append(corners @ np.asarray(M.rotation).T + np.asarray(M.translation))
+        return np.vstack(out)
+
     def _frame_camera(self) -> None:
-        """Stand the camera back far enough to see the whole model at q = 0.  meshcat's orbit controls
-        always look at the origin (this meshcat has no command to move their target), so the distance
-        covers a sphere about the origin that holds every joint."""
-        radius = _extent(self.model)
-        d = 1.8 * radius  # meshcat's vertical field of view is 75°: radius / sin(37.5°) = 1.64 radius
-        # meshcat's camera node is y-up: three.js (x, y, z) = world (x, z, −y); view from world (1, 0.6, 0.7)
-        self.meshcat["/Cameras/default/rotated/<object>"].set_property("position", [d * 0.78, d * 0.55, -d * 0.47])
+        """MeshCat's own view — from +x, slightly above (its camera sits at (3, 0, 1) m from the orbit centre) —
+        framing the model whole, with the ground grid under its lowest point (or at z = 0, under the base), its
+        cells scaled to the model.
+
+        meshcat's camera always looks at the world origin (its orbit controls re-aim it there on every frame), so
+        the scene is moved instead: the model, the axes and the grid by −c, c the centre of the model's box at
+        q = 0 (``self.offset`` = −c); and the camera rig ``/Cameras/default`` is scaled, which moves the camera
+        along its line of sight while it keeps meshcat's default place in the rig."""
+        p = np.vstack([_points(self.model), self._drawn_corners(_neutral(self.model))])
+        lo, hi = p.min(axis=0), p.max(axis=0)
+        centre = 0.5 * (lo + hi)
+        radius = max(0.1, 0.5 * float(np.linalg.norm(hi - lo)))
+        self.offset = -centre
+
+        def moved(by) -> np.ndarray:
+            T = np.eye(4)
+            T[:3, 3] = by
+            return T
+
+        self.meshcat["denoc_pin"].set_transform(moved(-centre))
+        self.meshcat["/Axes"].set_transform(moved(-centre))
+        # meshcat's grid is 20 m wide in cells of 0.5 m: scaled by a power of ten, so that cells are 5 cm under a
+        # hand, 0.5 m under an arm, 5 m under a 100 m chain.
+        grid = moved(-centre + [0.0, 0.0, min(0.0, float(lo[2]))])
+        grid[:3, :3] *= 10.0 ** np.floor(np.log10(2.0 * radius))
+        self.meshcat["/Grid"].set_transform(grid)
+        # meshcat's vertical field of view is 75°: a sphere of radius r fits at r / sin(37.5°) = 1.64 r.
+        rig = np.eye(4)
+        rig[:3, :3] *= 1.8 * radius / np.sqrt(10.0)
+        self.meshcat["/Cameras/default"].set_transform(rig)
 
     def display(self, q) -> None:
         """Draw the model at configuration q (nq,)."""
