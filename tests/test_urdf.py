@@ -188,11 +188,11 @@ BAD = {
     "inertial without mass": (chain(link_a="<inertial/>"), r"<inertial> of link 'a' \(line \d+\) has no <mass>"),
     # Required attributes: no silent default (the URDF specification gives them none).
     "inertia without iyy": (
-        chain(link_a='<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyz="0" izz="1"/></inertial>'),
+        chain(link_a=GOOD_LINK.replace(' iyy="0.1"', "")),
         r"<inertia> of link 'a' \(line \d+\): the required attribute 'iyy' is missing",
     ),
     "mass without value": (
-        chain(link_a='<inertial><mass/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'),
+        chain(link_a=GOOD_LINK.replace(' value="1"', "")),
         r"<mass> of link 'a' \(line \d+\): the required attribute 'value' is missing",
     ),
     "axis without xyz": (
@@ -204,10 +204,7 @@ BAD = {
         r"<inertial> of link 'a' \(line \d+\) has no <inertia>",
     ),
     "absurd inertia": (
-        chain(
-            link_a='<inertial><mass value="1"/><inertia ixx="-1e308" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>'
-            "</inertial>"
-        ),
+        chain(link_a=GOOD_LINK.replace('ixx="0.1"', 'ixx="-1e308"')),
         r"<inertia> of link 'a' \(line \d+\): attribute ixx='-1e308' has a magnitude beyond 1e\+12",
     ),
     "absurd length": (
