@@ -1,8 +1,9 @@
 """URDF → :class:`Model`, with the same joint order and q/v layout as ``pinocchio.buildModelFromUrdf``.
 
-Parsing is yourdfpy's (the maintained successor of urdfpy).  Before it runs, the XML is
-checked here so that a bad file gives a :class:`ModelError` naming the file, the element
-(and its line) and what is wrong, never a traceback from inside lxml or yourdfpy.
+Parsing is yourdfpy's (the maintained successor of urdfpy).  Before it runs, ``urdf_xml.py`` reads the
+XML under the input policy (``docs/input-policy.md``), so that a bad file gives a :class:`ModelError`
+naming the file, the element (and its line) and what is wrong, never a traceback from inside lxml or
+yourdfpy, and yourdfpy reads the checked text.
 
 Body order follows Pinocchio (urdfdom): a depth-first walk from the root link in which the
 child joints of a link are visited in the byte order of their names.  Fixed joints are
@@ -22,7 +23,7 @@ from ..core.joints import FREE_FLYER, JOINTS, PLANAR
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, LoopJoint, resolve_loops
 from ..model import Frame, Model, ModelError, ModelWarning
-from .urdf_xml import UrdfXml, _names, read_urdf_xml
+from .urdf_xml import UrdfXml, quoted, read_urdf_xml
 
 __all__ = ["InertiaWarning", "load_urdf"]
 
@@ -82,11 +83,12 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     root_joint: None (fixed base: the root link is the base, M_0), ``"free-flyer"`` or
     ``"planar"``: a 6-DOF (resp. x, y, θ) joint named ``root_joint`` carries the root link, exactly as
     ``pinocchio.buildModelFromUrdf(path, pinocchio.JointModelFreeFlyer())`` (resp. ``JointModelPlanar()``).
-    strict: also refuse physically inconsistent inertias (not positive semi-definite,
-    triangle inequality broken, zero mass with non-zero inertia).  By default these load
-    with an :class:`InertiaWarning`, as Pinocchio loads them: many standard URDFs (anymal,
-    pr2, tiago, allegro, …) carry such CAD inertias.
-    Raises :class:`ModelError` naming the file, the element and the problem for a bad file.
+    strict: also refuse what loads by default with a :class:`ModelWarning`: defects that leave the dynamics
+    untouched (the XML declaration, a malformed ``<visual>``, …; ``docs/input-policy.md``) and physically
+    inconsistent inertias (not positive semi-definite, triangle inequality broken, zero mass with non-zero
+    inertia: an :class:`InertiaWarning`, as Pinocchio loads them; many standard URDFs — anymal, pr2, tiago,
+    allegro, … — carry such CAD inertias).
+    Raises :class:`ModelError` naming the file, the line, the element and the problem for a bad file.
     """
     import yourdfpy
 
@@ -135,7 +137,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
             if link not in links:
                 raise ModelError(
                     f"{path}: loop joint {lp.name!r} (line {line}) names unknown link {link!r}; "
-                    f"links are: {_names(links)}"
+                    f"links are: {quoted(links)}"
                 )
     try:
         model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops)
@@ -154,7 +156,7 @@ def _topology(path: Path, robot, links: dict, xml: UrdfXml) -> tuple[str, dict[s
             if link not in links:
                 raise ModelError(
                     f"{path}: {xml.where('joint', j.name)} names unknown {role} link {link!r}; "
-                    f"links are: {_names(links)}"
+                    f"links are: {quoted(links)}"
                 )
         if j.child in parent_joint:
             raise ModelError(
@@ -166,7 +168,7 @@ def _topology(path: Path, robot, links: dict, xml: UrdfXml) -> tuple[str, dict[s
     roots = [name for name in links if name not in parent_joint]
     if len(roots) > 1:
         raise ModelError(
-            f"{path}: more than one root link ({_names(roots)}); every link but one must be the child of a joint"
+            f"{path}: more than one root link ({quoted(roots)}); every link but one must be the child of a joint"
         )
     reached = set()
     if roots:

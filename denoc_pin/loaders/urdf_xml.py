@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..model import ModelError, ModelWarning
 
-__all__ = ["MAX_MAGNITUDE", "UrdfXml", "read_urdf_xml"]
+__all__ = ["MAX_MAGNITUDE", "UrdfXml", "quoted", "read_urdf_xml"]
 
 MAX_MAGNITUDE = 1e12
 """Beyond this a mass [kg], an inertia component [kg m²], a length [m] or an angle [rad] is absurd: refused."""
@@ -89,7 +89,8 @@ class UrdfXml:
         return f"{tag} {name!r}" + (f" (line {line})" if line else "")
 
 
-def _names(items, limit: int = 25) -> str:
+def quoted(items, limit: int = 25) -> str:
+    """'a', 'b', … (n in all): names for a message, at most ``limit`` of them."""
     items = list(items)
     shown = ", ".join(repr(x) for x in items[:limit])
     return shown + (f", … ({len(items)} in all)" if len(items) > limit else "")
@@ -155,7 +156,7 @@ def _material_problem(el) -> str | None:
     return None
 
 
-def _declaration(path: Path, data: bytes, defects: list[str]) -> bytes:
+def _declaration(data: bytes, defects: list[str]) -> bytes:
     """The XML declaration put right: at the very start (lines kept) and with version 1.0."""
     m = re.match(rb"(\xef\xbb\xbf)?(\s*)(<\?xml\b[^>]*\?>)", data)
     if m is None:
@@ -207,7 +208,7 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     except OSError as e:
         raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
     lenient: list[str] = []
-    data = _declaration(path, data, lenient)
+    data = _declaration(data, lenient)
     robot = _parse(path, data, lenient)
     if robot.tag != "robot":
         raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
