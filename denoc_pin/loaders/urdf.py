@@ -168,7 +168,8 @@ def _topology(path: Path, robot, links: dict, xml: UrdfXml) -> tuple[str, dict[s
     roots = [name for name in links if name not in parent_joint]
     if len(roots) > 1:
         raise ModelError(
-            f"{path}: more than one root link ({quoted(roots)}); every link but one must be the child of a joint"
+            f"{path}: more than one root link ({', '.join(xml.where('link', r) for r in roots[:25])}); every link "
+            "but one must be the child of a joint"
         )
     reached = set()
     if roots:
@@ -184,7 +185,10 @@ def _topology(path: Path, robot, links: dict, xml: UrdfXml) -> tuple[str, dict[s
             cycle.append(name)
             name = parent_joint[name].parent
         cycle = cycle[cycle.index(name) :]
-        raise ModelError(f"{path}: kinematic cycle through links {' → '.join(reversed(cycle))} → {cycle[-1]}")
+        joints = ", ".join(xml.where("joint", parent_joint[link].name) for link in reversed(cycle))
+        raise ModelError(
+            f"{path}: kinematic cycle through links {' → '.join(reversed(cycle))} → {cycle[-1]} (through {joints})"
+        )
     return roots[0], children
 
 
