@@ -109,3 +109,18 @@ def test_build_errors():
         b.build()
     with pytest.raises(ValueError, match="placement must be"):
         dp.ModelBuilder().add_body(0, placement=np.eye(3))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "what"),
+    [
+        ({"mass": 1e13}, "mass 10000000000000.0"),
+        ({"inertia": np.diag([np.inf, 1.0, 1.0])}, "inertia \\[\\[inf, 0.0, 0.0\\], .*\\]"),
+        ({"com": (np.nan, 0.0, 0.0)}, "com \\[nan, 0.0, 0.0\\]"),
+        ({"placement": (np.eye(3), (0.0, 2e12, 0.0))}, "placement translation \\[0.0, 2000000000000.0, 0.0\\]"),
+    ],
+)
+def test_non_finite_or_absurd_numbers_are_refused(kwargs, what):
+    b = dp.ModelBuilder("absurd")
+    with pytest.raises(dp.ModelError, match=f"link 'link_1': {what} is not finite or has a magnitude beyond 1e\\+12"):
+        b.add_body(0, "revolute", **({"mass": 1.0, "inertia": np.eye(3) * 0.1} | kwargs))

@@ -99,3 +99,11 @@ def test_non_unit_axis_is_refused_and_a_unit_one_reproduces_pinocchio(joint):
     q = random_configuration(m, np.random.default_rng(3))
     v, a = np.linspace(-1, 1, m.nv), np.linspace(0.5, -0.7, m.nv)
     assert_close(dp.inverse_dynamics(m, m.create_data(), q, v, a), pin.rnea(pm, pm.createData(), q, v, a))
+
+
+def test_absurd_inertia_is_refused():
+    # An inertia of 1e300 would turn into NaNs inside the recursions: the policy's 1e12 bound refuses it.
+    pm = _one_joint_model(pin.JointModelRZ())
+    pm.inertias[1] = pin.Inertia(1e300, np.zeros(3), np.eye(3))
+    with pytest.raises(dp.ModelError, match=r"joint 'j': its mass 1e\+300 is not finite or has a magnitude beyond"):
+        dp.from_pinocchio(pm)

@@ -8,7 +8,7 @@ from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, HELICAL, UNIVERSAL, kind_of
 from ..core.spatial import inertia_about_origin
 from ..loops import LoopJoint, resolve_loops
-from ..model import Frame, Model, ModelError
+from ..model import MAX_MAGNITUDE, Frame, Model, ModelError
 
 __all__ = ["BUILDER_JOINTS", "ModelBuilder"]
 
@@ -124,6 +124,12 @@ class ModelBuilder:
         I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float).reshape(3, 3)
         if mass < 0 or not np.isfinite(mass):
             raise ModelError(f"ModelBuilder: link {link!r} has a negative or non-finite mass ({mass})")
+        for what, x in (("mass", mass), ("com", com), ("inertia", I_c), ("placement translation", pj)):
+            if not (np.isfinite(x).all() and np.abs(x).max() <= MAX_MAGNITUDE):
+                raise ModelError(
+                    f"ModelBuilder: link {link!r}: {what} {np.asarray(x).tolist()} is not finite or has a magnitude "
+                    f"beyond {MAX_MAGNITUDE:g}"
+                )
         if not np.all(np.isfinite(I_c)) or np.linalg.eigvalsh(0.5 * (I_c + I_c.T))[0] < -1e-12 * max(
             1.0, np.trace(I_c)
         ):

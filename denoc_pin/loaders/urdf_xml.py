@@ -19,12 +19,9 @@ import re
 import warnings
 from pathlib import Path
 
-from ..model import ModelError, ModelWarning
+from ..model import MAX_MAGNITUDE, ModelError, ModelWarning
 
-__all__ = ["MAX_MAGNITUDE", "UrdfXml", "quoted", "read_urdf_xml"]
-
-MAX_MAGNITUDE = 1e12
-"""Beyond this a mass [kg], an inertia component [kg m²], a length [m] or an angle [rad] is absurd: refused."""
+__all__ = ["UrdfXml", "quoted", "read_urdf_xml"]
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 

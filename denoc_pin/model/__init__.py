@@ -2,9 +2,10 @@
 
 from .arguments import check_data, configuration, external_forces, vector
 from .data import Data
-from .model import Frame, Model, ModelError, ModelWarning
+from .model import MAX_MAGNITUDE, Frame, Model, ModelError, ModelWarning
 
 __all__ = [
+    "MAX_MAGNITUDE",
     "Data",
     "Frame",
     "Model",

@@ -19,7 +19,11 @@ from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
 
-__all__ = ["Frame", "Model", "ModelError", "ModelWarning"]
+__all__ = ["MAX_MAGNITUDE", "Frame", "Model", "ModelError", "ModelWarning"]
+
+
+MAX_MAGNITUDE = 1e12
+"""Beyond this a mass [kg], an inertia component [kg m²], a length [m] or an angle [rad] is absurd: refused."""
 
 
 class ModelError(ValueError):
@@ -184,9 +188,28 @@ class Model:
         w.gravity[:] = np.asarray(gravity, dtype=float).reshape(3)
         w.masses[:] = masses
         w.coms[:] = np.asarray(coms, dtype=float).reshape(njoints, 3)
-        inertia_about_origin(
-            w.masses, w.coms, np.asarray(inertias, dtype=float).reshape(njoints, 3, 3), out=w.inertias_origin
-        )
+        inertias = np.asarray(inertias, dtype=float).reshape(njoints, 3, 3)
+        # The builder's and the Pinocchio bridge's gate of the input policy (the URDF loader refuses these with
+        # their lines first): a NaN, an inf or an absurd magnitude would come out as NaNs, never as an error.
+        checked = {
+            "placement rotation": w.placement_rotation,
+            "placement translation": w.placement_translation,
+            "pitch": w.pitches,
+            "mass": w.masses,
+            "centre of mass": w.coms,
+            "inertia": inertias,
+            "gravity": w.gravity[None],
+        }
+        for what, a in checked.items():
+            bad = (~np.isfinite(a) | (np.abs(a) > MAX_MAGNITUDE)).reshape(len(a), -1).any(axis=1)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                where = "gravity" if what == "gravity" else f"joint {names[k]!r}: its {what}"
+                raise ModelError(
+                    f"model {name!r}: {where} {np.asarray(a[k]).tolist()} is not finite or has a magnitude beyond "
+                    f"{MAX_MAGNITUDE:g}"
+                )
+        inertia_about_origin(w.masses, w.coms, inertias, out=w.inertias_origin)
         w.inertias_origin[0] = 0.0  # the base never moves; the recursions never read its inertia
         mb.setflags(write=False)  # views made from here on are read-only too (the filling views were not)
         set_(self, "mb", mb)
