@@ -64,6 +64,19 @@ def test_a_visual_that_cannot_be_drawn_is_named_and_the_rest_is_drawn(tmp_path):
     assert primitive == {1} and drawn == {2, 3, 4}  # the palm as a primitive, the fingers from the file
 
 
+def test_a_missing_mesh_file_is_named_and_the_rest_is_drawn(tmp_path):
+    text = re.sub(
+        r"<cylinder[^>]*/>", '<mesh filename="meshes/palm.stl"/>', (URDF_DIR / "gripper.urdf").read_text(), count=1
+    )
+    path = tmp_path / "gripper.urdf"
+    path.write_text(text)
+    with pytest.warns(dp.ModelWarning, match=r"not drawn: <visual> of link 'link_1_1' \(line 29\): mesh file "
+                      r"'meshes/palm\.stl' not found"):  # fmt: skip
+        v = Viewer(dp.load_urdf(path))
+    primitive = {int(g.parentJoint) for g in v.visual_model.geometryObjects if g.name.startswith("joint_")}
+    assert primitive == {1} and {int(g.parentJoint) for g in v.visual_model.geometryObjects} == {1, 2, 3, 4}
+
+
 def test_panda_meshes_load():
     model = dp.load_urdf(example_robot_urdf("panda"))
     v = Viewer(model)

@@ -69,16 +69,20 @@ SHAPE_OPTIONAL = {"mesh": ("scale",)}
 
 class UrdfXml:
     """The checked XML of a URDF: ``robot`` (the lxml ``<robot>`` element, defective optional elements
-    removed), ``text`` (it, as bytes for yourdfpy or Pinocchio), ``lines`` ((tag, name) -> line of each
+    removed), ``text`` (it, as a document for yourdfpy or Pinocchio), ``lines`` ((tag, name) -> line of each
     ``<link>``/``<joint>``) and ``dropped`` (what was removed or repaired, one message each)."""
 
     def __init__(self, robot, lines: dict, dropped: list[str]):
-        from lxml import etree
-
         self.robot = robot
         self.lines = lines
         self.dropped = dropped
-        self.text = etree.tostring(robot, xml_declaration=True, encoding="UTF-8")
+
+    @property
+    def text(self) -> bytes:
+        """``robot`` as it is now, as a UTF-8 document."""
+        from lxml import etree
+
+        return etree.tostring(self.robot, xml_declaration=True, encoding="UTF-8")
 
     def where(self, tag: str, name: str) -> str:
         """'joint "j" (line 12)'."""

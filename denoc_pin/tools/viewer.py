@@ -141,6 +141,51 @@ def _package_dirs(model: Model, extra) -> list[str]:
     return dirs
 
 
+def _mesh_file(filename: str, folders: list[Path]) -> Path | None:
+    """Where a ``<mesh filename>`` is (``package://``, ``file://``, absolute, or relative to a folder), or None."""
+    if filename.startswith("package://"):
+        filename = filename[len("package://") :]
+    elif filename.startswith("file://"):
+        filename = filename[len("file://") :]
+    path = Path(filename)
+    for p in [path] if path.is_absolute() else [d / path for d in folders]:
+        if p.is_file():
+            return p.resolve()
+    return None
+
+
+def _urdf_visuals(model: Model, pm, dirs: list[str]):
+    """The URDF's visuals as Pinocchio builds them, from the text ``load_urdf`` read (urdf_xml), without the
+    visuals it cannot draw — a malformed one, or a mesh file not found — each named in a warning."""
+    import pinocchio as pin
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # load_urdf reported the file's defects already
+        xml = read_urdf_xml(Path(model.source))
+    messages = [m for m in xml.dropped if m.startswith("<visual>")]
+    folders = [Path(model.source).resolve().parent, *(Path(d) for d in dirs)]
+    changed = bool(xml.dropped)
+    for visual in xml.robot.findall("link/visual"):
+        mesh = visual.find("geometry/mesh")
+        if mesh is None:
+            continue
+        found = _mesh_file(mesh.get("filename"), folders)
+        if found is None:
+            messages.append(
+                f"<visual> of link {visual.getparent().get('name')!r} (line {visual.sourceline}): mesh file "
+                f"{mesh.get('filename')!r} not found (looked in the URDF's folder and {len(dirs)} package folders)"
+            )
+            visual.getparent().remove(visual)
+            changed = True
+        else:
+            mesh.set("filename", str(found))  # absolute: the text below has no folder of its own
+    for message in messages:
+        warnings.warn(f"{model.source}: not drawn: {message}", ModelWarning, stacklevel=4)
+    if not changed:  # the file itself, as Pinocchio reads it
+        return pin.buildGeomFromUrdf(pm, str(model.source), pin.GeometryType.VISUAL, package_dirs=dirs)
+    return pin.buildGeomFromUrdfString(pm, xml.text.decode(), pin.GeometryType.VISUAL, package_dirs=dirs)
+
+
 def visual_model(model: Model, package_dirs=None):
     """(pinocchio twin, pinocchio.GeometryModel) of what the viewer draws: URDF visuals where the
     model's source has them, primitives for every other body, markers for the cut joints."""
@@ -151,17 +196,7 @@ def visual_model(model: Model, package_dirs=None):
     gm = pin.GeometryModel()
     if model.source and str(model.source).endswith(".urdf"):
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # load_urdf reported the file's defects already
-                xml = read_urdf_xml(Path(model.source))
-                dirs = _package_dirs(model, package_dirs)
-                if xml.dropped:  # Pinocchio's parser gets the repaired text (it may refuse the file as it is)
-                    gm = pin.buildGeomFromUrdfString(pm, xml.text.decode(), pin.GeometryType.VISUAL, dirs)
-                else:  # the file itself: Pinocchio resolves relative mesh paths against its folder
-                    gm = pin.buildGeomFromUrdf(pm, str(model.source), pin.GeometryType.VISUAL, dirs)
-            for message in xml.dropped:
-                if message.startswith("<visual>"):
-                    warnings.warn(f"{model.source}: not drawn: {message}", ModelWarning, stacklevel=3)
+            gm = _urdf_visuals(model, pm, _package_dirs(model, package_dirs))
         except (ValueError, RuntimeError, OSError) as e:
             warnings.warn(f"visual meshes of {model.source} not loaded ({e}); drawing primitives", stacklevel=3)
             gm = pin.GeometryModel()
