@@ -328,3 +328,15 @@ def test_whitespace_before_the_declaration_keeps_the_line_numbers(tmp_path):
     line = 1 + text.splitlines().index(next(x for x in text.splitlines() if "<link" in x))
     with pytest.raises(dp.ModelError, match=rf"<mass> of link 'a' \(line {line}\)"):
         dp.load_urdf(write(tmp_path, text))
+
+
+def test_extension_elements_are_not_judged(tmp_path):
+    # A <gazebo> or <transmission> block may hold elements named like URDF's own, in its own forms.
+    extra = (
+        '<gazebo reference="a"><mass>0.5</mass><origin>0 0 1</origin><axis/><limit effort="none"/></gazebo>'
+        '<transmission name="t"><joint name="j1"><hardwareInterface>x</hardwareInterface></joint></transmission>'
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not even a warning
+        m = dp.load_urdf(write(tmp_path, chain(extra)))
+    assert m.mb.tobytes() == dp.load_urdf(write(tmp_path, chain(), "plain.urdf")).mb.tobytes()

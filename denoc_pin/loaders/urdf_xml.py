@@ -37,8 +37,8 @@ DYNAMICS_NUMBERS = {
 }
 # Attributes that must be present: the specification gives them no default (urdfdom refuses the file too).
 REQUIRED = {"mass": ("value",), "inertia": DYNAMICS_NUMBERS["inertia"], "axis": ("xyz",), "axis2": ("xyz",)}
-# The attributes of the elements that carry the dynamics, and the children of <inertial>: anything else is
-# ignored (as by urdfdom), with a warning, since it may be a misspelt one (a silent default otherwise).
+# The attributes of the elements that carry the dynamics: anything else is ignored (as by urdfdom), with a
+# warning, since it may be a misspelt one (a silent default otherwise).
 KNOWN_ATTRIBUTES = {
     "origin": ("xyz", "rpy"),
     "axis": ("xyz",),
@@ -47,7 +47,6 @@ KNOWN_ATTRIBUTES = {
     "parent": ("link",),
     "child": ("link",),
 }
-INERTIAL_CHILDREN = ("origin", "mass", "inertia")
 # Elements that do not touch the dynamics, with their numbers: a defect drops the element, with a warning.
 LENIENT_NUMBERS = {
     "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
@@ -217,35 +216,43 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     def refuse(el, problem: str):
         raise ModelError(f"{path}: {_where(el)}: {problem}")
 
+    # The elements in their URDF places only: an extension (<gazebo>, <transmission>) may hold a <mass> or an
+    # <origin> of its own, which is not ours to judge.
+    places = {
+        "joint": ("origin", "axis", "parent", "child"),
+        "link/inertial": ("origin", "mass", "inertia"),
+        "loop_joint": ("link1", "link2", "axis", "axis2"),
+    }
     drop = []
-    for el in robot.iter():
-        if not isinstance(el.tag, str):
-            continue
-        if el.tag in LENIENT_NUMBERS:
-            for attr, count in LENIENT_NUMBERS[el.tag].items():
-                problem = _number_problem(el, attr, count, False)
-                if problem:
-                    drop.append((el, problem))
-                    break
-            continue
-        if el.getparent() is not None and el.getparent().tag in ("visual", "collision"):
-            continue  # a drawing's origin and shapes: judged with the drawing below
-        unknown = sorted(set(el.attrib) - set(KNOWN_ATTRIBUTES.get(el.tag, el.attrib)))
-        if unknown and el.getparent().tag in ("joint", "inertial", "loop_joint"):
-            lenient.append(f"{_where(el)}: unknown attribute(s) {', '.join(unknown)} ignored; "
-                           f"<{el.tag}> takes {', '.join(KNOWN_ATTRIBUTES[el.tag])}")  # fmt: skip
-        if el.tag == "inertial":
-            for child in el:
-                if isinstance(child.tag, str) and child.tag not in INERTIAL_CHILDREN:
-                    lenient.append(f"{_where(child)}: unknown element ignored; <inertial> takes "
-                                   f"{', '.join(f'<{c}>' for c in INERTIAL_CHILDREN)}")  # fmt: skip
-        for attr in REQUIRED.get(el.tag, ()):
-            if el.get(attr) is None and not (el.tag == "axis" and el.getparent().tag not in ("joint", "loop_joint")):
-                refuse(el, f"the required attribute {attr!r} is missing (the URDF specification gives it no default)")
-        for attr, count in DYNAMICS_NUMBERS.get(el.tag, {}).items():
-            problem = _number_problem(el, attr, count, True)
-            if problem:
-                refuse(el, problem)
+    for owner_path, tags in places.items():
+        for owner in robot.findall(owner_path):
+            for el in owner:
+                if not isinstance(el.tag, str):
+                    continue
+                if el.tag in LENIENT_NUMBERS and owner.tag == "joint":
+                    problem = next(
+                        (p for a, c in LENIENT_NUMBERS[el.tag].items() if (p := _number_problem(el, a, c, False))), None
+                    )
+                    if problem:
+                        drop.append((el, problem))
+                    continue
+                if el.tag not in tags:
+                    if owner.tag == "inertial":
+                        lenient.append(f"{_where(el)}: unknown element ignored; <inertial> takes "
+                                       f"{', '.join(f'<{c}>' for c in tags)}")  # fmt: skip
+                    continue
+                unknown = sorted(set(el.attrib) - set(KNOWN_ATTRIBUTES.get(el.tag, el.attrib)))
+                if unknown:
+                    lenient.append(f"{_where(el)}: unknown attribute(s) {', '.join(unknown)} ignored; "
+                                   f"<{el.tag}> takes {', '.join(KNOWN_ATTRIBUTES[el.tag])}")  # fmt: skip
+                for attr in REQUIRED.get(el.tag, ()):
+                    if el.get(attr) is None:
+                        refuse(el, f"the required attribute {attr!r} is missing (the URDF specification gives it "
+                                   "no default)")  # fmt: skip
+                for attr, count in DYNAMICS_NUMBERS.get(el.tag, {}).items():
+                    problem = _number_problem(el, attr, count, True)
+                    if problem:
+                        refuse(el, problem)
     if not robot.get("name"):
         lenient.append(f"<robot> (line {robot.sourceline}) has no name; it is named {path.stem!r} after the file")
         robot.set("name", path.stem)
