@@ -115,3 +115,13 @@ def test_simulate_runs_every_bundled_urdf_with_default_arguments(name, capsys):
     out = capsys.readouterr().out
     assert "rk4, 1.0 s simulated" in out
     assert float(re.search(r"energy balance drift (\S+) of the peak", out).group(1)) < 1e-4  # RK4 at the default dt
+
+
+def test_a_warned_defect_is_one_warning_line_and_strict_refuses_it(tmp_path, capsys):
+    path = tmp_path / "g.urdf"
+    path.write_text((ROOT / "urdf" / "gripper.urdf").read_text().replace('version="1.0"', 'version="0.0"', 1))
+    assert cli.main(["info", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert err == f"denoc-pin: warning: {path}: the XML declaration's version is '0.0', not '1.0'\n"
+    assert cli.main(["info", str(path), "--strict"]) == 2
+    assert "strict=True refuses" in capsys.readouterr().err

@@ -17,7 +17,7 @@ from ..core.joints import JOINTS
 from ..loaders.robots import example_robot_urdf
 from ..loaders.urdf import load_urdf
 from ..loops import assemble, loop_residual
-from ..model import ModelError
+from ..model import ModelError, ModelWarning
 from ..simulation.simulate import Trajectory, simulate
 from . import demo
 from .validate import as_json, compare_loops, compare_with_pinocchio, format_table
@@ -205,7 +205,10 @@ def main(argv=None) -> int:
     ]:
         p = sub.add_parser(name, help=help_)
         p.add_argument("urdf", help="URDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
-        p.add_argument("--strict", action="store_true", help="refuse physically inconsistent inertias")
+        p.add_argument(
+            "--strict", action="store_true",
+            help="refuse what loads with a warning: defects outside the dynamics, inconsistent inertias",
+        )  # fmt: skip
         p.add_argument(
             "--root-joint", choices=["free-flyer", "planar"], default=None, help="floating base (default: fixed base)"
         )
@@ -239,9 +242,17 @@ def main(argv=None) -> int:
     if getattr(args, "samples", 1) < 1:
         parser.error("--samples must be at least 1")
 
+    def show(message, category, filename, lineno, file=None, line=None):
+        # A model file's defects are the user's, not a line of this package: one "warning:" line each.
+        if issubclass(category, ModelWarning):
+            print(f"denoc-pin: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
+            shown, warnings.showwarning = warnings.showwarning, show
             commands = {"info": cmd_info, "validate": cmd_validate, "simulate": cmd_simulate, "view": cmd_view,
                         "demo": cmd_demo}  # fmt: skip
             return commands[args.command](args)
