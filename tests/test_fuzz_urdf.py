@@ -3,8 +3,8 @@
 A seeded generator mutates the bundled URDFs and standard robots (delete elements and attributes, bad
 numbers, scaled numbers, truncation, invalid bytes, duplicated or dangling names, cycles, zero and
 non-unit axes, unknown and swapped joint types, renamed tags, the XML declaration).  Each case must
-either load and agree with Pinocchio (where Pinocchio loads it and returns finite numbers) or raise a
-ModelError naming the file: never another exception type, a NaN, or numbers of its own."""
+either load and agree with Pinocchio (rnea and the joint limits, where Pinocchio loads it and returns finite
+numbers) or raise a ModelError naming the file: never another exception type, a NaN, or numbers of its own."""
 
 import functools
 import tempfile
@@ -19,6 +19,7 @@ from conftest import ROOT, assert_close
 from lxml import etree
 
 import denoc_pin as dp
+from denoc_pin.loaders.pinocchio_bridge import LIMITS
 from denoc_pin.loaders.robots import example_robot_urdf
 
 SOURCES = sorted(p.name for p in (ROOT / "urdf").glob("*.urdf")) + [
@@ -168,6 +169,8 @@ def run_case(path) -> str:
     assert np.isfinite(tau).all(), "a loaded model gave non-finite torques"
     if (pm.nq, pm.nv) != (m.nq, m.nv):  # Pinocchio built another model (e.g. a joint type we refuse): no referee
         raise AssertionError(f"Pinocchio loads nq={pm.nq}, nv={pm.nv}; denoc_pin nq={m.nq}, nv={m.nv}")
+    for ours, theirs in LIMITS.items():  # the joint limits too, bit for bit
+        assert np.array_equal(getattr(m, ours), np.asarray(getattr(pm, theirs))), f"{ours} differs from Pinocchio's"
     ref = pin.rnea(pm, pm.createData(), q, v, a)
     if not np.isfinite(ref).all():
         return "loaded"

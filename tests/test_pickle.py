@@ -69,6 +69,8 @@ def test_model_pickles(model):
     assert [repr(lp) for lp in m2.loops] == [repr(lp) for lp in model.loops]
     assert m2.mb.tobytes() == model.mb.tobytes() and not m2.mb.flags.writeable  # ints live in it too
     assert np.shares_memory(m2.axes, m2.mb) and np.shares_memory(m2.mi, m2.mb)  # views again, not copies
+    for field in ("lower_position_limit", "upper_position_limit", "velocity_limit", "effort_limit"):
+        assert np.array_equal(getattr(m2, field), getattr(model, field)) and not getattr(m2, field).flags.writeable
     _same(_results(model, model.create_data(), 1), _results(m2, m2.create_data(), 1))
 
 

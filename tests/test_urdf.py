@@ -304,7 +304,12 @@ LENIENT = {
     ),
     "revolute without limit": (
         GRIPPER.replace('<limit lower="-3.1416" upper="3.1416" effort="100" velocity="10"/>', "", 1),
-        r"joint 'joint_1_1' \(line 16\) is revolute but has no <limit>",
+        r"joint 'joint_1_1' \(line 16\) is revolute but has no <limit> \(the specification requires one\); its "
+        r"position is unbounded",
+    ),
+    "limit without effort": (
+        GRIPPER.replace(' effort="100"', "", 1),
+        r"<limit> of joint 'joint_1_1' \(line 21\): no effort \(the specification requires them\); taken as inf",
     ),
 }
 

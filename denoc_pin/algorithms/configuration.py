@@ -67,10 +67,11 @@ def normalize(model: Model, q) -> np.ndarray:
 
 
 def random_configuration(model: Model, rng: np.random.Generator | int | None = None) -> np.ndarray:
-    """A random q: angles uniform in [-π, π], prismatic offsets and base positions in [-0.5, 0.5] m,
-    uniformly random unit quaternions."""
+    """A random q within the model's position limits (``lower_position_limit``, ``upper_position_limit``) where a
+    joint has finite ones; where it has none: angles uniform in [-π, π], prismatic offsets and base positions in
+    [-0.5, 0.5] m; uniformly random unit quaternions."""
     rng = np.random.default_rng(rng)
     q = np.empty(model.nq)
     for kind, s in _joints(model):
-        q[s] = random_q(kind, rng)
+        q[s] = random_q(kind, rng, model.lower_position_limit[s], model.upper_position_limit[s])
     return q

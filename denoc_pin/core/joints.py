@@ -50,7 +50,8 @@ class JointKind:
     urdf: its URDF ``type`` inside a tree, or its ``root_joint`` spelling for a root; pinocchio: the
     ``shortname()``s of the Pinocchio joints it reads; q_layout: q's entries, for error messages;
     rotation: the slice of its v that is an angular velocity on a non-commutative group (the
-    entries an adaptive integrator's re-charting watches), or None.
+    entries an adaptive integrator's re-charting watches), or None; coordinates: how many of q's first
+    entries are plain coordinates (angles, offsets, positions), which position limits bound (``random_q``).
     """
 
     code: int
@@ -63,6 +64,7 @@ class JointKind:
     pinocchio: tuple[str, ...] = ()
     q_layout: str = ""
     rotation: tuple[int, int] | None = None
+    coordinates: int = 0
 
 
 JOINTS: dict[int, JointKind] = {
@@ -71,29 +73,30 @@ JOINTS: dict[int, JointKind] = {
         JointKind(BASE, "base", 0, 0),
         JointKind(REVOLUTE, "revolute", 1, 1, 1, urdf=("revolute",),
                   pinocchio=("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"),
-                  q_layout="[θ]"),
+                  q_layout="[θ]", coordinates=1),
         # q = (cos θ, sin θ), as Pinocchio's RevoluteUnbounded
         JointKind(CONTINUOUS, "continuous", 2, 1, 1, urdf=("continuous",),
                   pinocchio=("JointModelRUBX", "JointModelRUBY", "JointModelRUBZ",
                              "JointModelRevoluteUnboundedUnaligned"), q_layout="[cos θ, sin θ]"),
         JointKind(PRISMATIC, "prismatic", 1, 1, 1, urdf=("prismatic",),
                   pinocchio=("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"),
-                  q_layout="[d]"),
+                  q_layout="[d]", coordinates=1),
         # q = (x, y, z, qx, qy, qz, qw); v = (linear, angular) twist of the body in its own frame
         JointKind(FREE_FLYER, "free-flyer", 7, 6, urdf=("free-flyer",), pinocchio=("JointModelFreeFlyer",),
-                  q_layout="[x, y, z, qx, qy, qz, qw]", rotation=(3, 6)),
+                  q_layout="[x, y, z, qx, qy, qz, qw]", rotation=(3, 6), coordinates=3),
         # q = (x, y, cos θ, sin θ); v = (vx, vy, ω) in the body frame, motion in the joint's x-y plane
         JointKind(PLANAR, "planar", 4, 3, urdf=("planar",), pinocchio=("JointModelPlanar",),
-                  q_layout="[x, y, cos θ, sin θ]", rotation=(2, 3)),
+                  q_layout="[x, y, cos θ, sin θ]", rotation=(2, 3), coordinates=2),
         # q = (qx, qy, qz, qw); v = angular velocity in the body frame
         JointKind(SPHERICAL, "spherical", 4, 3, pinocchio=("JointModelSpherical",), q_layout="[qx, qy, qz, qw]",
                   rotation=(0, 3)),
         # R = R(e1, q1) R(e2, q2), e1 = axes[k], e2 = axes2[k]
-        JointKind(UNIVERSAL, "universal", 2, 2, 2, pinocchio=("JointModelUniversal",), q_layout="[q1, q2]"),
+        JointKind(UNIVERSAL, "universal", 2, 2, 2, pinocchio=("JointModelUniversal",), q_layout="[q1, q2]",
+                  coordinates=2),
         # rotation θ about e with translation pitch·θ along e (Pinocchio's helical joint)
         JointKind(HELICAL, "helical", 1, 1, 1, pitch=True,
                   pinocchio=("JointModelHX", "JointModelHY", "JointModelHZ", "JointModelHelicalUnaligned"),
-                  q_layout="[θ]"),
+                  q_layout="[θ]", coordinates=1),
     )
 }  # fmt: skip
 NQ = np.array([JOINTS[c].nq for c in range(len(JOINTS))], dtype=np.int64)
@@ -546,9 +549,20 @@ def normalize_q(kind: int, qk: np.ndarray) -> None:
         qk[a:b] /= np.linalg.norm(qk[a:b])
 
 
-def random_q(kind: int, rng: np.random.Generator) -> np.ndarray:
-    """A random q of the joint: angles uniform in [-π, π], offsets and base positions in [-0.5, 0.5] m,
-    uniformly random unit quaternions."""
+def random_q(kind: int, rng: np.random.Generator, lower=None, upper=None) -> np.ndarray:
+    """A random q of the joint: its first ``coordinates`` entries uniform within [lower, upper] (the joint's
+    position limits, (nq,)) where both bounds are finite and below 1e300 (Pinocchio's "no limit" is 1.8e308);
+    otherwise angles uniform in [-π, π], offsets and base positions in [-0.5, 0.5] m; uniformly random unit
+    quaternions and (cos θ, sin θ)."""
+    q = _random_unbounded(kind, rng)
+    if lower is not None:
+        for i in range(JOINTS[kind].coordinates):
+            if max(abs(lower[i]), abs(upper[i])) < 1e300:
+                q[i] = rng.uniform(lower[i], upper[i])
+    return q
+
+
+def _random_unbounded(kind: int, rng: np.random.Generator) -> np.ndarray:
     if kind in (REVOLUTE, UNIVERSAL, HELICAL):
         return rng.uniform(-np.pi, np.pi, JOINTS[kind].nq)
     if kind == CONTINUOUS:

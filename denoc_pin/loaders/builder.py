@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import BUILDER_NAMES, HELICAL, UNIVERSAL, kind_of
+from ..core.joints import BUILDER_NAMES, HELICAL, JOINTS, UNIVERSAL, kind_of
 from ..core.spatial import inertia_about_origin
 from ..loops import LoopJoint, resolve_loops
-from ..model import MAX_MAGNITUDE, Frame, Model, ModelError
+from ..model import MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError
 
 __all__ = ["BUILDER_JOINTS", "ModelBuilder"]
 
@@ -30,6 +30,9 @@ def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
     if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
         raise ValueError("placement rotation R is not a rotation matrix (RᵀR ≠ 1 or det R < 0)")
     return R.copy(), p.copy()
+
+
+LIMIT_FIELDS = ("lower_position_limit", "upper_position_limit", "velocity_limit", "effort_limit")
 
 
 class ModelBuilder:
@@ -65,6 +68,7 @@ class ModelBuilder:
         self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {base: (0, np.eye(3), np.zeros(3))}
         self._loops: list = []
         self._passive: list = []  # names of unactuated joints (Model.passive)
+        self._limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}  # per joint, in q (positions) or v
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
         if isinstance(parent, str):
@@ -91,6 +95,10 @@ class ModelBuilder:
         name: str | None = None,
         link: str | None = None,
         pitch: float | None = None,
+        lower=None,
+        upper=None,
+        velocity=None,
+        effort=None,
     ) -> int:
         """Attach a link to ``parent`` (body index, 0 = base, or a link/joint name) through ``joint``.
 
@@ -98,6 +106,8 @@ class ModelBuilder:
         pitch: for "helical" (and only for it), the translation along the axis per radian turned [m/rad].
         placement: (R, p) or 4x4, the joint frame in the parent link's frame at q = 0.
         mass, com (centre of mass in the link frame), inertia (3x3 about the centre of mass).
+        lower, upper (the joint's nq numbers, or one for all), velocity, effort (its nv, or one): its limits, in
+        Pinocchio's layout (``Model.lower_position_limit``, …); left out: unbounded, as Pinocchio's ``addJoint``.
         Returns the body index; a "fixed" joint merges the link into its parent body and
         returns that body's index (attach to the fixed link's own frame by its link name).
         """
@@ -135,6 +145,8 @@ class ModelBuilder:
         ):
             raise ModelError(f"ModelBuilder: the inertia of link {link!r} is not positive semi-definite")
         if joint == "fixed":
+            if any(x is not None for x in (lower, upper, velocity, effort)):
+                raise ModelError(f"ModelBuilder: a fixed joint has no limits (link {link!r})")
             target, Rf, pf = b, R, p
             self._frames[link] = (b, R, p)
         else:
@@ -147,10 +159,22 @@ class ModelBuilder:
                 e1, e2 = a
             else:
                 e1, e2 = np.asarray(axis, dtype=float).reshape(3), np.zeros(3)
+            kind = kind_of(joint, "ModelBuilder")
+            sizes = {"lower": JOINTS[kind].nq, "upper": JOINTS[kind].nq, "velocity": JOINTS[kind].nv,
+                     "effort": JOINTS[kind].nv}  # fmt: skip
+            given = {"lower": lower, "upper": upper, "velocity": velocity, "effort": effort}
+            for (arg, value), field in zip(given.items(), LIMIT_FIELDS, strict=True):
+                n = sizes[arg]
+                a = np.asarray((-UNBOUNDED if arg == "lower" else UNBOUNDED) if value is None else value, float).ravel()
+                if a.size not in (1, n):
+                    raise ModelError(
+                        f"ModelBuilder: joint {name!r}: {arg}= takes one number or {n} (the joint's "
+                        f"{'nq' if arg in ('lower', 'upper') else 'nv'}), got {a.size}"
+                    )
+                self._limits[field].append(np.broadcast_to(a, n).copy())
             self._names.append(name)
             self._links.append(link)
             self._parents.append(b)
-            kind = kind_of(joint, "ModelBuilder")
             self._kinds.append(kind)
             self._pitches.append(float(pitch) if kind == HELICAL else 0.0)
             self._axes.append(e1)
@@ -219,6 +243,7 @@ class ModelBuilder:
             pitches=self._pitches,
             loops=resolve_loops(self.name, self._links, frames, self._loops),
             passive=self._passive,
+            **{f: np.concatenate(a) if a else np.zeros(0) for f, a in self._limits.items()},
         )
         if nj > 1:
             check_not_singular(model, where=f"model {self.name!r}")

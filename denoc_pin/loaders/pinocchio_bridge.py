@@ -23,6 +23,13 @@ from ..model import Frame, Model, ModelError
 __all__ = ["SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio"]
 
 SUPPORTED_PINOCCHIO_JOINTS = sorted(PINOCCHIO_KINDS)
+# The joint limits: denoc_pin's field -> Pinocchio's (same layouts).
+LIMITS = {
+    "lower_position_limit": "lowerPositionLimit",
+    "upper_position_limit": "upperPositionLimit",
+    "velocity_limit": "velocityLimit",
+    "effort_limit": "effortLimit",
+}
 # |‖e‖ − 1| above this refuses a joint axis: below it the dynamics differ from Pinocchio's by less than 1e-10.
 UNIT_AXIS_TOL = 1e-10
 
@@ -111,6 +118,7 @@ def from_pinocchio(pin_model) -> Model:
         source="pinocchio",
         axes2=axes2,
         pitches=pitches,
+        **{ours: np.array(getattr(pin_model, theirs)) for ours, theirs in LIMITS.items()},
     )
     check_not_singular(model, where=f"pinocchio model {pin_model.name!r}")
     return model
@@ -196,4 +204,6 @@ def to_pinocchio(model: Model):
         joint_frame.append(pm.addJointFrame(jid, joint_frame[int(model.parents[k])]))
     for f in model.frames:
         pm.addBodyFrame(f.name, f.body, pin.SE3(f.rotation, f.translation), joint_frame[f.body])
+    for ours, theirs in LIMITS.items():
+        setattr(pm, theirs, np.array(getattr(model, ours)))
     return pm

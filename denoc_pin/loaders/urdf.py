@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import FREE_FLYER, JOINTS, PLANAR
+from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, LoopJoint, resolve_loops
-from ..model import Frame, Model, ModelError, ModelWarning
+from ..model import UNBOUNDED, Frame, Model, ModelError, ModelWarning
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml
 
 __all__ = ["InertiaWarning", "load_urdf"]
@@ -140,7 +140,9 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
                     f"links are: {quoted(links)}"
                 )
     try:
-        model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops)
+        limits = _limits(robot, names, kinds, root_joint)
+        model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
+                       limits)  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
     check_not_singular(model, where=str(path))
@@ -253,6 +255,45 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: U
     return names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body
 
 
+def _limits(robot, names: list[str], kinds: list[int], root_joint) -> dict[str, np.ndarray]:
+    """Pinocchio's joint limits, as its URDF parser sets them: a revolute or prismatic joint's from its
+    ``<limit>`` (lower and upper 0 when absent, as the specification says); a continuous joint's (cos, sin) within
+    ±1.01; velocity and effort from ``<limit>``, inf without it; the root joint unbounded (``UNBOUNDED``).  A
+    revolute or prismatic joint without ``<limit>`` (warned about) gets ±``UNBOUNDED``."""
+    joints = {j.name: j for j in robot.joints}
+    lower, upper, velocity, effort = [], [], [], []
+    for k in range(1, len(names)):
+        kind = JOINTS[kinds[k]]
+        if k == 1 and root_joint is not None:
+            lower += [-UNBOUNDED] * kind.nq
+            upper += [UNBOUNDED] * kind.nq
+            velocity += [UNBOUNDED] * kind.nv
+            effort += [UNBOUNDED] * kind.nv
+            continue
+        limit = joints[names[k]].limit
+
+        def given(value, default: float) -> float:
+            return default if value is None else float(value)
+
+        if kinds[k] == CONTINUOUS:
+            lower += [-1.01, -1.01]
+            upper += [1.01, 1.01]
+        elif limit is None:
+            lower.append(-UNBOUNDED)
+            upper.append(UNBOUNDED)
+        else:
+            lower.append(given(limit.lower, 0.0))
+            upper.append(given(limit.upper, 0.0))
+        velocity.append(np.inf if limit is None else given(limit.velocity, np.inf))
+        effort.append(np.inf if limit is None else given(limit.effort, np.inf))
+    return {
+        "lower_position_limit": np.array(lower),
+        "upper_position_limit": np.array(upper),
+        "velocity_limit": np.array(velocity),
+        "effort_limit": np.array(effort),
+    }
+
+
 def _merged_inertias(links: dict, body_of: dict, pose_in_body: dict, nj: int):
     """(mass, centre of mass, inertia about it) of every body: its links' inertias summed about the body origin."""
     mass = np.zeros(nj)
@@ -281,8 +322,10 @@ def _merged_inertias(links: dict, body_of: dict, pose_in_body: dict, nj: int):
     return mass, com, I_com
 
 
-def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops) -> Model:
+def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
+           limits) -> Model:  # fmt: skip
     return Model(
+        **limits,
         name=robot.name or path.stem,
         names=names,
         link_names=link_names,

@@ -9,7 +9,8 @@ the element and the attribute, never a traceback from inside lxml or yourdfpy, a
   is (1, 0, 0);
 - what does not (the XML declaration, whitespace before it, bytes that are not UTF-8, a ``<visual>``, ``<collision>``,
   ``<material>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``, ``<calibration>``
-  element): a :class:`ModelWarning` naming it, the element dropped; ``strict=True`` refuses it instead.
+  element): a :class:`ModelWarning` naming it, the element dropped (a joint without ``<limit>`` is unbounded);
+  ``strict=True`` refuses it instead.
 """
 
 from __future__ import annotations
@@ -293,7 +294,12 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
                 raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has more than one <{sub}>")
         if jtype in ("revolute", "prismatic") and el.find("limit") is None:
             lenient.append(f"joint {name!r} (line {el.sourceline}) is {jtype} but has no <limit> (the specification "
-                           "requires one; denoc_pin does not use limits)")  # fmt: skip
+                           "requires one); its position is unbounded, its velocity and effort inf")  # fmt: skip
+        for limit in el.findall("limit"):
+            missing = [a for a in ("effort", "velocity") if limit.get(a) is None]
+            if missing:
+                lenient.append(f"{_where(limit)}: no {' or '.join(missing)} (the specification requires them); "
+                               "taken as inf")  # fmt: skip
     for el in robot.findall("link"):
         inertials = el.findall("inertial")
         if len(inertials) > 1:

@@ -2,10 +2,11 @@
 
 from .arguments import check_data, configuration, external_forces, vector
 from .data import Data
-from .model import MAX_MAGNITUDE, Frame, Model, ModelError, ModelWarning
+from .model import MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 
 __all__ = [
     "MAX_MAGNITUDE",
+    "UNBOUNDED",
     "Data",
     "Frame",
     "Model",

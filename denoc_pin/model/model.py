@@ -19,8 +19,11 @@ from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
 
-__all__ = ["MAX_MAGNITUDE", "Frame", "Model", "ModelError", "ModelWarning"]
+__all__ = ["MAX_MAGNITUDE", "UNBOUNDED", "Frame", "Model", "ModelError", "ModelWarning"]
 
+
+UNBOUNDED = float(np.finfo(float).max)
+"""A limit that is not one: Pinocchio's default bound (±1.797e308) for a joint without limits."""
 
 MAX_MAGNITUDE = 1e12
 """Beyond this a mass [kg], an inertia component [kg m²], a length [m] or an angle [rad] is absurd: refused."""
@@ -81,6 +84,9 @@ class Model:
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
+    - ``lower_position_limit``, ``upper_position_limit``: (nq,) and ``velocity_limit``, ``effort_limit``: (nv,),
+      Pinocchio's names and layouts; ``UNBOUNDED`` (Pinocchio's ±1.797e308) where a joint has none.  No
+      algorithm reads them: ``random_configuration`` samples within them, the bridge carries them.
 
     The arrays the kernels read are views of one read-only float64 buffer ``mb``: its first part ``mi``
     (int64, bit for bit) holds the sizes (``core.layout.SIZES``) and ``MODEL_INTS``, the rest ``mf`` holds
@@ -111,9 +117,13 @@ class Model:
         pitches=None,
         loops: ResolvedLoops | None = None,
         passive=(),
+        lower_position_limit=None,
+        upper_position_limit=None,
+        velocity_limit=None,
+        effort_limit=None,
     ):
-        """Keyword arguments as the fields above; ``loops`` comes resolved onto the bodies
-        (``denoc_pin.loops.resolve_loops``), as the builder and the loaders hand it over."""
+        """Keyword arguments as the fields above (a limit left out: ``UNBOUNDED``); ``loops`` comes resolved onto
+        the bodies (``denoc_pin.loops.resolve_loops``), as the builder and the loaders hand it over."""
         parents = np.asarray(parents, dtype=np.int64)
         kinds = np.asarray(kinds, dtype=np.int64)
         njoints = len(parents)
@@ -235,6 +245,25 @@ class Model:
                     f"passive joint {p!r} is not in model {name!r}; joints are: {', '.join(self.names[1:])}"
                 )
         set_(self, "passive", tuple(dict.fromkeys(passive)))
+        limits = {
+            "lower_position_limit": (lower_position_limit, self.nq, -UNBOUNDED),
+            "upper_position_limit": (upper_position_limit, self.nq, UNBOUNDED),
+            "velocity_limit": (velocity_limit, self.nv, UNBOUNDED),
+            "effort_limit": (effort_limit, self.nv, UNBOUNDED),
+        }
+        for field, (given, n, default) in limits.items():
+            a = np.full(n, default) if given is None else np.array(given, dtype=float)
+            if a.shape != (n,) or np.isnan(a).any():
+                raise ModelError(f"model {name!r}: {field} must be {n} numbers (not NaN), got shape {a.shape}")
+            a.setflags(write=False)
+            set_(self, field, a)
+        bad = np.flatnonzero(self.lower_position_limit > self.upper_position_limit)
+        if bad.size:
+            i = int(bad[0])
+            raise ModelError(
+                f"model {name!r}: lower_position_limit[{i}] = {self.lower_position_limit[i]} is above "
+                f"upper_position_limit[{i}] = {self.upper_position_limit[i]}"
+            )
 
     def _set_views(self, ni: int) -> None:
         """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
@@ -253,6 +282,8 @@ class Model:
         self.__dict__.update(state)
         mb = np.array(self.mb)  # an unpickled array owns its memory: make it read-only again
         mb.setflags(write=False)
+        for field in ("lower_position_limit", "upper_position_limit", "velocity_limit", "effort_limit"):
+            getattr(self, field).setflags(write=False)
         object.__setattr__(self, "mb", mb)
         self._set_views(ni)
 

@@ -28,9 +28,16 @@ def _add_body_like(
     """Add body k of ``model`` to builder ``b`` under ``parent`` with joint placement (R, p)."""
     axis = (model.axes[k], model.axes2[k]) if int(model.kinds[k]) == UNIVERSAL else model.axes[k]
     pitch = float(model.pitches[k]) if joint == JOINTS[HELICAL].name else None
+    limits = {}
+    if joint != "fixed":  # the joint's own limits go with it
+        q = slice(int(model.idx_q[k]), int(model.idx_q[k] + model.nqs[k]))
+        v = slice(int(model.idx_v[k]), int(model.idx_v[k] + model.nvs[k]))
+        limits = {"lower": model.lower_position_limit[q], "upper": model.upper_position_limit[q],
+                  "velocity": model.velocity_limit[v], "effort": model.effort_limit[v]}  # fmt: skip
     return b.add_body(
         parent, joint=joint, axis=axis if joint != "fixed" else (0.0, 0.0, 1.0), placement=(R, p),
         mass=model.masses[k], com=model.coms[k], inertia=model.inertias[k], name=name, link=link, pitch=pitch,
+        **limits,
     )  # fmt: skip
 
 
@@ -77,6 +84,8 @@ def with_fields(model: Model, **changes) -> Model:
         "placement_rotation": model.placement_rotation, "placement_translation": model.placement_translation,
         "masses": model.masses, "coms": model.coms, "inertias": model.inertias, "frames": model.frames,
         "gravity": model.gravity, "source": model.source, "loops": model.loops, "passive": model.passive,
+        "lower_position_limit": model.lower_position_limit, "upper_position_limit": model.upper_position_limit,
+        "velocity_limit": model.velocity_limit, "effort_limit": model.effort_limit,
     }  # fmt: skip
     unknown = set(changes) - set(fields)
     if unknown:
