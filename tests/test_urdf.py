@@ -307,6 +307,10 @@ LENIENT = {
         r"joint 'joint_1_1' \(line 16\) is revolute but has no <limit> \(the specification requires one\); its "
         r"position is unbounded",
     ),
+    "lower above upper": (
+        GRIPPER.replace('lower="-3.1416" upper="3.1416"', 'lower="3.1416" upper="-3.1416"', 1),
+        r"<limit> of joint 'joint_1_1' \(line 21\): lower 3.1416 is above upper -3.1416; kept as given",
+    ),
     "limit without effort": (
         GRIPPER.replace(' effort="100"', "", 1),
         r"<limit> of joint 'joint_1_1' \(line 21\): no effort \(the specification requires them\); taken as inf",

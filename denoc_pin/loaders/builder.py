@@ -172,6 +172,11 @@ class ModelBuilder:
                         f"{'nq' if arg in ('lower', 'upper') else 'nv'}), got {a.size}"
                     )
                 self._limits[field].append(np.broadcast_to(a, n).copy())
+            low, high = self._limits["lower_position_limit"][-1], self._limits["upper_position_limit"][-1]
+            if (low > high).any():
+                for f in LIMIT_FIELDS:
+                    self._limits[f].pop()
+                raise ModelError(f"ModelBuilder: joint {name!r}: lower {low.tolist()} is above upper {high.tolist()}")
             self._names.append(name)
             self._links.append(link)
             self._parents.append(b)

@@ -296,6 +296,12 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
             lenient.append(f"joint {name!r} (line {el.sourceline}) is {jtype} but has no <limit> (the specification "
                            "requires one); its position is unbounded, its velocity and effort inf")  # fmt: skip
         for limit in el.findall("limit"):
+            try:
+                if float(limit.get("lower", 0)) > float(limit.get("upper", 0)):
+                    lenient.append(f"{_where(limit)}: lower {limit.get('lower', '0')} is above upper "
+                                   f"{limit.get('upper', '0')}; kept as given, as Pinocchio does")  # fmt: skip
+            except ValueError:
+                pass  # not numbers: the element is dropped, with its own warning
             missing = [a for a in ("effort", "velocity") if limit.get(a) is None]
             if missing:
                 lenient.append(f"{_where(limit)}: no {' or '.join(missing)} (the specification requires them); "

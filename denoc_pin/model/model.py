@@ -257,13 +257,6 @@ class Model:
                 raise ModelError(f"model {name!r}: {field} must be {n} numbers (not NaN), got shape {a.shape}")
             a.setflags(write=False)
             set_(self, field, a)
-        bad = np.flatnonzero(self.lower_position_limit > self.upper_position_limit)
-        if bad.size:
-            i = int(bad[0])
-            raise ModelError(
-                f"model {name!r}: lower_position_limit[{i}] = {self.lower_position_limit[i]} is above "
-                f"upper_position_limit[{i}] = {self.upper_position_limit[i]}"
-            )
 
     def _set_views(self, ni: int) -> None:
         """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
