@@ -8,7 +8,7 @@ from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, HELICAL, JOINTS, UNIVERSAL, kind_of
 from ..core.spatial import inertia_about_origin
 from ..loops import LoopJoint, resolve_loops
-from ..model import MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError
+from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError
 
 __all__ = ["BUILDER_JOINTS", "ModelBuilder"]
 
@@ -30,9 +30,6 @@ def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
     if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
         raise ValueError("placement rotation R is not a rotation matrix (RᵀR ≠ 1 or det R < 0)")
     return R.copy(), p.copy()
-
-
-LIMIT_FIELDS = ("lower_position_limit", "upper_position_limit", "velocity_limit", "effort_limit")
 
 
 class ModelBuilder:

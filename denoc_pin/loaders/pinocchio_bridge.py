@@ -18,18 +18,15 @@ from ..core.joints import (
     UNIVERSAL,
 )
 from ..core.spatial import from_pinocchio_order
-from ..model import Frame, Model, ModelError
+from ..model import LIMIT_FIELDS, Frame, Model, ModelError
 
 __all__ = ["SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio"]
 
 SUPPORTED_PINOCCHIO_JOINTS = sorted(PINOCCHIO_KINDS)
 # The joint limits: denoc_pin's field -> Pinocchio's (same layouts).
-LIMITS = {
-    "lower_position_limit": "lowerPositionLimit",
-    "upper_position_limit": "upperPositionLimit",
-    "velocity_limit": "velocityLimit",
-    "effort_limit": "effortLimit",
-}
+LIMITS = dict(
+    zip(LIMIT_FIELDS, ("lowerPositionLimit", "upperPositionLimit", "velocityLimit", "effortLimit"), strict=True)
+)
 # |‖e‖ − 1| above this refuses a joint axis: below it the dynamics differ from Pinocchio's by less than 1e-10.
 UNIT_AXIS_TOL = 1e-10
 

@@ -22,7 +22,7 @@ from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, LoopJoint, resolve_loops
-from ..model import UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml
 
 __all__ = ["InertiaWarning", "load_urdf"]
@@ -255,6 +255,10 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: U
     return names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body
 
 
+def _given(value, default: float) -> float:
+    return default if value is None else float(value)
+
+
 def _limits(robot, names: list[str], kinds: list[int], root_joint) -> dict[str, np.ndarray]:
     """Pinocchio's joint limits, as its URDF parser sets them: a revolute or prismatic joint's from its
     ``<limit>`` (lower and upper 0 when absent, as the specification says); a continuous joint's (cos, sin) within
@@ -271,10 +275,6 @@ def _limits(robot, names: list[str], kinds: list[int], root_joint) -> dict[str, 
             effort += [UNBOUNDED] * kind.nv
             continue
         limit = joints[names[k]].limit
-
-        def given(value, default: float) -> float:
-            return default if value is None else float(value)
-
         if kinds[k] == CONTINUOUS:
             lower += [-1.01, -1.01]
             upper += [1.01, 1.01]
@@ -282,16 +282,11 @@ def _limits(robot, names: list[str], kinds: list[int], root_joint) -> dict[str, 
             lower.append(-UNBOUNDED)
             upper.append(UNBOUNDED)
         else:
-            lower.append(given(limit.lower, 0.0))
-            upper.append(given(limit.upper, 0.0))
-        velocity.append(np.inf if limit is None else given(limit.velocity, np.inf))
-        effort.append(np.inf if limit is None else given(limit.effort, np.inf))
-    return {
-        "lower_position_limit": np.array(lower),
-        "upper_position_limit": np.array(upper),
-        "velocity_limit": np.array(velocity),
-        "effort_limit": np.array(effort),
-    }
+            lower.append(_given(limit.lower, 0.0))
+            upper.append(_given(limit.upper, 0.0))
+        velocity.append(np.inf if limit is None else _given(limit.velocity, np.inf))
+        effort.append(np.inf if limit is None else _given(limit.effort, np.inf))
+    return dict(zip(LIMIT_FIELDS, (np.array(x) for x in (lower, upper, velocity, effort)), strict=True))
 
 
 def _merged_inertias(links: dict, body_of: dict, pose_in_body: dict, nj: int):

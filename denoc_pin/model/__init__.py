@@ -2,9 +2,10 @@
 
 from .arguments import check_data, configuration, external_forces, vector
 from .data import Data
-from .model import MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 
 __all__ = [
+    "LIMIT_FIELDS",
     "MAX_MAGNITUDE",
     "UNBOUNDED",
     "Data",

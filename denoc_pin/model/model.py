@@ -19,11 +19,14 @@ from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
 
-__all__ = ["MAX_MAGNITUDE", "UNBOUNDED", "Frame", "Model", "ModelError", "ModelWarning"]
+__all__ = ["LIMIT_FIELDS", "MAX_MAGNITUDE", "UNBOUNDED", "Frame", "Model", "ModelError", "ModelWarning"]
 
 
 UNBOUNDED = float(np.finfo(float).max)
 """A limit that is not one: Pinocchio's default bound (±1.797e308) for a joint without limits."""
+
+LIMIT_FIELDS = ("lower_position_limit", "upper_position_limit", "velocity_limit", "effort_limit")
+"""The joint limits of a :class:`Model`: positions (nq,) twice, then velocity and effort (nv,)."""
 
 MAX_MAGNITUDE = 1e12
 """Beyond this a mass [kg], an inertia component [kg m²], a length [m] or an angle [rad] is absurd: refused."""
@@ -245,13 +248,14 @@ class Model:
                     f"passive joint {p!r} is not in model {name!r}; joints are: {', '.join(self.names[1:])}"
                 )
         set_(self, "passive", tuple(dict.fromkeys(passive)))
-        limits = {
-            "lower_position_limit": (lower_position_limit, self.nq, -UNBOUNDED),
-            "upper_position_limit": (upper_position_limit, self.nq, UNBOUNDED),
-            "velocity_limit": (velocity_limit, self.nv, UNBOUNDED),
-            "effort_limit": (effort_limit, self.nv, UNBOUNDED),
-        }
-        for field, (given, n, default) in limits.items():
+        limits = zip(
+            LIMIT_FIELDS,
+            (lower_position_limit, upper_position_limit, velocity_limit, effort_limit),
+            (self.nq, self.nq, self.nv, self.nv),
+            (-UNBOUNDED, UNBOUNDED, UNBOUNDED, UNBOUNDED),
+            strict=True,
+        )
+        for field, given, n, default in limits:
             a = np.full(n, default) if given is None else np.array(given, dtype=float)
             if a.shape != (n,) or np.isnan(a).any():
                 raise ModelError(f"model {name!r}: {field} must be {n} numbers (not NaN), got shape {a.shape}")
@@ -275,7 +279,7 @@ class Model:
         self.__dict__.update(state)
         mb = np.array(self.mb)  # an unpickled array owns its memory: make it read-only again
         mb.setflags(write=False)
-        for field in ("lower_position_limit", "upper_position_limit", "velocity_limit", "effort_limit"):
+        for field in LIMIT_FIELDS:
             getattr(self, field).setflags(write=False)
         object.__setattr__(self, "mb", mb)
         self._set_views(ni)

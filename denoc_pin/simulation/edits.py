@@ -17,7 +17,7 @@ from ..algorithms.kinematics import kinematics_entry
 from ..core.joints import HELICAL, JOINTS, UNIVERSAL
 from ..loaders.builder import ModelBuilder
 from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
-from ..model import Model, ModelError, configuration
+from ..model import LIMIT_FIELDS, Model, ModelError, configuration
 
 __all__ = ["attach", "lock_joints", "transfer_state", "with_loop", "with_passive", "without_loop"]
 
@@ -84,8 +84,7 @@ def with_fields(model: Model, **changes) -> Model:
         "placement_rotation": model.placement_rotation, "placement_translation": model.placement_translation,
         "masses": model.masses, "coms": model.coms, "inertias": model.inertias, "frames": model.frames,
         "gravity": model.gravity, "source": model.source, "loops": model.loops, "passive": model.passive,
-        "lower_position_limit": model.lower_position_limit, "upper_position_limit": model.upper_position_limit,
-        "velocity_limit": model.velocity_limit, "effort_limit": model.effort_limit,
+        **{f: getattr(model, f) for f in LIMIT_FIELDS},
     }  # fmt: skip
     unknown = set(changes) - set(fields)
     if unknown:
