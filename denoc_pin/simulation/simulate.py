@@ -379,12 +379,16 @@ def _progress_bar(progress, nsteps: int, seconds_per_step: float):
     return tqdm(total=nsteps, unit="step", desc="simulate")
 
 
+def _joint_of_v(model: Model, i: int) -> str:
+    """The name of the joint whose velocity holds v[i]."""
+    return model.names[int(np.searchsorted(model.idx_v, i, side="right")) - 1]
+
+
 def _blew_up(model: Model, step: int, dt: float, vmax: float, where: int) -> ValueError:
     """The error of a state that became non-finite at ``step``; vmax = max |v| before it, at v[where]."""
-    joint = model.names[int(np.searchsorted(model.idx_v, where, side="right")) - 1]
     return ValueError(
         f"the state became non-finite (NaN or inf) at step {step} (t = {step * dt:.6g} s); the largest |v| "
-        f"before it was {vmax:.3g} (v[{where}], joint {joint!r}); reduce dt (now {dt:g})"
+        f"before it was {vmax:.3g} (v[{where}], joint {_joint_of_v(model, where)!r}); reduce dt (now {dt:g})"
     )
 
 
@@ -545,10 +549,9 @@ def _simulate_adaptive(
     def rhs(chart):
         def f(t, y):
             if not np.isfinite(y).all():
-                joint = model.names[int(np.searchsorted(model.idx_v, peak[1], side="right")) - 1]
                 raise ValueError(
                     f"the state became non-finite (NaN or inf) near t = {t:.6g} s; the largest |v| before it was "
-                    f"{peak[0]:.3g} (v[{peak[1]}], joint {joint!r}); tighten rtol/atol"
+                    f"{peak[0]:.3g} (v[{peak[1]}], joint {_joint_of_v(model, peak[1])!r}); tighten rtol/atol"
                 )
             iv = int(np.argmax(np.abs(y[nv : 2 * nv])))
             if abs(y[nv + iv]) > peak[0]:
