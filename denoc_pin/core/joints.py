@@ -252,6 +252,19 @@ def pdot_qdot(kinds, S, axes2, k, v, iv):
     return (s1 * e2 - s2 * e1) * vv, (s2 * e0 - s0 * e2) * vv, (s0 * e1 - s1 * e0) * vv
 
 
+@njit(cache=True, inline="always")
+def pdot_column(kinds, S, axes2, k, d, v, iv):
+    """Column d of ṗ_k, angular rows (its linear rows are zero for every kind): zero but for the first column
+    R2ᵀ e1 of a universal joint, which turns with q2 about e2: (R2ᵀ e1) × e2 q̇2.  Σ_d ṗ_k[:, d] q̇_d is
+    ``pdot_qdot``."""
+    if kinds[k] != UNIVERSAL or d != 0:
+        return 0.0, 0.0, 0.0
+    s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
+    e0, e1, e2 = axes2[k, 0], axes2[k, 1], axes2[k, 2]
+    w = v[iv + 1]
+    return (s1 * e2 - s2 * e1) * w, (s2 * e0 - s0 * e2) * w, (s0 * e1 - s1 * e0) * w
+
+
 def joint_motion(kind: int, e: np.ndarray, e2: np.ndarray, pitch: float, qk: np.ndarray):
     """(R_j, p_j, P_j, turns_with_parent) of one joint at its q entries ``qk``, in NumPy: the joint's rotation
     and offset in its joint frame, its p_k columns in the body frame, and per column whether the column is fixed

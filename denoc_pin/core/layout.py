@@ -40,6 +40,7 @@ from numba.extending import intrinsic
 __all__ = [
     "DATA_FLOATS",
     "FMA",
+    "FRAME_ROW",
     "HEADER",
     "MODEL_FLOATS",
     "MODEL_INTS",
@@ -52,6 +53,7 @@ __all__ = [
     "borrow",
     "buffer_sizes",
     "data_views",
+    "frame_rows",
     "model_buffer",
     "model_buffer_sizes",
     "model_views",
@@ -103,8 +105,15 @@ DATA_FLOATS = (
     ("E", ("nj", 3, 3), "rotation taking parent-frame components to body-frame ones (A_{k,β}, eq. 7b)"),
     ("r", ("nj", 3), "o_k − o_β, parent frame (A_{k,β}, eq. 7b)"),
     ("S", ("nj", 6, "z"), "p_k in its first nvs[k] columns, body frame [ω; v] (eq. 7b)"),
+    ("oR", ("nj", 3, 3), "orientation R_k of body k in the base frame (Pinocchio's oMi rotation)"),
+    ("op", ("nj", 3), "origin o_k of body k in the base frame (Pinocchio's oMi translation)"),
     ("t", ("nj", 6), "twist t_k = [ω_k; ȯ_k], body frame (eq. 5)"),
-    ("tdot", ("nj", 6), "twist-rate ṫ_k (classical accelerations ω̇, ö), body frame (Table 1)"),
+    (
+        "tdot",
+        ("nj", 6),
+        "twist-rate ṫ_k (classical accelerations ω̇, ö), body frame (Table 1); gravity in it after "
+        "inverse dynamics (the base accelerates at −g), not after forward_kinematics",
+    ),
     ("w_tilde", ("nj", 6), "composite wrench w̃_k, body frame (Table 1, step 2)"),
     ("fext", ("nj", 6), "external wrench [n; f] of the last call given any, body frame"),
     ("eta", ("nj", 6), "η_k of Table 3, step 1; μ_k after step 2"),
@@ -117,6 +126,25 @@ DATA_FLOATS = (
     ("phi", ("nv",), "φ = τ − C q̇ − gravity (A.1)"),
     ("ddq", ("nv",), "q̈ of the last forward dynamics"),
 )
+
+FRAME_ROW = (
+    ("body", 1, "the body (joint index) the frame is fixed to, as a float"),
+    ("rotation", 9, "the frame's rotation in that body's frame, row by row"),
+    ("translation", 3, "the frame's origin in that body's frame"),
+)
+"""One row of ``Model.frame_buffer`` (nframes, 13): a frame as the kinematics kernels read it."""
+
+
+def frame_rows(frames) -> np.ndarray:
+    """(nframes, 13) read-only rows (``FRAME_ROW``) of frames given as (body, rotation, translation)."""
+    out = np.zeros((len(frames), sum(n for _, n, _ in FRAME_ROW)))
+    for i, (body, R, p) in enumerate(frames):
+        out[i, 0] = body
+        out[i, 1:10] = np.asarray(R, dtype=float).ravel()
+        out[i, 10:13] = p
+    out.setflags(write=False)
+    return out
+
 
 ModelViews = namedtuple("ModelViews", [f[0] for f in MODEL_INTS + MODEL_FLOATS])
 DataViews = namedtuple("DataViews", [f[0] for f in DATA_FLOATS])

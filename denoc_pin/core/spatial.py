@@ -60,6 +60,8 @@ __all__ = [
     "rotated",
     "skew",
     "spd_inverse_into",
+    "store_column",
+    "store_motion",
     "sum_of",
     "symmetric_of",
     "to_pinocchio_order",
@@ -98,6 +100,21 @@ def from_pinocchio_matrix(X: np.ndarray) -> np.ndarray:
     if X.shape[-2:] != (6, 6):
         raise ValueError(f"expected a (..., 6, 6) matrix, got shape {X.shape}")
     return X[..., _SWAP, :][..., :, _SWAP]
+
+
+@njit(cache=True, inline="always")
+def store_motion(out, i, w0, w1, w2, u0, u1, u2):
+    """out[i : i + 6] = the 6-vector [ω; v] (or [n; f]) in Pinocchio's order [v; ω]: the compiled kernels' side of
+    this one place."""
+    out[i], out[i + 1], out[i + 2] = u0, u1, u2
+    out[i + 3], out[i + 4], out[i + 5] = w0, w1, w2
+
+
+@njit(cache=True, inline="always")
+def store_column(out, ncols, col, w0, w1, w2, u0, u1, u2):
+    """Column ``col`` of a (6, ncols) matrix stored flat row by row in ``out`` = [ω; v] in Pinocchio's order."""
+    out[col], out[ncols + col], out[2 * ncols + col] = u0, u1, u2
+    out[3 * ncols + col], out[4 * ncols + col], out[5 * ncols + col] = w0, w1, w2
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,28 +8,11 @@ from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, HELICAL, JOINTS, UNIVERSAL, kind_of
 from ..core.spatial import inertia_about_origin
 from ..loops import LoopJoint, resolve_loops
-from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError
+from ..model import FRAME_TYPES, LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, placement_pair
 
 __all__ = ["BUILDER_JOINTS", "ModelBuilder"]
 
 BUILDER_JOINTS = (*BUILDER_NAMES, "fixed")
-
-
-def _placement(placement) -> tuple[np.ndarray, np.ndarray]:
-    if placement is None:
-        return np.eye(3), np.zeros(3)
-    if isinstance(placement, tuple | list) and len(placement) == 2:
-        R, p = (np.asarray(x, dtype=float) for x in placement)
-    else:
-        T = np.asarray(placement, dtype=float)
-        if T.shape != (4, 4):
-            raise ValueError(f"placement must be (R, p) or a 4x4 homogeneous matrix, got shape {T.shape}")
-        R, p = T[:3, :3], T[:3, 3]
-    if R.shape != (3, 3) or p.shape != (3,):
-        raise ValueError(f"placement (R, p) must be a (3, 3) rotation and a (3,) position, got {R.shape} and {p.shape}")
-    if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
-        raise ValueError("placement rotation R is not a rotation matrix (RᵀR ≠ 1 or det R < 0)")
-    return R.copy(), p.copy()
 
 
 class ModelBuilder:
@@ -63,6 +46,10 @@ class ModelBuilder:
         self._I_o = [np.zeros((3, 3))]
         # link name -> (body, R, p): where a link frame sits on its body
         self._frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {base: (0, np.eye(3), np.zeros(3))}
+        # every frame, in order (Model.frames): each joint's, then its link's, as Pinocchio's parser makes them
+        self._frame_list = [Frame("universe", 0, np.eye(3), np.zeros(3), "fixed_joint")]
+        if base != "universe":
+            self._frame_list.append(Frame(base, 0, np.eye(3), np.zeros(3)))
         self._loops: list = []
         self._passive: list = []  # names of unactuated joints (Model.passive)
         self._limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}  # per joint, in q (positions) or v
@@ -116,7 +103,7 @@ class ModelBuilder:
                 f"{joint!r} with pitch={pitch!r}"
             )
         b, Rl, pl = self._resolve_parent(parent)
-        Rj, pj = _placement(placement)
+        Rj, pj = placement_pair(placement)
         R, p = Rl @ Rj, Rl @ pj + pl  # joint frame in the parent body's frame
         k = len(self._names)
         self._added += 1  # default names count every call, fixed joints included
@@ -146,6 +133,7 @@ class ModelBuilder:
                 raise ModelError(f"ModelBuilder: a fixed joint has no limits (link {link!r})")
             target, Rf, pf = b, R, p
             self._frames[link] = (b, R, p)
+            self._frame_list += [Frame(name, b, R, p, "fixed_joint"), Frame(link, b, R, p)]
         else:
             if kind_of(joint, "ModelBuilder") == UNIVERSAL:
                 a = np.asarray(axis, dtype=float)
@@ -187,6 +175,8 @@ class ModelBuilder:
             self._h.append(np.zeros(3))
             self._I_o.append(np.zeros((3, 3)))
             self._frames[link] = (k, np.eye(3), np.zeros(3))
+            eye, zero = np.eye(3), np.zeros(3)
+            self._frame_list += [Frame(name, k, eye, zero, "joint"), Frame(link, k, eye, zero)]
             target, Rf, pf = k, np.eye(3), np.zeros(3)
         # the link's inertia, expressed in its body's frame
         c = Rf @ com + pf
@@ -194,6 +184,18 @@ class ModelBuilder:
         self._h[target] += mass * c
         self._I_o[target] += inertia_about_origin(mass, c, Rf @ I_c @ Rf.T)
         return target
+
+    def add_frame(self, name: str, parent, placement=None, type: str = "op_frame") -> None:
+        """A frame ``name`` fixed at ``placement`` ((R, p) or 4 x 4) in the link, joint or frame ``parent``
+        (``Model.add_frame``; Pinocchio's ``addFrame``).  Bodies may attach to it by its name."""
+        if not isinstance(name, str) or not name or name in self._frames:
+            raise ModelError(f"ModelBuilder: add_frame needs a new name; {name!r} is taken or not a name")
+        if type not in FRAME_TYPES:
+            raise ModelError(f"ModelBuilder: unknown frame type {type!r}; frame types are: {', '.join(FRAME_TYPES)}")
+        b, Rl, pl = self._resolve_parent(parent)
+        R, p = placement_pair(placement, f"ModelBuilder: frame {name!r}: placement")
+        self._frames[name] = (b, Rl @ R, Rl @ p + pl)
+        self._frame_list.append(Frame(name, b, Rl @ R, Rl @ p + pl, type))
 
     def add_loop(
         self, name: str, type: str, link1: str, link2: str, placement1=None, placement2=None, axis=(0.0, 0.0, 1.0),
@@ -203,7 +205,7 @@ class ModelBuilder:
         ``placement1``/``placement2`` = (R, p) or 4x4 in the link1/link2 frames, ``axis`` in C1,
         ``axis2`` (universal) in C2.  Checked when ``build()`` runs."""
         self.add_loop_joint(
-            LoopJoint(name, type, link1, link2, _placement(placement1), _placement(placement2),
+            LoopJoint(name, type, link1, link2, placement_pair(placement1), placement_pair(placement2),
                       np.asarray(axis, dtype=float), None if axis2 is None else np.asarray(axis2, dtype=float))
         )  # fmt: skip
 
@@ -225,7 +227,7 @@ class ModelBuilder:
         inertias = np.array(
             [I - inertia_about_origin(m, c, np.zeros((3, 3))) for I, m, c in zip(self._I_o, masses, coms, strict=True)]
         )
-        frames = [Frame(n, b, R, p) for n, (b, R, p) in self._frames.items() if n != self._links[0]]
+        frames = list(self._frame_list)
         model = Model(
             name=self.name,
             names=self._names,

@@ -92,12 +92,12 @@ def from_pinocchio(pin_model) -> Model:
     link_names[0] = "universe"
     seen = set()
     for f in pin_model.frames:
-        if f.type == pin.FrameType.BODY:
-            j = int(f.parentJoint)
-            frames.append(Frame(f.name, j, np.array(f.placement.rotation), np.array(f.placement.translation)))
-            if j not in seen and np.allclose(f.placement.homogeneous, np.eye(4)):
-                link_names[j] = f.name
-                seen.add(j)
+        j = int(f.parentJoint)
+        kind = str(f.type.name).lower()
+        frames.append(Frame(f.name, j, np.array(f.placement.rotation), np.array(f.placement.translation), kind))
+        if f.type == pin.FrameType.BODY and j not in seen and np.allclose(f.placement.homogeneous, np.eye(4)):
+            link_names[j] = f.name
+            seen.add(j)
     model = Model(
         name=pin_model.name,
         names=list(pin_model.names),
@@ -172,7 +172,6 @@ def to_pinocchio(model: Model):
     pm = pin.Model()
     pm.name = model.name
     pm.gravity = pin.Motion(np.concatenate([model.gravity, np.zeros(3)]))
-    joint_frame = [0]
     for k in range(1, model.njoints):
         kind, e = int(model.kinds[k]), model.axes[k]
         a = _aligned(e)
@@ -198,9 +197,15 @@ def to_pinocchio(model: Model):
         placement = pin.SE3(model.placement_rotation[k], model.placement_translation[k])
         jid = pm.addJoint(int(model.parents[k]), joint, placement, model.names[k])
         pm.appendBodyToJoint(jid, pin.Inertia(model.masses[k], model.coms[k], model.inertias[k]), pin.SE3.Identity())
-        joint_frame.append(pm.addJointFrame(jid, joint_frame[int(model.parents[k])]))
+    # The frames in model.frames' order, so that a frame has the same index in both (universe is pm's frame 0).
+    joint_frame = [0] * model.njoints  # each body's joint frame: the parent frame of the frames fixed to it
     for f in model.frames:
-        pm.addBodyFrame(f.name, f.body, pin.SE3(f.rotation, f.translation), joint_frame[f.body])
+        if f.name == "universe" and f.type == "fixed_joint" and f.body == 0:
+            continue
+        kind = getattr(pin.FrameType, f.type.upper())
+        fid = pm.addFrame(pin.Frame(f.name, f.body, joint_frame[f.body], pin.SE3(f.rotation, f.translation), kind))
+        if f.type == "joint":
+            joint_frame[f.body] = fid
     for ours, theirs in LIMITS.items():
         setattr(pm, theirs, np.array(getattr(model, ours)))
     return pm

@@ -129,9 +129,8 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
 
     root, children = _topology(path, robot, links, xml)
     bodies = _bodies(path, root, children, root_joint, xml)
-    names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body = bodies
+    names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body, frames = bodies
     mass, com, I_com = _merged_inertias(links, body_of, pose_in_body, len(names))
-    frames = [Frame(name, body_of[name], *pose_in_body[name]) for name in links]
     for lp, line in loops:
         for link in (lp.link1, lp.link2):
             if link not in links:
@@ -197,7 +196,8 @@ def _topology(path: Path, robot, links: dict, xml: UrdfXml) -> tuple[str, dict[s
 def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: UrdfXml):
     """Bodies in Pinocchio's order (a depth-first walk, child joints in the byte order of their names), fixed
     joints merged: per body (index 0 = the base) the joint name, link name, parent body, kind, axis and placement;
-    and where every link sits: its body (body_of) and its pose in that body (pose_in_body)."""
+    where every link sits: its body (body_of) and its pose in that body (pose_in_body); and the frames, in
+    the order Pinocchio's parser makes them (each joint's, then its child link's)."""
     # Per body k (index 0 = the base): joint name, link name, parent body, kind, axis, placement.
     names, link_names, parents, kinds, axes, PR, Pp = (
         ["universe"],
@@ -209,6 +209,8 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: U
         [np.zeros(3)],
     )
     body_of = {root: 0}
+    eye, zero = np.eye(3), np.zeros(3)
+    frames = [Frame("universe", 0, eye, zero, "fixed_joint")]  # Pinocchio's frames, in its parser's order
     if root_joint is not None:
         # The root link rides on the root joint, which Pinocchio names "root_joint".
         names.append("root_joint")
@@ -220,6 +222,8 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: U
         PR.append(np.eye(3))
         Pp.append(np.zeros(3))
         body_of[root] = 1
+        frames.append(Frame("root_joint", 1, eye, zero, "joint"))
+    frames.append(Frame(root, body_of[root], eye, zero, "body"))
     pose_in_body = {root: (np.eye(3), np.zeros(3))}
 
     def child_joints(link: str) -> list:
@@ -235,6 +239,7 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: U
         if j.type == "fixed":
             body_of[j.child] = body_of[j.parent]
             pose_in_body[j.child] = (R, p)
+            frames += [Frame(j.name, body_of[j.parent], R, p, "fixed_joint"), Frame(j.child, body_of[j.parent], R, p)]
         else:
             axis = np.array([1.0, 0.0, 0.0]) if j.axis is None else np.asarray(j.axis, dtype=float)
             n = np.linalg.norm(axis)
@@ -248,11 +253,12 @@ def _bodies(path: Path, root: str, children: dict[str, list], root_joint, xml: U
             PR.append(R)
             Pp.append(p)
             body_of[j.child] = len(names) - 1
-            pose_in_body[j.child] = (np.eye(3), np.zeros(3))
+            pose_in_body[j.child] = (eye, zero)
+            frames += [Frame(j.name, len(names) - 1, eye, zero, "joint"), Frame(j.child, len(names) - 1, eye, zero)]
         stack.extend(child_joints(j.child))
     if len(names) < 2:
         raise ModelError(f"{path}: the robot has no movable joint (revolute, continuous or prismatic)")
-    return names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body
+    return names, link_names, parents, kinds, axes, PR, Pp, body_of, pose_in_body, frames
 
 
 def _given(value, default: float) -> float:

@@ -28,8 +28,9 @@ def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops) -> Re
     eye, zero = np.eye(3), np.zeros(3)  # shared, never written
     for k, link in enumerate(link_names):
         where[link] = (k, eye, zero)
-    for f in frames:
-        where.setdefault(f.name, (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float)))
+    for f in frames:  # links merged by fixed joints, and user frames; a joint's frame is not a link
+        if f.type not in ("joint", "fixed_joint"):
+            where.setdefault(f.name, (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float)))
     cuts, seen = [], set()
     for lp in loops:
         if not isinstance(lp, LoopJoint):

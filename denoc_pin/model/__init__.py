@@ -2,9 +2,21 @@
 
 from .arguments import check_data, configuration, external_forces, vector
 from .data import Data
-from .model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .model import (
+    FRAME_TYPES,
+    LIMIT_FIELDS,
+    MAX_MAGNITUDE,
+    UNBOUNDED,
+    Frame,
+    Model,
+    ModelError,
+    ModelWarning,
+    default_frames,
+    placement_pair,
+)
 
 __all__ = [
+    "FRAME_TYPES",
     "LIMIT_FIELDS",
     "MAX_MAGNITUDE",
     "UNBOUNDED",
@@ -15,6 +27,8 @@ __all__ = [
     "ModelWarning",
     "check_data",
     "configuration",
+    "default_frames",
     "external_forces",
+    "placement_pair",
     "vector",
 ]

@@ -14,12 +14,32 @@ import numpy as np
 
 from ..core.cuts import ResolvedLoops
 from ..core.joints import BASE, JOINTS, UNIVERSAL, WITH_AXIS, nq_nv
-from ..core.layout import HEADER, ModelViews, articulated_slots, buffer_sizes, model_buffer, model_views, numpy_views
+from ..core.layout import (
+    HEADER,
+    ModelViews,
+    articulated_slots,
+    buffer_sizes,
+    frame_rows,
+    model_buffer,
+    model_views,
+    numpy_views,
+)
 from ..core.modules import decompose, draw_module_tree, module_arrays
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
 
-__all__ = ["LIMIT_FIELDS", "MAX_MAGNITUDE", "UNBOUNDED", "Frame", "Model", "ModelError", "ModelWarning"]
+__all__ = [
+    "FRAME_TYPES",
+    "LIMIT_FIELDS",
+    "MAX_MAGNITUDE",
+    "UNBOUNDED",
+    "Frame",
+    "Model",
+    "ModelError",
+    "ModelWarning",
+    "default_frames",
+    "placement_pair",
+]
 
 
 UNBOUNDED = float(np.finfo(float).max)
@@ -41,18 +61,86 @@ class ModelWarning(UserWarning):
     the defect named; ``strict=True`` refuses it."""
 
 
+FRAME_TYPES = ("op_frame", "joint", "fixed_joint", "body", "sensor")
+"""The kinds of :class:`Frame`, Pinocchio's ``pin.FrameType`` in lower case."""
+
+
 @dataclass(frozen=True)
 class Frame:
-    """A link of the source description, attached to a body (after fixed-joint merging).
+    """A named frame fixed to a body, Pinocchio's ``pin.Frame``.
 
-    name: link name.  body: index of the body it is rigidly attached to.
-    rotation (3, 3), translation (3,): placement of the link frame in the body frame.
+    name; body: the body (= joint index, Pinocchio's ``parentJoint``) it is fixed to; rotation (3, 3),
+    translation (3,): its placement in that body's frame (Pinocchio's ``frame.placement``); type, one of
+    ``FRAME_TYPES``: ``"body"`` a link of the source (those merged by fixed joints included), ``"joint"`` a
+    joint's own frame, ``"fixed_joint"`` a fixed joint's, ``"op_frame"`` a user frame, ``"sensor"``.
     """
 
     name: str
     body: int
     rotation: np.ndarray
     translation: np.ndarray
+    type: str = "body"
+
+
+def default_frames(names, link_names) -> tuple[Frame, ...]:
+    """Pinocchio's frames of a model built joint by joint: ``universe``, the base's link, then per joint its
+    frame and its link's, at the joint's origin."""
+    eye, zero = np.eye(3), np.zeros(3)  # shared, never written (Frame arrays are read only)
+    eye.setflags(write=False)
+    zero.setflags(write=False)
+    frames = [Frame("universe", 0, eye, zero, "fixed_joint")]
+    if link_names[0] != "universe":
+        frames.append(Frame(link_names[0], 0, eye, zero, "body"))
+    for k in range(1, len(names)):
+        frames += [Frame(names[k], k, eye, zero, "joint"), Frame(link_names[k], k, eye, zero, "body")]
+    return tuple(frames)
+
+
+def _checked_frames(name: str, frames, njoints: int) -> tuple[Frame, ...]:
+    """The frames as given, each checked: a known type, a body of the model, a finite rigid placement."""
+    frames = tuple(frames)
+    for f in frames:
+        if not isinstance(f, Frame):
+            raise ModelError(f"model {name!r}: frames must be dp.Frame, got {type(f).__name__}")
+        what = f"model {name!r}: frame {f.name!r}"
+        if f.type not in FRAME_TYPES:
+            raise ModelError(f"{what} has type {f.type!r}; frame types are: {', '.join(FRAME_TYPES)}")
+        if not (isinstance(f.body, (int, np.integer)) and 0 <= f.body < njoints):
+            raise ModelError(f"{what} is fixed to body {f.body!r}; bodies are 0 … {njoints - 1}")
+        R, p = np.asarray(f.rotation, dtype=float), np.asarray(f.translation, dtype=float)
+        if R.shape != (3, 3) or p.shape != (3,) or not (np.isfinite(R).all() and np.isfinite(p).all()):
+            raise ModelError(f"{what}: its placement must be a finite (3, 3) rotation and a (3,) translation")
+        if np.abs(p).max() > MAX_MAGNITUDE:
+            raise ModelError(f"{what}: its translation {p.tolist()} has a magnitude beyond {MAX_MAGNITUDE:g}")
+        if not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
+            raise ModelError(f"{what}: its rotation {R.tolist()} is not a rotation matrix")
+    return frames
+
+
+def placement_pair(placement, what: str = "placement") -> tuple[np.ndarray, np.ndarray]:
+    """(R, p), copies, from None (identity), a pair (R, p) or a 4 x 4 homogeneous matrix; a ModelError naming
+    ``what`` if it is none of these or R is not a rotation."""
+    if placement is None:
+        return np.eye(3), np.zeros(3)
+    try:
+        if isinstance(placement, tuple | list) and len(placement) == 2:
+            R, p = (np.asarray(x, dtype=float) for x in placement)
+        else:
+            T = np.asarray(placement, dtype=float)
+            if T.shape != (4, 4):
+                raise ModelError(f"{what} must be (R, p) or a 4x4 homogeneous matrix, got shape {T.shape}")
+            R, p = T[:3, :3], T[:3, 3]
+    except (TypeError, ValueError) as e:
+        if isinstance(e, ModelError):
+            raise
+        raise ModelError(f"{what} must be (R, p) or a 4x4 homogeneous matrix: {e}") from None
+    if R.shape != (3, 3) or p.shape != (3,):
+        raise ModelError(f"{what} (R, p) must be a (3, 3) rotation and a (3,) position, got {R.shape} and {p.shape}")
+    if not (np.isfinite(R).all() and np.isfinite(p).all()):
+        raise ModelError(f"{what} is not finite")
+    if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+        raise ModelError(f"{what}: its rotation R is not a rotation matrix (RᵀR ≠ 1 or det R < 0)")
+    return R.copy(), p.copy()
 
 
 class Model:
@@ -82,7 +170,10 @@ class Model:
       are their flat form for the compiled recursions.
 
     - ``slot``, ``slot_init``: (njoints,) int, where the factorization keeps M̂_k (``Data.M_hat``).
-    - ``frames``: tuple of :class:`Frame`, every link of the source and where it sits.
+    - ``frames``: tuple of :class:`Frame`, Pinocchio's ``model.frames``: ``universe``, every link of the source
+      (those merged by fixed joints included), every joint's and fixed joint's frame, and user frames
+      (``add_frame``), in Pinocchio's order for a URDF; ``frame_id(name)`` is the index of one.
+      ``frame_buffer``: (nframes, 13) their flat form for the kernels (``core.layout.FRAME_ROW``).
     - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``denoc_pin.loops``);
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
@@ -113,7 +204,7 @@ class Model:
         masses,
         coms,
         inertias,
-        frames=(),
+        frames=None,
         gravity=(0.0, 0.0, -9.81),
         source: str | None = None,
         axes2=None,
@@ -230,7 +321,8 @@ class Model:
         self._set_views(mi.size)
         set_(self, "zmax", zmax)
         set_(self, "modules", modules)
-        set_(self, "frames", tuple(frames))
+        # None: Pinocchio's frames of a model built joint by joint (default_frames), formed on first access.
+        set_(self, "_frames", None if frames is None else _checked_frames(name, frames, njoints))
         loops = ResolvedLoops() if loops is None else loops
         if not isinstance(loops, ResolvedLoops):
             raise ModelError(
@@ -271,7 +363,8 @@ class Model:
 
     def __getstate__(self) -> dict:
         # Pickle copies each view as an array of its own: only mb goes, the views are made again from it.
-        views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M"}
+        views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M", "_frame_buffer",
+                 "_frame_index"}  # fmt: skip
         return {"_ni": self.mi.size} | {k: v for k, v in self.__dict__.items() if k not in views}
 
     def __setstate__(self, state: dict) -> None:
@@ -328,6 +421,94 @@ class Model:
             return M
 
         return self._formed("_M", make)
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        """Every frame of the model (see the class's fields), Pinocchio's ``model.frames``."""
+        if self._frames is None:
+            object.__setattr__(self, "_frames", default_frames(self.names, self.link_names))
+        return self._frames
+
+    @property
+    def nframes(self) -> int:
+        """len(model.frames)."""
+        return len(self.frames)
+
+    @property
+    def frame_buffer(self) -> np.ndarray:
+        """(nframes, 13) read-only: each frame's row (``core.layout.FRAME_ROW``) for the kernels."""
+
+        def make():
+            return frame_rows([(f.body, f.rotation, f.translation) for f in self.frames])
+
+        return self._formed("_frame_buffer", make)
+
+    def frame_id(self, name: str, type: str | None = None) -> int:
+        """Index in ``frames`` of the frame named ``name`` (of ``type``, if given), Pinocchio's ``getFrameId``.  As
+        there, a name that several frames carry (a joint and its link named alike) needs its ``type``; the errors
+        list the valid names."""
+        index = self.__dict__.get("_frame_index")
+        if index is None:
+            index = {}
+            for i, f in enumerate(self.frames):
+                index.setdefault(f.name, []).append(i)
+                index.setdefault((f.name, f.type), []).append(i)
+            object.__setattr__(self, "_frame_index", index)
+        found = index.get(name if type is None else (name, type))
+        if found is not None and len(found) == 1:
+            return found[0]
+        if found:
+            types = ", ".join(repr(self.frames[i].type) for i in found)
+            raise ModelError(
+                f"{len(found)} frames of model {self.name!r} are named {name!r} (of types {types}): give its type, "
+                f"model.frame_id({name!r}, type=…)"
+            )
+        if type is not None and type not in FRAME_TYPES:
+            raise ModelError(f"unknown frame type {type!r}; frame types are: {', '.join(FRAME_TYPES)}")
+        valid = list(dict.fromkeys(f.name for f in self.frames if type is None or f.type == type))
+        listed = ", ".join(valid[:60]) + (f", … ({len(valid)} frames)" if len(valid) > 60 else "")
+        kind = "frame" if type is None else f"{type} frame"
+        raise ModelError(f"no {kind} {name!r} in model {self.name!r}; frames are: {listed}")
+
+    def frame_index(self, frame) -> int:
+        """A frame given by name or index, as its index (the error names the valid ones)."""
+        if isinstance(frame, str):
+            return self.frame_id(frame)
+        if isinstance(frame, (int, np.integer)) and not isinstance(frame, bool):
+            n = len(self.frames)
+            if -n <= frame < n:
+                return int(frame) % n
+            raise ModelError(f"frame index {frame} is out of range for model {self.name!r} ({n} frames)")
+        raise ModelError(f"a frame is a name or an index (model.frame_id(name)), got {type(frame).__name__}")
+
+    def add_frame(self, name: str, parent, placement=None, type: str = "op_frame") -> Model:
+        """A new model with a frame ``name`` fixed at ``placement`` ((R, p) or 4 x 4, default identity) in the
+        frame ``parent`` (a frame's name or index: a link, a joint, another user frame); Pinocchio's
+        ``addFrame``.  The model itself is untouched."""
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"add_frame: a frame's name is a non-empty string, got {name!r}")
+        if type not in FRAME_TYPES:
+            raise ModelError(f"add_frame: unknown frame type {type!r}; frame types are: {', '.join(FRAME_TYPES)}")
+        if any(f.name == name and f.type == type for f in self.frames):
+            raise ModelError(f"add_frame: model {self.name!r} has a {type} frame named {name!r} already")
+        host = self.frames[self.frame_index(parent)]
+        R, p = placement_pair(placement, f"add_frame {name!r}: placement")
+        Rh, ph = np.asarray(host.rotation, float), np.asarray(host.translation, float)
+        frame = _checked_frames(self.name, [Frame(name, host.body, Rh @ R, Rh @ p + ph, type)], self.njoints)[0]
+        fields = self.fields()
+        fields["frames"] = self.frames + (frame,)
+        return Model(**fields)
+
+    def fields(self) -> dict:
+        """The keyword arguments that make this model again (``Model(**model.fields())``), loops resolved."""
+        fields = {
+            "name": self.name, "names": self.names, "link_names": self.link_names, "parents": self.parents,
+            "kinds": self.kinds, "axes": self.axes, "axes2": self.axes2, "pitches": self.pitches,
+            "placement_rotation": self.placement_rotation, "placement_translation": self.placement_translation,
+            "masses": self.masses, "coms": self.coms, "inertias": self.inertias, "frames": self._frames,
+            "gravity": self.gravity, "source": self.source, "loops": ResolvedLoops(self.cuts), "passive": self.passive,
+        }  # fmt: skip
+        return fields | {f: getattr(self, f) for f in LIMIT_FIELDS}
 
     def __setattr__(self, key, value):
         raise AttributeError(f"denoc_pin.Model is immutable (tried to set {key!r}); build a new model instead")

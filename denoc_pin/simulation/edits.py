@@ -17,7 +17,7 @@ from ..algorithms.kinematics import kinematics_entry
 from ..core.joints import HELICAL, JOINTS, UNIVERSAL
 from ..loaders.builder import ModelBuilder
 from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
-from ..model import LIMIT_FIELDS, Model, ModelError, configuration
+from ..model import Model, ModelError, configuration
 
 __all__ = ["attach", "lock_joints", "transfer_state", "with_loop", "with_passive", "without_loop"]
 
@@ -42,14 +42,25 @@ def _add_body_like(
 
 
 def _copy_frames(b: ModelBuilder, model: Model, body_link: list[str], prefix: str = "", body=None) -> None:
-    """The links that earlier fixed joints merged into a body (all bodies, or only ``body``), massless
-    here: their inertia is already in the body's."""
+    """The frames of ``model``'s bodies (all, or only ``body``) that the builder does not make itself: the links
+    that fixed joints merged into a body (massless here: their inertia is already in the body's; under their
+    fixed joint's name) and the user frames."""
+    fixed_joint = None  # the fixed joint frame just read: it names the fixed joint of the link that follows
     for f in model.frames:
-        if prefix + f.name in body_link or f.name == model.link_names[0] or (body is not None and f.body != body):
+        if f.type == "fixed_joint":
+            fixed_joint = f.name
             continue
-        parent = body_link[f.body]
-        b.add_body(parent, joint="fixed", placement=(f.rotation, f.translation), link=prefix + f.name,
-                   name=f"fixed_{prefix}{f.name}")  # fmt: skip
+        joint, fixed_joint = fixed_joint, None
+        if f.type == "joint" or prefix + f.name in body_link or f.name == model.link_names[0]:
+            continue
+        if body is not None and f.body != body:
+            continue
+        parent, placement = body_link[f.body], (f.rotation, f.translation)
+        if f.type == "body":
+            b.add_body(parent, joint="fixed", placement=placement, link=prefix + f.name,
+                       name=prefix + (joint or f"fixed_{f.name}"))  # fmt: skip
+        else:
+            b.add_frame(prefix + f.name, parent, placement, f.type)
 
 
 def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | None = None, insert=None) -> None:
@@ -78,14 +89,7 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
 
 def with_fields(model: Model, **changes) -> Model:
     """A new model from ``model``'s own fields, with ``changes`` (e.g. ``loops=…``, ``passive=…``)."""
-    fields = {
-        "name": model.name, "names": model.names, "link_names": model.link_names, "parents": model.parents,
-        "kinds": model.kinds, "axes": model.axes, "axes2": model.axes2, "pitches": model.pitches,
-        "placement_rotation": model.placement_rotation, "placement_translation": model.placement_translation,
-        "masses": model.masses, "coms": model.coms, "inertias": model.inertias, "frames": model.frames,
-        "gravity": model.gravity, "source": model.source, "loops": model.loops, "passive": model.passive,
-        **{f: getattr(model, f) for f in LIMIT_FIELDS},
-    }  # fmt: skip
+    fields = model.fields() | {"loops": model.loops}
     unknown = set(changes) - set(fields)
     if unknown:
         raise TypeError(f"with_fields: unknown fields {sorted(unknown)}")

@@ -1,0 +1,216 @@
+"""The public kinematics, in Pinocchio's argument order and array layouts (``frames.py`` has the kernels).
+
+``frame`` is a frame's name or its index ``model.frame_id(name)``; ``reference`` is ``"local"``, ``"world"`` or
+``"local_world_aligned"`` (or a ``pinocchio.ReferenceFrame``), what each means is drawn in
+``docs/kinematics.md``.  One state q (nq,), v, a (nv,), or a batch (B, nq), (B, nv), (B, nv): each result gets a
+leading B, computed on all cores.  Spatial vectors and Jacobian rows are Pinocchio's [linear; angular].
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..model import Data, Model, ModelError, check_data, configuration, vector
+from ._plumbing import kernel_array, raise_for_status, ready, restamp
+from .frames import (
+    ACCELERATION,
+    BAD_LENGTH,
+    CENTROIDAL_MAP,
+    CENTROIDAL_MAP_DOT,
+    CLASSICAL,
+    COM,
+    COM_JACOBIAN,
+    FORWARD,
+    JACOBIAN,
+    JACOBIAN_DOT,
+    JOINT_JACOBIANS,
+    MOMENTUM,
+    NO_MASS,
+    PLACEMENT,
+    PLACEMENTS,
+    REFERENCES,
+    VELOCITY,
+    kinematics_batch,
+    kinematics_call,
+    kinematics_fast,
+)
+
+__all__ = [
+    "center_of_mass",
+    "centroidal_map",
+    "centroidal_map_time_variation",
+    "centroidal_momentum",
+    "com_jacobian",
+    "forward_kinematics",
+    "frame_acceleration",
+    "frame_jacobian",
+    "frame_jacobian_time_variation",
+    "frame_placement",
+    "frame_placements",
+    "frame_velocity",
+    "joint_jacobians",
+]
+
+_EMPTY = np.zeros(0)  # v or a not given (the kernels never write them)
+
+
+def _reference(reference) -> int:
+    name = getattr(reference, "name", reference)  # pinocchio.ReferenceFrame.LOCAL.name == "LOCAL"
+    code = REFERENCES.get(name.lower()) if isinstance(name, str) else None
+    if code is None:
+        raise ValueError(
+            f"reference must be one of {', '.join(map(repr, REFERENCES))} (or a pinocchio.ReferenceFrame), "
+            f"got {reference!r}"
+        )
+    return code
+
+
+def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple):
+    """The fast path (ready arrays straight to the compiled entry), else the checked one."""
+    out = np.empty(shape)
+    try:
+        status = kinematics_fast(
+            what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v, _EMPTY if a is None else a,
+            frame, ref, out.reshape(-1),
+        )  # fmt: skip
+    except (TypeError, AttributeError) as refusal:
+        n = (model.nq, model.nv, model.nv) if type(model) is Model else ()
+        arrays = [x for x in (q, v, a) if x is not None]
+        if type(model) is Model and type(data) is Data and all(map(ready, arrays, n)):
+            raise refusal  # every argument was in the kernels' form: a bug, not bad input
+        status = BAD_LENGTH
+    if status == 0:
+        return out
+    return _checked(what, model, data, q, v, a, frame, ref, shape)
+
+
+def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple):
+    """Convert and check the input (one state or a batch), run the kernel, raise a clear error on a bad status."""
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}")
+    if getattr(data, "model", None) is not model:
+        check_data(model, data)
+    restamp(model, data)
+    nq, nv = model.nq, model.nv
+    fb = model.frame_buffer
+    if np.ndim(q) == 2:
+        Q = np.ascontiguousarray(q, dtype=np.float64)
+        B = Q.shape[0]
+        arrays = [Q]
+        for x, n, name in ((v, nv, "v"), (a, nv, "a")):
+            X = np.zeros((B, 0)) if x is None else np.ascontiguousarray(x, dtype=np.float64)
+            if X.shape != (B, 0 if x is None else n):
+                raise ValueError(f"a batch of {B} states needs {name} of shape ({B}, {n}), got {X.shape}")
+            arrays.append(X)
+        if Q.shape != (B, nq):
+            raise ValueError(f"a batch of configurations needs q of shape (B, {nq}), got {Q.shape}")
+        out = np.empty((B, *shape))
+        nchunks = max(1, min(B, numba.get_num_threads()))
+        status = kinematics_batch(what, nchunks, model.mi, model.mf, data.ws, fb, *arrays, frame, ref,
+                                  out.reshape(B, -1))  # fmt: skip
+        q, v, a = arrays
+    else:
+        q = kernel_array(configuration(model, q))
+        v = _EMPTY if v is None else kernel_array(vector(v, nv, "v"))
+        a = _EMPTY if a is None else kernel_array(vector(a, nv, "a"))
+        out = np.empty(shape)
+        status = kinematics_call(what, model.mi, model.mf, data.ws, fb, q, v, a, frame, ref, out.reshape(-1))
+    if status == NO_MASS:
+        raise ModelError(f"model {model.name!r} has no mass: its centre of mass is undefined")
+    if status == BAD_LENGTH:  # not reached: the shapes were checked above
+        raise ValueError(f"q, v or a of the wrong length for model {model.name!r} (nq={nq}, nv={nv})")
+    raise_for_status(model, status, q, v if len(v) else None, a if len(a) else None, "a")
+    return out
+
+
+def forward_kinematics(model: Model, data: Data, q, v=None, a=None) -> None:
+    """The kinematics at q (and q̇, q̈) into ``data``; ``pinocchio.forwardKinematics``.
+
+    ``data.oR`` (njoints, 3, 3), ``data.op`` (njoints, 3): each body's (= joint's) placement in the world
+    (Pinocchio's ``data.oMi``); with v, ``data.t`` (njoints, 6): each body's twist [ω; ȯ] in its own frame
+    (Pinocchio's ``data.v``, halves swapped); with a, ``data.tdot``: its classical acceleration [ω̇; ö], own frame,
+    without gravity (Pinocchio's ``data.a`` is [ö − ω × ȯ; ω̇]).  A batch is refused: ``data`` holds one state.
+    """
+    if np.ndim(q) == 2:
+        raise ValueError("forward_kinematics fills data with one state; for a batch call the frame functions")
+    if a is not None and v is None:
+        raise ValueError("forward_kinematics: an acceleration a needs the velocity v")
+    _run(FORWARD, model, data, q, v, a, 0, 0, (0,))
+
+
+def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
+    """(4, 4) world placement of ``frame`` (a name or ``model.frame_id(name)``); Pinocchio's
+    ``updateFramePlacement`` after ``forwardKinematics``, ``data.oMf[frame].homogeneous``."""
+    return _run(PLACEMENT, model, data, q, None, None, model.frame_index(frame), 0, (4, 4))
+
+
+def frame_placements(model: Model, data: Data, q) -> np.ndarray:
+    """(nframes, 4, 4) world placement of every frame of ``model.frames``; ``updateFramePlacements``."""
+    return _run(PLACEMENTS, model, data, q, None, None, 0, 0, (len(model.frames), 4, 4))
+
+
+def frame_velocity(model: Model, data: Data, q, v, frame, reference="local") -> np.ndarray:
+    """(6,) ``frame``'s spatial velocity [v; ω] in ``reference``; ``getFrameVelocity``."""
+    return _run(VELOCITY, model, data, q, v, None, model.frame_index(frame), _reference(reference), (6,))
+
+
+def frame_acceleration(model: Model, data: Data, q, v, a, frame, reference="local", classical=False) -> np.ndarray:
+    """(6,) ``frame``'s spatial acceleration [a; α] in ``reference`` (``getFrameAcceleration``), or with
+    ``classical=True`` the classical one, a + ω × v (``getFrameClassicalAcceleration``: in ``local`` the
+    acceleration of the frame's origin).  Gravity is not in it."""
+    what = CLASSICAL if classical else ACCELERATION
+    return _run(what, model, data, q, v, a, model.frame_index(frame), _reference(reference), (6,))
+
+
+def frame_jacobian(model: Model, data: Data, q, frame, reference="local") -> np.ndarray:
+    """(6, nv) J with [v; ω] of ``frame`` in ``reference`` = J q̇; ``computeFrameJacobian``.  Its columns are the
+    frame's block row of N = N_l N_d (eq. 9) carried into ``reference``."""
+    return _run(JACOBIAN, model, data, q, None, None, model.frame_index(frame), _reference(reference), (6, model.nv))
+
+
+def joint_jacobians(model: Model, data: Data, q) -> np.ndarray:
+    """(6, nv) every joint's columns p_j in the world frame (Pinocchio's ``data.J`` after
+    ``computeJointJacobians``): the twist of body k, world, about the world origin, is the sum of its supports'."""
+    return _run(JOINT_JACOBIANS, model, data, q, None, None, 0, 0, (6, model.nv))
+
+
+def frame_jacobian_time_variation(model: Model, data: Data, q, v, frame, reference="local") -> np.ndarray:
+    """(6, nv) dJ/dt of ``frame_jacobian`` along q̇ (exact); ``getFrameJacobianTimeVariation`` after
+    ``computeJointJacobiansTimeVariation``."""
+    f, ref = model.frame_index(frame), _reference(reference)
+    return _run(JACOBIAN_DOT, model, data, q, v, None, f, ref, (6, model.nv))
+
+
+def center_of_mass(model: Model, data: Data, q, v=None, a=None):
+    """The centre of mass (3,), world; with v, (com, vcom); with v and a, (com, vcom, acom); ``centerOfMass``.
+
+    The bodies counted are Pinocchio's: every body but the base (a fixed base's root link is left out)."""
+    if a is not None and v is None:
+        raise ValueError("center_of_mass: an acceleration a needs the velocity v")
+    out = _run(COM, model, data, q, v, a, 0, 0, (9,))
+    parts = out[..., 0:3], out[..., 3:6], out[..., 6:9]
+    n = 1 if v is None else 2 if a is None else 3
+    return parts[0].copy() if n == 1 else tuple(p.copy() for p in parts[:n])
+
+
+def com_jacobian(model: Model, data: Data, q) -> np.ndarray:
+    """(3, nv) J_com with v_com = J_com q̇, world; ``jacobianCenterOfMass``."""
+    return _run(COM_JACOBIAN, model, data, q, None, None, 0, 0, (3, model.nv))
+
+
+def centroidal_momentum(model: Model, data: Data, q, v) -> np.ndarray:
+    """(6,) the centroidal momentum h_G [linear; angular about the centre of mass], world axes;
+    ``computeCentroidalMomentum``."""
+    return _run(MOMENTUM, model, data, q, v, None, 0, 0, (6,))
+
+
+def centroidal_map(model: Model, data: Data, q) -> np.ndarray:
+    """(6, nv) A_G with h_G = A_G q̇; ``computeCentroidalMap``."""
+    return _run(CENTROIDAL_MAP, model, data, q, None, None, 0, 0, (6, model.nv))
+
+
+def centroidal_map_time_variation(model: Model, data: Data, q, v) -> np.ndarray:
+    """(6, nv) dA_G/dt along q̇, exact (``pin.dccrba``'s ``data.dAg``; see ``docs/kinematics.md`` on
+    ``computeCentroidalMapTimeVariation``)."""
+    return _run(CENTROIDAL_MAP_DOT, model, data, q, v, None, 0, 0, (6, model.nv))
