@@ -178,6 +178,72 @@ def batch(model, pin_model, B: int) -> dict:
     return out
 
 
+KINEMATICS_FRAME = {"panda": "panda_hand_tcp", "talos_reduced": "gripper_left_joint", "solo12": "FL_FOOT"}
+
+
+def kinematics(name: str, model, pin_model, quick: bool) -> dict:
+    """Per call: a frame's placement and Jacobian in each reference (Pinocchio: computeFrameJacobian, then
+    updateFramePlacement, which reads the placements it left), the centroidal map and the centre of mass."""
+    import pinocchio as pin
+
+    data, pdata = model.create_data(), pin_model.createData()
+    q, v, _ = state(model)
+    f = model.frame_id(KINEMATICS_FRAME[name])
+    t = 0.05 if quick else 0.6
+    row = {"case": name, "nv": model.nv, "frame": KINEMATICS_FRAME[name]}
+    for ref, pref in (("local", pin.LOCAL), ("world", pin.WORLD), ("local_world_aligned", pin.LOCAL_WORLD_ALIGNED)):
+
+        def ours(ref=ref):
+            dp.frame_placement(model, data, q, f)
+            dp.frame_jacobian(model, data, q, f, ref)
+
+        def theirs(pref=pref):
+            pin.computeFrameJacobian(pin_model, pdata, q, f, pref)
+            pin.updateFramePlacement(pin_model, pdata, f)
+
+        row[ref] = paired_times(ours, theirs, t)
+    row["centroidal_map"] = paired_times(
+        lambda: dp.centroidal_map(model, data, q), lambda: pin.computeCentroidalMap(pin_model, pdata, q), t
+    )
+    row["centroidal_map_dot"] = paired_times(
+        lambda: dp.centroidal_map_time_variation(model, data, q, v), lambda: pin.dccrba(pin_model, pdata, q, v), t
+    )
+    row["com"] = paired_times(
+        lambda: dp.center_of_mass(model, data, q), lambda: pin.centerOfMass(pin_model, pdata, q), t
+    )
+    return row
+
+
+def kinematics_batch(model, pin_model, B: int) -> dict:
+    """A frame's placement and world Jacobian for B states in one call each, against a Python loop over
+    Pinocchio's computeFrameJacobian + updateFramePlacement; the median of 5 alternating runs."""
+    import pinocchio as pin
+
+    data, pdata = model.create_data(), pin_model.createData()
+    rng = np.random.default_rng(2)
+    Q = np.stack([dp.random_configuration(model, rng) for _ in range(B)])
+    f = model.frame_id("panda_hand_tcp")
+
+    def ours():
+        dp.frame_placement(model, data, Q, f)
+        dp.frame_jacobian(model, data, Q, f, "world")
+
+    def loop():
+        for i in range(B):
+            pin.computeFrameJacobian(pin_model, pdata, Q[i], f, pin.WORLD)
+            pin.updateFramePlacement(pin_model, pdata, f)
+
+    ours()
+    t_ours, t_loop = [], []
+    for _ in range(5):
+        for fn, times in ((ours, t_ours), (loop, t_loop)):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    t_ours, t_loop = float(np.median(t_ours)), float(np.median(t_loop))
+    return {"B": B, "denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
+
+
 MEMORY_SNIPPET = """
 import sys, time, numpy as np
 lib, n = sys.argv[1], int(sys.argv[2])
@@ -355,6 +421,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--kinematics", action="store_true", help="only the kinematics tables")
     args = p.parse_args(argv)
     import pinocchio as pin
 
@@ -364,6 +431,15 @@ def main(argv=None) -> int:
         "pinocchio": pin.__version__,
         "denoc_pin": dp.__version__,
     }
+    results["kinematics"] = []
+    for name, ff in (("panda", False), ("talos_reduced", False), ("solo12", True)):
+        model, pm = robot_models(name, free_flyer=ff)
+        results["kinematics"].append(kinematics(name, model, pm, args.quick))
+    model, pm = robot_models("panda")
+    results["kinematics_batch"] = kinematics_batch(model, pm, 2000 if args.quick else 10000)
+    if args.kinematics:
+        print(json.dumps(results, indent=2) if args.json else report_kinematics(results))
+        return 0
     chains = [100, 1000, 10000] if args.quick else [100, 1000, 10000, 100000]
     rows = []
     for name in ["panda", "talos_reduced"]:
@@ -453,8 +529,32 @@ def plot(scaling) -> str | None:
     return str(out)
 
 
-def report(r: dict) -> str:
+def report_kinematics(r: dict) -> str:
     lines = [f"denoc_pin {r['denoc_pin']} vs Pinocchio {r['pinocchio']} — {r['machine']}", ""]
+    lines.append(
+        "Kinematics per call from Python (ratio = denoc_pin / Pinocchio, median over alternating rounds): a frame's "
+        "placement + Jacobian (computeFrameJacobian + updateFramePlacement) in each reference, the centroidal map "
+        "(computeCentroidalMap), its time variation (dccrba) and the centre of mass (centerOfMass):"
+    )
+    lines.append("| case | nv | frame | local | world | local_world_aligned | A_G | dA_G | com |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for k in r["kinematics"]:
+        cells = " | ".join(
+            f"{us(k[c][0])} / {us(k[c][1])} = {k[c][2]:.2f}"
+            for c in ("local", "world", "local_world_aligned", "centroidal_map", "centroidal_map_dot", "com")
+        )
+        lines.append(f"| {k['case']} | {k['nv']} | {k['frame']} | {cells} |")
+    b = r["kinematics_batch"]
+    lines.append(
+        f"\nBatch of {b['B']} panda states, placement + world Jacobian of panda_hand_tcp: "
+        f"{b['denoc_pin_per_s']:,.0f} states/s vs a Python loop over Pinocchio {b['pinocchio_loop_per_s']:,.0f} "
+        f"states/s ({b['speedup']:.2f}x)"
+    )
+    return "\n".join(lines)
+
+
+def report(r: dict) -> str:
+    lines = [report_kinematics(r), "", f"denoc_pin {r['denoc_pin']} vs Pinocchio {r['pinocchio']}", ""]
     lines.append(
         "Per call from Python, medians; ratio = denoc_pin / Pinocchio (≤ 1 is faster), the median over "
         "alternating rounds of the two:"

@@ -21,7 +21,7 @@ def test_validate_passes_on_bundled_urdf(capsys):
 def test_validate_example_robots_by_name(robot, capsys):
     assert cli.main(["validate", robot, "--samples", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["passed"] and len(report["checks"]) == 11
+    assert report["passed"] and len(report["checks"]) == 30  # 11 dynamics, 19 kinematics rows
     assert all(c["max_rel"] <= 1e-9 or c["max_abs"] <= 1e-12 for c in report["checks"])
 
 

@@ -41,7 +41,8 @@ def test_helical_trees_match_their_pinocchio_twin(seed):
         "JointModelHX", "JointModelHY", "JointModelHZ", "JointModelHelicalUnaligned",
     }  # fmt: skip
     checks = compare_with_pinocchio(model, pm, samples=3, seed=seed)
-    assert len(checks) == 11
+    # 11 dynamics rows and 19 kinematics rows, of which the four time variations only without a universal joint
+    assert len(checks) == (26 if dp.core.joints.UNIVERSAL in model.kinds else 30)
     failed = [(c.algorithm, c.max_rel) for c in checks if not c.passed]
     assert not failed, failed
 

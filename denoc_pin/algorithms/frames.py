@@ -42,11 +42,17 @@ REFERENCES = {"world": WORLD, "local": LOCAL, "local_world_aligned": LOCAL_WORLD
 BAD_LENGTH = -1
 NOT_STAMPED = -2
 NO_MASS = -4  # the centre of mass of a model without mass is undefined
+BAD_FRAME = -5  # a frame index out of range
 
 _MB = types.Array(types.float64, 1, "C", readonly=True)
 _FB = types.Array(types.float64, 2, "C", readonly=True)
 _VEC = types.Array(types.float64, 1, "C")
-FAST_KINEMATICS = types.int64(types.int64, _MB, _VEC, _FB, _VEC, _VEC, _VEC, types.int64, types.int64, _VEC)
+_MAT = types.Array(types.float64, 2, "C")
+_I = types.int64
+# The fast entries, one per shape of result (few arguments: each costs a numba call about 0.03–0.07 µs).
+FAST_PLACEMENT = _I(_MB, _VEC, _FB, _VEC, _I, _MAT)  # (mb, ws, fb, q, frame, out (4, 4))
+FAST_VECTOR = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # (what, mb, ws, fb, q, v, a, frame, ref, out)
+FAST_MATRIX = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _I, _I, _MAT)  # (what, mb, ws, fb, q, v, frame, ref, out (r, nv))
 
 
 @njit(cache=True, inline="always")
@@ -201,7 +207,7 @@ def frame_acceleration_of(ref, fb, f, oR, op, t, tdot):
 
 
 @njit(cache=True, inline="always")
-def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, dhs, dIs):
+def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, dhs, dIs, Ic, W):
     """Per body k, its subtree's mass ms, first moment hs = Σ m c (world) and rotational inertia Is about the world
     origin (world axes); with q̇ also ḣs and İs.  Index 0 sums every body but the base (Pinocchio's count)."""
     nj = len(parents)
@@ -210,8 +216,6 @@ def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, d
     Is[:] = 0.0
     dhs[:] = 0.0
     dIs[:] = 0.0
-    Ic = np.empty((3, 3))
-    W = np.empty((3, 3))
     for k in range(1, nj):
         m, d = masses[k], coms[k]
         c0, c1, c2 = rot(oR[k], d[0], d[1], d[2])
@@ -306,21 +310,34 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     nv = mi[1]
     if len(q) != mi[4] or len(v) not in (0, nv) or len(a) not in (0, nv) or (len(a) and not len(v)):
         return BAD_LENGTH
+    if not 0 <= frame < fb.shape[0]:
+        return BAD_FRAME
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
         return 1
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     with_v, with_a = len(v) > 0, len(a) > 0
-    kinematics_entry(mi, mf, ws, q)
     oR, op, S, t, tdot = dv.oR, dv.op, dv.S, dv.t, dv.tdot
-    world_poses_into(mv.parents, dv.E, dv.r, oR, op)  # R_k, o_k (Pinocchio's oMi)
+    # A placement at the q of the last placements reuses them (oR, op depend on q alone, and only this entry
+    # writes them); everything else also reads E, r, S, which other algorithms overwrite: computed afresh.
+    reuse = (what == PLACEMENT or what == PLACEMENTS) and dv.kin_valid[0] == 1.0
+    if reuse:
+        for i in range(len(q)):
+            if q[i] != dv.q_kin[i]:
+                reuse = False
+                break
+    if not reuse:
+        kinematics_entry(mi, mf, ws, q)
+        world_poses_into(mv.parents, dv.E, dv.r, oR, op)  # R_k, o_k (Pinocchio's oMi)
+        dv.q_kin[:] = q
+        dv.kin_valid[0] = 1.0
     if with_v:
         t[0, :] = 0.0
         tdot[0, :] = 0.0  # no gravity: Pinocchio's data.a
-        acc = a if with_a else np.zeros(nv)
+        acc = a if with_a else dv.zeros
         for k in range(1, len(mv.parents)):
             twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)
-    F = np.empty((3, 4))
+    F = dv.scratch[0:12].reshape(3, 4)
     if what == FORWARD:
         return 0
     if what == PLACEMENT or what == PLACEMENTS:
@@ -356,8 +373,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
                     store_column(out, nv, idx_v[j] + d, a0, a1, a2, l0, l1, l2)
             return 0
         k = frame_in_world(fb, frame, oR, op, F)
-        W = np.empty(6)
-        Wk = np.empty(6)
+        W, Wk = dv.scratch[12:18], dv.scratch[18:24]
         if what == JACOBIAN_DOT:
             Wk[0], Wk[1], Wk[2], Wk[3], Wk[4], Wk[5] = world_twist(oR, op, t, k)
         j = k
@@ -383,9 +399,11 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
         return com_of(parents, mv.masses, mv.coms, oR, op, t, tdot, with_v, with_a, out)
     # The centre-of-mass Jacobian, the centroidal momentum and map, from the subtrees' inertias.
     nj = len(parents)
-    ms, hs, Is = np.empty(nj), np.empty((nj, 3)), np.empty((nj, 3, 3))
-    dhs, dIs = np.empty((nj, 3)), np.empty((nj, 3, 3))
-    subtree_inertias(parents, mv.masses, mv.coms, mv.inertias_origin, oR, op, t, with_v, ms, hs, Is, dhs, dIs)
+    block = np.empty(25 * nj)  # one allocation for the five per-body arrays
+    ms, hs, Is = block[:nj], block[nj : 4 * nj].reshape(nj, 3), block[4 * nj : 13 * nj].reshape(nj, 3, 3)
+    dhs, dIs = block[13 * nj : 16 * nj].reshape(nj, 3), block[16 * nj :].reshape(nj, 3, 3)
+    Ic, Wm = dv.scratch[24:33].reshape(3, 3), dv.scratch[33:42].reshape(3, 3)
+    subtree_inertias(parents, mv.masses, mv.coms, mv.inertias_origin, oR, op, t, with_v, ms, hs, Is, dhs, dIs, Ic, Wm)
     M = ms[0]
     if not M > 0.0:
         return NO_MASS
@@ -410,7 +428,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     vG0, vG1, vG2 = dhs[0, 0] / M, dhs[0, 1] / M, dhs[0, 2] / M
     for i in range(len(out)):
         out[i] = 0.0
-    Wj = np.empty(6)
+    Wj = dv.scratch[12:18]
     for j in range(1, nj):
         m, h, I_, dh, dI = ms[j], hs[j], Is[j], dhs[j], dIs[j]
         if what == CENTROIDAL_MAP_DOT:
@@ -451,13 +469,31 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     return 0
 
 
-@njit(FAST_KINEMATICS, cache=True)
-def kinematics_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
+@njit(FAST_VECTOR, cache=True)
+def vector_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
     """kinematics_call on the model buffer, for a workspace stamped for it (the fast path)."""
     if not stamped_for(ws, mb):
         return NOT_STAMPED
     mi, mf = split_model(mb)
     return kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out)
+
+
+@njit(FAST_PLACEMENT, cache=True)
+def placement_fast(mb, ws, fb, q, frame, out):
+    """One frame's placement (4, 4) (the fast path)."""
+    if not stamped_for(ws, mb):
+        return NOT_STAMPED
+    mi, mf = split_model(mb)
+    return kinematics_call(PLACEMENT, mi, mf, ws, fb, q, q[:0], q[:0], frame, 0, out.reshape(-1))
+
+
+@njit(FAST_MATRIX, cache=True)
+def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
+    """A (rows, nv) result (the fast path); v is empty where ``what`` needs none."""
+    if not stamped_for(ws, mb):
+        return NOT_STAMPED
+    mi, mf = split_model(mb)
+    return kinematics_call(what, mi, mf, ws, fb, q, v, q[:0], frame, ref, out.reshape(-1))
 
 
 @njit(cache=True)

@@ -15,6 +15,7 @@ from ..model import Data, Model, ModelError, check_data, configuration, vector
 from ._plumbing import kernel_array, raise_for_status, ready, restamp
 from .frames import (
     ACCELERATION,
+    BAD_FRAME,
     BAD_LENGTH,
     CENTROIDAL_MAP,
     CENTROIDAL_MAP_DOT,
@@ -33,7 +34,9 @@ from .frames import (
     VELOCITY,
     kinematics_batch,
     kinematics_call,
-    kinematics_fast,
+    matrix_fast,
+    placement_fast,
+    vector_fast,
 )
 
 __all__ = [
@@ -66,23 +69,36 @@ def _reference(reference) -> int:
     return code
 
 
+def _refused(refusal: Exception, model: Model, data: Data, q, v, a) -> int:
+    """BAD_LENGTH (take the checked path) when an argument is not in the kernels' form; a refusal of arguments
+    that all were is a bug, raised."""
+    n = (model.nq, model.nv, model.nv) if type(model) is Model else ()
+    arrays = [x for x in (q, v, a) if x is not None]
+    if type(model) is Model and type(data) is Data and all(map(ready, arrays, n)):
+        raise refusal
+    return BAD_LENGTH
+
+
 def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple):
-    """The fast path (ready arrays straight to the compiled entry), else the checked one."""
+    """A vector result: the fast path (ready arrays straight to the compiled entry), else the checked one."""
     out = np.empty(shape)
     try:
-        status = kinematics_fast(
-            what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v, _EMPTY if a is None else a,
-            frame, ref, out.reshape(-1),
-        )  # fmt: skip
+        status = vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
+                             _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
-        n = (model.nq, model.nv, model.nv) if type(model) is Model else ()
-        arrays = [x for x in (q, v, a) if x is not None]
-        if type(model) is Model and type(data) is Data and all(map(ready, arrays, n)):
-            raise refusal  # every argument was in the kernels' form: a bug, not bad input
-        status = BAD_LENGTH
-    if status == 0:
-        return out
-    return _checked(what, model, data, q, v, a, frame, ref, shape)
+        status = _refused(refusal, model, data, q, v, a)
+    return out if status == 0 else _checked(what, model, data, q, v, a, frame, ref, shape)
+
+
+def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, rows: int):
+    """A (rows, nv) result, the same way."""
+    out = np.empty((rows, model.nv))
+    try:
+        status = matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v, frame, ref,
+                             out)  # fmt: skip
+    except (TypeError, AttributeError) as refusal:
+        status = _refused(refusal, model, data, q, v, None)
+    return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv))
 
 
 def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple):
@@ -116,6 +132,8 @@ def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int,
         a = _EMPTY if a is None else kernel_array(vector(a, nv, "a"))
         out = np.empty(shape)
         status = kinematics_call(what, model.mi, model.mf, data.ws, fb, q, v, a, frame, ref, out.reshape(-1))
+    if status == BAD_FRAME:
+        return _checked(what, model, data, q, v, a, model.frame_index(frame), ref, shape)
     if status == NO_MASS:
         raise ModelError(f"model {model.name!r} has no mass: its centre of mass is undefined")
     if status == BAD_LENGTH:  # not reached: the shapes were checked above
@@ -142,17 +160,27 @@ def forward_kinematics(model: Model, data: Data, q, v=None, a=None) -> None:
 def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     """(4, 4) world placement of ``frame`` (a name or ``model.frame_id(name)``); Pinocchio's
     ``updateFramePlacement`` after ``forwardKinematics``, ``data.oMf[frame].homogeneous``."""
-    return _run(PLACEMENT, model, data, q, None, None, model.frame_index(frame), 0, (4, 4))
+    out = np.empty((4, 4))
+    f = frame if type(frame) is int else model.frame_index(frame)  # the kernel checks the range
+    try:
+        status = placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
+    except (TypeError, AttributeError) as refusal:
+        status = _refused(refusal, model, data, q, None, None)
+    return out if status == 0 else _checked(PLACEMENT, model, data, q, None, None, f, 0, (4, 4))
 
 
 def frame_placements(model: Model, data: Data, q) -> np.ndarray:
     """(nframes, 4, 4) world placement of every frame of ``model.frames``; ``updateFramePlacements``."""
-    return _run(PLACEMENTS, model, data, q, None, None, 0, 0, (len(model.frames), 4, 4))
+    nf = len(model.frames)
+    out = _run(PLACEMENTS, model, data, q, None, None, 0, 0, (16 * nf,))
+    return out.reshape(out.shape[:-1] + (nf, 4, 4))
 
 
 def frame_velocity(model: Model, data: Data, q, v, frame, reference="local") -> np.ndarray:
     """(6,) ``frame``'s spatial velocity [v; ω] in ``reference``; ``getFrameVelocity``."""
-    return _run(VELOCITY, model, data, q, v, None, model.frame_index(frame), _reference(reference), (6,))
+    f = frame if type(frame) is int else model.frame_index(frame)
+    ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
+    return _run(VELOCITY, model, data, q, v, None, f, ref, (6,))
 
 
 def frame_acceleration(model: Model, data: Data, q, v, a, frame, reference="local", classical=False) -> np.ndarray:
@@ -160,26 +188,31 @@ def frame_acceleration(model: Model, data: Data, q, v, a, frame, reference="loca
     ``classical=True`` the classical one, a + ω × v (``getFrameClassicalAcceleration``: in ``local`` the
     acceleration of the frame's origin).  Gravity is not in it."""
     what = CLASSICAL if classical else ACCELERATION
-    return _run(what, model, data, q, v, a, model.frame_index(frame), _reference(reference), (6,))
+    f = frame if type(frame) is int else model.frame_index(frame)
+    ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
+    return _run(what, model, data, q, v, a, f, ref, (6,))
 
 
 def frame_jacobian(model: Model, data: Data, q, frame, reference="local") -> np.ndarray:
     """(6, nv) J with [v; ω] of ``frame`` in ``reference`` = J q̇; ``computeFrameJacobian``.  Its columns are the
     frame's block row of N = N_l N_d (eq. 9) carried into ``reference``."""
-    return _run(JACOBIAN, model, data, q, None, None, model.frame_index(frame), _reference(reference), (6, model.nv))
+    f = frame if type(frame) is int else model.frame_index(frame)
+    ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
+    return _matrix(JACOBIAN, model, data, q, None, f, ref, 6)
 
 
 def joint_jacobians(model: Model, data: Data, q) -> np.ndarray:
     """(6, nv) every joint's columns p_j in the world frame (Pinocchio's ``data.J`` after
     ``computeJointJacobians``): the twist of body k, world, about the world origin, is the sum of its supports'."""
-    return _run(JOINT_JACOBIANS, model, data, q, None, None, 0, 0, (6, model.nv))
+    return _matrix(JOINT_JACOBIANS, model, data, q, None, 0, 0, 6)
 
 
 def frame_jacobian_time_variation(model: Model, data: Data, q, v, frame, reference="local") -> np.ndarray:
     """(6, nv) dJ/dt of ``frame_jacobian`` along q̇ (exact); ``getFrameJacobianTimeVariation`` after
     ``computeJointJacobiansTimeVariation``."""
-    f, ref = model.frame_index(frame), _reference(reference)
-    return _run(JACOBIAN_DOT, model, data, q, v, None, f, ref, (6, model.nv))
+    f = frame if type(frame) is int else model.frame_index(frame)
+    ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
+    return _matrix(JACOBIAN_DOT, model, data, q, v, f, ref, 6)
 
 
 def center_of_mass(model: Model, data: Data, q, v=None, a=None):
@@ -196,7 +229,7 @@ def center_of_mass(model: Model, data: Data, q, v=None, a=None):
 
 def com_jacobian(model: Model, data: Data, q) -> np.ndarray:
     """(3, nv) J_com with v_com = J_com q̇, world; ``jacobianCenterOfMass``."""
-    return _run(COM_JACOBIAN, model, data, q, None, None, 0, 0, (3, model.nv))
+    return _matrix(COM_JACOBIAN, model, data, q, None, 0, 0, 3)
 
 
 def centroidal_momentum(model: Model, data: Data, q, v) -> np.ndarray:
@@ -207,10 +240,10 @@ def centroidal_momentum(model: Model, data: Data, q, v) -> np.ndarray:
 
 def centroidal_map(model: Model, data: Data, q) -> np.ndarray:
     """(6, nv) A_G with h_G = A_G q̇; ``computeCentroidalMap``."""
-    return _run(CENTROIDAL_MAP, model, data, q, None, None, 0, 0, (6, model.nv))
+    return _matrix(CENTROIDAL_MAP, model, data, q, None, 0, 0, 6)
 
 
 def centroidal_map_time_variation(model: Model, data: Data, q, v) -> np.ndarray:
     """(6, nv) dA_G/dt along q̇, exact (``pin.dccrba``'s ``data.dAg``; see ``docs/kinematics.md`` on
     ``computeCentroidalMapTimeVariation``)."""
-    return _run(CENTROIDAL_MAP_DOT, model, data, q, v, None, 0, 0, (6, model.nv))
+    return _matrix(CENTROIDAL_MAP_DOT, model, data, q, v, 0, 0, 6)

@@ -9,6 +9,7 @@ Fixed joints are merged into the parent body, as Pinocchio does.  Joint kinds ar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -363,7 +364,7 @@ class Model:
 
     def __getstate__(self) -> dict:
         # Pickle copies each view as an array of its own: only mb goes, the views are made again from it.
-        views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M", "_frame_buffer",
+        views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M", "frame_buffer",
                  "_frame_index"}  # fmt: skip
         return {"_ni": self.mi.size} | {k: v for k, v in self.__dict__.items() if k not in views}
 
@@ -434,14 +435,11 @@ class Model:
         """len(model.frames)."""
         return len(self.frames)
 
-    @property
+    @cached_property
     def frame_buffer(self) -> np.ndarray:
-        """(nframes, 13) read-only: each frame's row (``core.layout.FRAME_ROW``) for the kernels."""
-
-        def make():
-            return frame_rows([(f.body, f.rotation, f.translation) for f in self.frames])
-
-        return self._formed("_frame_buffer", make)
+        """(nframes, 13) read-only: each frame's row (``core.layout.FRAME_ROW``) for the kernels.  Formed on first
+        access and kept in the instance (a plain attribute from then on: the fast calls read it)."""
+        return frame_rows([(f.body, f.rotation, f.translation) for f in self.frames])
 
     def frame_id(self, name: str, type: str | None = None) -> int:
         """Index in ``frames`` of the frame named ``name`` (of ``type``, if given), Pinocchio's ``getFrameId``.  As

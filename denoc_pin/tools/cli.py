@@ -11,6 +11,8 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from ..algorithms.configuration import neutral
 from ..algorithms.parallel_scheme import connectivity_matrix
 from ..core.joints import JOINTS
@@ -55,6 +57,13 @@ def cmd_info(args) -> int:
             f"{'M' + str(model.body_module[k] + 1):>6} {model.idx_q[k]:>5} {model.idx_v[k]:>5}"
         )
     print(f"\ntotal mass (moving bodies): {model.masses[1:].sum():.6g} kg")
+    if args.frames:
+        print(f"\n{'frame':>5} {'name':<32} {'type':<12} {'joint':<28} placement in the joint frame (xyz, rpy)")
+        for i, f in enumerate(model.frames):
+            R = np.asarray(f.rotation)
+            rpy = (np.arctan2(R[2, 1], R[2, 2]), -np.arcsin(np.clip(R[2, 0], -1, 1)), np.arctan2(R[1, 0], R[0, 0]))
+            where = " ".join(f"{x:+.4f}" for x in (*f.translation, *rpy))
+            print(f"{i:>5} {f.name:<32} {f.type:<12} {model.names[f.body]:<28} {where}")
     if args.connectivity:
         print("\nconnectivity (Isobe & Yagi, Fig. 3): row j, column k is 1 when joint j supports link k")
         for j, row in enumerate(connectivity_matrix(model), start=1):
@@ -214,6 +223,7 @@ def main(argv=None) -> int:
         )
         if name == "info":
             p.add_argument("--connectivity", action="store_true", help="print the connectivity matrix")
+            p.add_argument("--frames", action="store_true", help="list the frames (model.frames) and where they sit")
         if name == "validate":
             p.add_argument("--samples", type=int, default=10, help="random states (default 10)")
             p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
