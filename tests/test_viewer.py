@@ -7,12 +7,12 @@ import shutil
 import subprocess
 
 import numpy as np
+import pinocchio as pin
 import pytest
 import umsgpack
 from conftest import ROOT
 
 import denoc_pin as dp
-from denoc_pin.algorithms.explicit import world_poses
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.viewer import MAX_BODIES, Viewer
 
@@ -91,7 +91,10 @@ def test_display_places_bodies_where_our_kinematics_puts_them(which):
     v = Viewer(model)
     q = dp.random_configuration(model, 3)
     v.display(q)
-    R, o = world_poses(model, q)[:2]
+    pd = v.pin_model.createData()
+    pin.forwardKinematics(v.pin_model, pd, q)  # the referee: Pinocchio's kinematics of the same model
+    R = [M.rotation for M in pd.oMi]
+    o = [M.translation for M in pd.oMi]
     for g in v.visual_model.geometryObjects:
         k = int(g.parentJoint)
         T = recorded_transform(v, g.name)

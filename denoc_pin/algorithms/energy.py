@@ -6,9 +6,9 @@ import numpy as np
 from numba import njit
 
 from ..core.layout import data_views, model_views
-from ..core.spatial import mass_matrix_into, propagated_twist
+from ..core.spatial import mass_matrix_into
 from ..model import Data, Model, check_data, configuration, vector
-from .kinematics import kinematics_entry, world_poses_into
+from .kinematics import kinematics_entry, twist_and_rate, world_poses_into
 
 __all__ = ["energy"]
 
@@ -20,29 +20,19 @@ def energy_core(mv, dv, v):
     Kinetic: ½ Σ t_kᵀ M_k t_k with the body twists t_k = [ω; ȯ] (M_k about the body origin, eq. 2b).
     Potential: −Σ m_k g · c_k with c_k the centre of mass in the base frame.
     """
-    parents, idx_v, nvs, gravity = mv.parents, mv.idx_v, mv.nvs, mv.gravity
+    parents, gravity = mv.parents, mv.gravity
     masses, coms, Io = mv.masses, mv.coms, mv.inertias_origin
-    E, r, S, t = dv.E, dv.r, dv.S, dv.t
+    E, r, S, t, tdot, R, o = dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR, dv.op
     Mk = np.empty((6, 6))
     nj = len(parents)
-    R = np.empty((nj, 3, 3))  # body orientations in the base frame
-    o = np.empty((nj, 3))  # body origins in the base frame
-    world_poses_into(parents, E, r, R, o)
-    for c in range(6):
-        t[0, c] = 0.0
+    world_poses_into(parents, E, r, R, o)  # the placements of forward_kinematics
+    t[0, :] = 0.0
+    tdot[0, :] = 0.0
     kinetic = 0.0
     potential = 0.0
     for k in range(1, nj):
-        b = parents[k]
-        iv = idx_v[k]
-        tb = t[b]
-        # t_k = A_{k,β} t_β + p_k θ̇_k (eq. 5)
-        t[k, 0], t[k, 1], t[k, 2], t[k, 3], t[k, 4], t[k, 5] = propagated_twist(
-            E[k], r[k], tb[0], tb[1], tb[2], tb[3], tb[4], tb[5]
-        )
-        for c in range(6):
-            for d in range(nvs[k]):
-                t[k, c] += S[k, c, d] * v[iv + d]
+        # t_k = A_{k,β} t_β + p_k θ̇_k (eq. 5): the kinematics' one recursion (its ṫ_k, with q̈ = 0, unused here)
+        twist_and_rate(mv.kinds, parents, mv.idx_v, mv.nvs, mv.axes2, E, r, S, v, dv.zeros, t, tdot, k)
         mass_matrix_into(masses[k], coms[k], Io[k], Mk)
         for c in range(6):
             Mt = 0.0

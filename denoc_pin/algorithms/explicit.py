@@ -2,10 +2,10 @@
 
 Everything here is written in the inertial (world) frame, exactly as the paper writes it:
 A_{k,j} = [[1, O], [ã_{k,j}, 1]] with a_{k,j} = o_j − o_k, p_k = [e_k; 0] or [0; e_k], and the
-time derivatives Ȧ_{k,j} = [[O, O], [(ȧ_{k,j})~, O]], ṗ_k = Ω_k p_k.  It shares no code with
-the compiled body-frame recursions (each joint's motion comes from ``core.joints.joint_motion``, in
-NumPy), which makes it the independent reference they are tested against (and a teaching view for
-small systems).
+time derivatives Ȧ_{k,j} = [[O, O], [(ȧ_{k,j})~, O]], ṗ_k = Ω_k p_k.  The poses R_k, o_k and the p_k
+come from the one kinematics of the package (``forward_kinematics``); the matrices, their products and the GIM
+and MCI they define are formed here densely, apart from the compiled recursions (Tables 1 and 3), which makes
+them a second route to the dynamics (and a teaching view for small systems); both are tested against Pinocchio.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.joints import joint_motion
+from ..core.joints import turns_with_parent
 from ..core.spatial import inertia_about_origin, skew
 from ..model import Model, ModelError, configuration, vector
+from .kinematics_api import forward_kinematics
 
 __all__ = ["DenocMatrices", "denoc_matrices", "world_poses"]
 
@@ -53,25 +54,21 @@ class DenocMatrices:
 
 
 def world_poses(model: Model, q: np.ndarray):
-    """Orientation R_k and origin o_k of every body in the world frame, and p_k in world components.
+    """Orientation R_k and origin o_k of every body in the world frame, and p_k in world components, from the
+    compiled kinematics (``forward_kinematics``).
 
     Also, per column of p_k, the body whose rotation carries that column (ṗ = ω × p for it):
     body k itself, except the first axis of a universal joint, which is fixed in the parent.
     """
-    nj = model.njoints
-    R = np.zeros((nj, 3, 3))
-    o = np.zeros((nj, 3))
-    R[0] = np.eye(3)
+    data = model.create_data()
+    forward_kinematics(model, data, q)
+    R, o = data.oR.copy(), data.op.copy()
     P, carrier = [np.zeros((6, 0))], [[]]
-    for k in range(1, nj):
-        b, iq = model.parents[k], model.idx_q[k]
-        Rj, offset, Pj, with_parent = joint_motion(
-            int(model.kinds[k]), model.axes[k], model.axes2[k], model.pitches[k], q[iq : iq + model.nqs[k]]
-        )
-        R[k] = R[b] @ model.placement_rotation[k] @ Rj
-        o[k] = o[b] + R[b] @ (model.placement_translation[k] + model.placement_rotation[k] @ offset)
-        P.append(np.vstack([R[k] @ Pj[:3], R[k] @ Pj[3:]]))  # p_k in world components
-        carrier.append([b if parent else k for parent in with_parent])
+    for k in range(1, model.njoints):
+        n, kind = int(model.nvs[k]), int(model.kinds[k])
+        Sk = data.S[k, :, :n]
+        P.append(np.vstack([R[k] @ Sk[:3], R[k] @ Sk[3:]]))  # p_k in world components
+        carrier.append([int(model.parents[k]) if turns_with_parent(kind, c) else k for c in range(n)])
     return R, o, P, carrier
 
 

@@ -23,16 +23,17 @@ import numba
 import numpy as np
 from numba import njit, types
 
-from ..core.joints import pdot_column
+from ..core.joints import joint_kinematics_of, pdot_column
 from ..core.layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
 from ..core.spatial import store_column, store_motion
-from .kinematics import kinematics_entry, twist_and_rate, world_poses_into
+from .kinematics import base_pose_into, kinematics_entry, twist_and_rate, world_pose_of, world_poses_into
 
 __all__: list[str] = []
 
 # What a call computes (``kinematics_call``'s ``what``).
 (FORWARD, PLACEMENT, PLACEMENTS, VELOCITY, ACCELERATION, CLASSICAL, JACOBIAN, JOINT_JACOBIANS, JACOBIAN_DOT, COM,
  COM_JACOBIAN, MOMENTUM, CENTROIDAL_MAP, CENTROIDAL_MAP_DOT) = range(14)  # fmt: skip
+ONE_FRAME = (PLACEMENT, VELOCITY, ACCELERATION, CLASSICAL, JACOBIAN, JACOBIAN_DOT)  # need only the frame's support
 NEEDS_V = (VELOCITY, ACCELERATION, CLASSICAL, JACOBIAN_DOT, MOMENTUM, CENTROIDAL_MAP_DOT)
 NEEDS_A = (ACCELERATION, CLASSICAL)
 # Reference frames, with Pinocchio's values of pin.ReferenceFrame.
@@ -224,12 +225,13 @@ def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, d
         for x in range(3):
             for y in range(3):
                 Ic[x, y] = Io[k, x, y] - m * ((dd if x == y else 0.0) - d[x] * d[y])  # about c_k, body axes
-        for x in range(3):  # W = R_k Ic R_kᵀ
+        for u in range(3):  # Ic R_kᵀ, row by row in place
+            i0, i1, i2 = Ic[u, 0], Ic[u, 1], Ic[u, 2]
             for y in range(3):
-                s = 0.0
-                for u in range(3):
-                    s += oR[k, x, u] * (Ic[u, 0] * oR[k, y, 0] + Ic[u, 1] * oR[k, y, 1] + Ic[u, 2] * oR[k, y, 2])
-                W[x, y] = s
+                Ic[u, y] = i0 * oR[k, y, 0] + i1 * oR[k, y, 1] + i2 * oR[k, y, 2]
+        for x in range(3):  # W = R_k (Ic R_kᵀ)
+            for y in range(3):
+                W[x, y] = oR[k, x, 0] * Ic[0, y] + oR[k, x, 1] * Ic[1, y] + oR[k, x, 2] * Ic[2, y]
         cc = c0 * c0 + c1 * c1 + c2 * c2
         c = (c0, c1, c2)
         ms[k] += m
@@ -318,25 +320,32 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     dv = data_views(ws, mi)
     with_v, with_a = len(v) > 0, len(a) > 0
     oR, op, S, t, tdot = dv.oR, dv.op, dv.S, dv.t, dv.tdot
-    # A placement at the q of the last placements reuses them (oR, op depend on q alone, and only this entry
-    # writes them); everything else also reads E, r, S, which other algorithms overwrite: computed afresh.
-    reuse = (what == PLACEMENT or what == PLACEMENTS) and dv.kin_valid[0] == 1.0
-    if reuse:
-        for i in range(len(q)):
-            if q[i] != dv.q_kin[i]:
-                reuse = False
-                break
-    if not reuse:
-        kinematics_entry(mi, mf, ws, q)
-        world_poses_into(mv.parents, dv.E, dv.r, oR, op)  # R_k, o_k (Pinocchio's oMi)
-        dv.q_kin[:] = q
-        dv.kin_valid[0] = 1.0
-    if with_v:
+    acc = a if with_a else dv.zeros
+    if what in ONE_FRAME:  # the kinematics of the frame's support alone: its body and their ancestors
+        path, n, j = dv.path, 0, int(fb[frame, 0])
+        while j > 0:
+            path[n] = j
+            n += 1
+            j = mv.parents[j]
+        scratch = dv.scratch[42:78].reshape(4, 3, 3)
+        base_pose_into(oR, op)
         t[0, :] = 0.0
         tdot[0, :] = 0.0  # no gravity: Pinocchio's data.a
-        acc = a if with_a else dv.zeros
-        for k in range(1, len(mv.parents)):
-            twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)
+        for i in range(n - 1, -1, -1):  # root first
+            k = int(path[i])
+            joint_kinematics_of(k, mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation,
+                                mv.placement_translation, q, dv.E, dv.r, S, scratch)  # fmt: skip
+            world_pose_of(k, mv.parents, dv.E, dv.r, oR, op)
+            if with_v:
+                twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)
+    else:
+        kinematics_entry(mi, mf, ws, q)
+        world_poses_into(mv.parents, dv.E, dv.r, oR, op)  # R_k, o_k (Pinocchio's oMi)
+        if with_v:
+            t[0, :] = 0.0
+            tdot[0, :] = 0.0
+            for k in range(1, len(mv.parents)):
+                twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)
     F = dv.scratch[0:12].reshape(3, 4)
     if what == FORWARD:
         return 0

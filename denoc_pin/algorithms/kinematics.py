@@ -27,16 +27,28 @@ def kinematics_entry(mi, mf, ws, q):
 def world_poses_into(parents, E, r, R, o):
     """R_k = R_β E_kᵀ and o_k = o_β + R_β r_k: every body's orientation and origin in the base frame, from the
     kinematics in (E, r).  R[0] = 1, o[0] = 0."""
+    base_pose_into(R, o)
+    for k in range(1, len(parents)):
+        world_pose_of(k, parents, E, r, R, o)
+
+
+@njit(cache=True, inline="always")
+def base_pose_into(R, o):
+    """R[0] = 1, o[0] = 0: the base frame is the world frame."""
     R[0, :, :] = 0.0
     o[0, :] = 0.0
     for c in range(3):
         R[0, c, c] = 1.0
-    for k in range(1, len(parents)):
-        b = parents[k]
-        for c in range(3):
-            o[k, c] = o[b, c] + R[b, c, 0] * r[k, 0] + R[b, c, 1] * r[k, 1] + R[b, c, 2] * r[k, 2]
-            for d in range(3):
-                R[k, c, d] = R[b, c, 0] * E[k, d, 0] + R[b, c, 1] * E[k, d, 1] + R[b, c, 2] * E[k, d, 2]
+
+
+@njit(cache=True, inline="always")
+def world_pose_of(k, parents, E, r, R, o):
+    """R_k = R_β E_kᵀ, o_k = o_β + R_β r_k of body k, its parent's done."""
+    b = parents[k]
+    for c in range(3):
+        o[k, c] = o[b, c] + R[b, c, 0] * r[k, 0] + R[b, c, 1] * r[k, 1] + R[b, c, 2] * r[k, 2]
+        for d in range(3):
+            R[k, c, d] = R[b, c, 0] * E[k, d, 0] + R[b, c, 1] * E[k, d, 1] + R[b, c, 2] * E[k, d, 2]
 
 
 @njit(cache=True, inline="always")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .spatial import axis_angle, axis_angle_into, matmul_into, quaternion_rotation, quaternion_rotation_into, skew
+from .spatial import axis_angle_into, matmul_into, quaternion_rotation, quaternion_rotation_into, skew
 
 __all__ = [
     "BASE",
@@ -145,69 +145,78 @@ def placement_axis_angle_T(P, e, angle, Ek):
 def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S):
     """Fill E[k], r[k] (A_{k,β}) for every body from q, and the one p_k column that depends on q (a universal
     joint's first); the others are constant and set once per Data (``motion_subspaces``)."""
-    scratch = np.empty((0, 3, 3))  # for the multi-DOF kinds only, allocated at the first one
+    scratch = np.empty((0, 3, 3))
     for k in range(1, len(kinds)):
-        kind = kinds[k]
-        e = axes[k]
-        iq = idx_q[k]
-        # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
-        if kind == REVOLUTE or kind == CONTINUOUS or kind == HELICAL:
-            # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
-            angle = np.arctan2(q[iq + 1], q[iq]) if kind == CONTINUOUS else q[iq]
-            placement_axis_angle_T(placement_R[k], e, angle, E[k])
-            if kind == HELICAL:  # it slides pitch·θ along e as it turns
-                s = pitches[k] * angle
-                for c in range(3):
-                    r[k, c] = (
-                        placement_p[k, c]
-                        + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * s
-                    )
-            else:
-                for c in range(3):
-                    r[k, c] = placement_p[k, c]
-            continue
-        if kind == PRISMATIC:
-            qk = q[iq]
+        scratch = joint_kinematics_of(k, kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S,
+                                      scratch)  # fmt: skip
+    return 0
+
+
+@njit(cache=True, inline="always")
+def joint_kinematics_of(k, kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S, scratch):
+    """E[k], r[k] and a universal joint's first p_k column, of body k alone; ``scratch`` (4, 3, 3) for the
+    multi-DOF kinds (an empty array: allocated here at the first, and returned for the next call)."""
+    kind = kinds[k]
+    e = axes[k]
+    iq = idx_q[k]
+    # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
+    if kind == REVOLUTE or kind == CONTINUOUS or kind == HELICAL:
+        # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
+        angle = np.arctan2(q[iq + 1], q[iq]) if kind == CONTINUOUS else q[iq]
+        placement_axis_angle_T(placement_R[k], e, angle, E[k])
+        if kind == HELICAL:  # it slides pitch·θ along e as it turns
+            s = pitches[k] * angle
             for c in range(3):
-                for d in range(3):
-                    E[k, c, d] = placement_R[k, d, c]
                 r[k, c] = (
                     placement_p[k, c]
-                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
+                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * s
                 )
-            continue
-        if scratch.shape[0] == 0:
-            scratch = np.empty((4, 3, 3))
-        Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
-        pj0 = pj1 = pj2 = 0.0
-        if kind == FREE_FLYER:
-            quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
-            pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
-        elif kind == PLANAR:
-            th = np.arctan2(q[iq + 3], q[iq + 2])
-            c_, s_ = np.cos(th), np.sin(th)
-            Rj[0, 0], Rj[0, 1], Rj[0, 2] = c_, -s_, 0.0
-            Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
-            Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
-            pj0, pj1 = q[iq], q[iq + 1]
-        elif kind == SPHERICAL:
-            quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
-        else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
-            e2 = axes2[k]
-            axis_angle_into(e2, q[iq + 1], R2)
-            axis_angle_into(e, q[iq], R1)
-            matmul_into(R1, R2, Rj)
-            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
+        else:
             for c in range(3):
-                S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
-        matmul_into(placement_R[k], Rj, R)
+                r[k, c] = placement_p[k, c]
+        return scratch
+    if kind == PRISMATIC:
+        qk = q[iq]
         for c in range(3):
-            r[k, c] = (
-                placement_p[k, c] + placement_R[k, c, 0] * pj0 + placement_R[k, c, 1] * pj1 + placement_R[k, c, 2] * pj2
-            )
             for d in range(3):
-                E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
-    return 0
+                E[k, c, d] = placement_R[k, d, c]
+            r[k, c] = (
+                placement_p[k, c]
+                + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
+            )
+        return scratch
+    if scratch.shape[0] == 0:
+        scratch = np.empty((4, 3, 3))  # for the multi-DOF kinds only, allocated at the first one
+    Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
+    pj0 = pj1 = pj2 = 0.0
+    if kind == FREE_FLYER:
+        quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
+        pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
+    elif kind == PLANAR:
+        th = np.arctan2(q[iq + 3], q[iq + 2])
+        c_, s_ = np.cos(th), np.sin(th)
+        Rj[0, 0], Rj[0, 1], Rj[0, 2] = c_, -s_, 0.0
+        Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
+        Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
+        pj0, pj1 = q[iq], q[iq + 1]
+    elif kind == SPHERICAL:
+        quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
+    else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
+        e2 = axes2[k]
+        axis_angle_into(e2, q[iq + 1], R2)
+        axis_angle_into(e, q[iq], R1)
+        matmul_into(R1, R2, Rj)
+        # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
+        for c in range(3):
+            S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
+    matmul_into(placement_R[k], Rj, R)
+    for c in range(3):
+        r[k, c] = (
+            placement_p[k, c] + placement_R[k, c, 0] * pj0 + placement_R[k, c, 1] * pj1 + placement_R[k, c, 2] * pj2
+        )
+        for d in range(3):
+            E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
+    return scratch
 
 
 @njit(cache=True)
@@ -265,39 +274,10 @@ def pdot_column(kinds, S, axes2, k, d, v, iv):
     return (s1 * e2 - s2 * e1) * w, (s2 * e0 - s0 * e2) * w, (s0 * e1 - s1 * e0) * w
 
 
-def joint_motion(kind: int, e: np.ndarray, e2: np.ndarray, pitch: float, qk: np.ndarray):
-    """(R_j, p_j, P_j, turns_with_parent) of one joint at its q entries ``qk``, in NumPy: the joint's rotation
-    and offset in its joint frame, its p_k columns in the body frame, and per column whether the column is fixed
-    in the parent (ṗ = ω_β × p for it) instead of in the body.  For the explicit (world-frame) matrices and the
-    viewer: the compiled recursions use ``joint_kinematics``."""
-    Rj, offset = np.eye(3), np.zeros(3)
-    I3, Z = np.eye(3), np.zeros(3)
-    if kind in (REVOLUTE, CONTINUOUS, HELICAL):
-        angle = np.arctan2(qk[1], qk[0]) if kind == CONTINUOUS else qk[0]
-        Rj = axis_angle(e, angle)
-        offset = pitch * angle * e if kind == HELICAL else offset
-        cols = [np.r_[e, pitch * e if kind == HELICAL else Z]]  # p_k = [e_k; 0] or [e_k; pitch e_k]
-    elif kind == PRISMATIC:
-        offset = e * qk[0]
-        cols = [np.r_[Z, e]]  # p_k = [0; e_k]
-    elif kind == SPHERICAL:
-        Rj = quaternion_rotation(*qk)
-        cols = [np.r_[c, Z] for c in I3]
-    elif kind == FREE_FLYER:  # v = (linear, angular) in the body frame
-        Rj, offset = quaternion_rotation(*qk[3:7]), np.array(qk[0:3], dtype=float)
-        cols = [np.r_[Z, c] for c in I3] + [np.r_[c, Z] for c in I3]
-    elif kind == PLANAR:  # v = (vx, vy, ω) in the body frame
-        Rj = axis_angle(I3[2], np.arctan2(qk[3], qk[2]))
-        offset = np.array([qk[0], qk[1], 0.0])
-        cols = [np.r_[Z, I3[0]], np.r_[Z, I3[1]], np.r_[I3[2], Z]]
-    elif kind == UNIVERSAL:  # e1 turns with the parent, e2 with the body
-        R2 = axis_angle(e2, qk[1])
-        Rj = axis_angle(e, qk[0]) @ R2
-        cols = [np.r_[R2.T @ e, Z], np.r_[e2, Z]]
-    else:
-        raise ValueError(f"unknown joint kind code {kind}")
-    turns_with_parent = [kind == UNIVERSAL and c == 0 for c in range(len(cols))]
-    return Rj, offset, np.column_stack(cols), turns_with_parent
+def turns_with_parent(kind: int, column: int) -> bool:
+    """Whether column ``column`` of p_k is fixed in the parent's frame (ṗ = ω_β × p for it) rather than in the
+    body's: a universal joint's first axis, e1 (its R2ᵀ e1 in the body frame, ``joint_kinematics``)."""
+    return kind == UNIVERSAL and column == 0
 
 
 # ---------------------------------------------------------------------------------------

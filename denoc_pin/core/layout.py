@@ -107,10 +107,14 @@ DATA_FLOATS = (
     ("S", ("nj", 6, "z"), "p_k in its first nvs[k] columns, body frame [ω; v] (eq. 7b)"),
     ("oR", ("nj", 3, 3), "orientation R_k of body k in the base frame (Pinocchio's oMi rotation)"),
     ("op", ("nj", 3), "origin o_k of body k in the base frame (Pinocchio's oMi translation)"),
-    ("q_kin", ("nq",), "the q whose placements oR, op hold, when kin_valid[0] == 1"),
-    ("kin_valid", (1,), "1 once oR, op hold the placements of q_kin (a frame placement at that q reuses them)"),
     ("zeros", ("nv",), "zeros, never written: q̈ = 0 for kinematics given no q̈"),
-    ("scratch", (42,), "a frame's world pose [R | p] (3 x 4, row by row), two world twists (6 each), two 3 x 3"),
+    ("path", ("nj",), "the support of a frame's body, from it to the root (indices as floats; frames.py)"),
+    (
+        "scratch",
+        (78,),
+        "a frame's world pose [R | p] (3 x 4, row by row), two world twists (6 each), two 3 x 3, "
+        "and four 3 x 3 for a multi-DOF joint's transform",
+    ),
     ("t", ("nj", 6), "twist t_k = [ω_k; ȯ_k], body frame (eq. 5)"),
     (
         "tdot",

@@ -15,17 +15,15 @@ __all__ = ["loop_jacobian", "loop_residual"]
 
 
 @njit(cache=True)
-def loop_kernel(parents, idx_v, nvs, E, r, S, t, tdot, li, lf, with_bias, J, res, Jdv):
+def loop_kernel(parents, idx_v, nvs, E, r, S, t, tdot, Rw, ow, li, lf, with_bias, J, res, Jdv):
     """J (rows of Δ = J q̇), residual r and, if ``with_bias``, the rows of Δ̇ of every cut joint.
 
     Inputs are the tree's workspace: E, r, S after kinematics, and t, ṫ of Table 1.  Δ̇ = J q̈ + J̇ q̇
     for the q̈ that Table 1 used: J̇ q̇ when it ran with q̈ = 0.  Table 1 adds −g to every
     acceleration (gravity as base acceleration): it cancels in the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
     """
-    nj, nv = len(parents), J.shape[1]
-    Rw = np.empty((nj, 3, 3))
-    ow = np.empty((nj, 3))
-    world_poses_into(parents, E, r, Rw, ow)
+    nv = J.shape[1]
+    world_poses_into(parents, E, r, Rw, ow)  # the placements of forward_kinematics, into data.oR, data.op
     W = np.zeros((6, nv))
     for ci in range(li.shape[0]):
         b1, b2, kind, row0 = li[ci, 0], li[ci, 1], li[ci, 2], li[ci, 3]
@@ -130,8 +128,8 @@ class LoopState:
         self.r = np.empty(nc)
         self.Jdv = np.empty(nc) if with_velocity else None
         li, lf = model.cut_buffers
-        loop_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.t, data.tdot, li, lf,
-                    with_velocity, self.J, self.r, self.Jdv if with_velocity else self.r)  # fmt: skip
+        loop_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.t, data.tdot, data.oR, data.op,
+                    li, lf, with_velocity, self.J, self.r, self.Jdv if with_velocity else self.r)  # fmt: skip
 
 
 def kinematics(model: Model, data: Data, q: np.ndarray) -> None:

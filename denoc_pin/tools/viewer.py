@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.configuration import neutral
-from ..algorithms.explicit import world_poses
+from ..algorithms.kinematics_api import forward_kinematics
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import robots_dir
 from ..loaders.urdf_xml import read_urdf_xml
@@ -230,7 +230,9 @@ def visual_model(model: Model, package_dirs=None):
 def _points(model: Model) -> np.ndarray:
     """(n, 3) world positions of every joint and tip at q = 0; a tip body (no children) ends at twice its
     centre of mass, as it is drawn."""
-    R, o = world_poses(model, neutral(model))[:2]
+    data = model.create_data()
+    forward_kinematics(model, data, neutral(model))
+    R, o = data.oR, data.op
     leaf = np.ones(model.njoints, bool)
     leaf[np.asarray(model.parents)[1:]] = False
     tips = o[leaf] + 2.0 * np.einsum("kij,kj->ki", R[leaf], np.asarray(model.coms)[leaf])
@@ -263,6 +265,7 @@ class Viewer:
 
     def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None):
         meshcat = _import_meshcat()
+        import pinocchio as pin
         from pinocchio.visualize import MeshcatVisualizer
 
         if not isinstance(model, Model):
@@ -281,6 +284,11 @@ class Viewer:
         self._viz = MeshcatVisualizer(self.pin_model, self.visual_model, self.visual_model)
         self._viz.initViewer(viewer=self.meshcat)
         self._viz.loadViewerModel(rootNodeName="denoc_pin")
+        # Pinocchio loads the shapes; denoc_pin places them (_placements), from its own kinematics.
+        self._data = model.create_data()
+        self._paths = [
+            self._viz.getViewerNodeName(g, pin.GeometryType.VISUAL) for g in self.visual_model.geometryObjects
+        ]
         self._frame_camera()
         self.display(_neutral(model))
 
@@ -299,18 +307,26 @@ class Viewer:
         """The live viewer's address (None without a server)."""
         return self._scene.web_url
 
+    def _placements(self, q) -> list[np.ndarray]:
+        """(4, 4) world placement of every drawn shape and mesh at q: its body's placement from denoc_pin's own
+        kinematics (``forward_kinematics``), times the shape's placement in that body."""
+        forward_kinematics(self.model, self._data, q)
+        oR, op = self._data.oR, self._data.op
+        out = []
+        for g in self.visual_model.geometryObjects:
+            T = np.eye(4)
+            T[:3, :3], T[:3, 3] = oR[g.parentJoint], op[g.parentJoint]
+            out.append(T @ g.placement.homogeneous)
+        return out
+
     def _drawn_corners(self, q) -> np.ndarray:
         """(8 n, 3) world corners of the boxes around every drawn shape and mesh at q (coal's local AABBs)."""
-        import pinocchio as pin
-
-        data, gdata = self.pin_model.createData(), pin.GeometryData(self.visual_model)
-        pin.updateGeometryPlacements(self.pin_model, data, self.visual_model, gdata, q)
         out = [np.zeros((0, 3))]
-        for g, M in zip(self.visual_model.geometryObjects, gdata.oMg, strict=True):
+        for g, M in zip(self.visual_model.geometryObjects, self._placements(q), strict=True):
             g.geometry.computeLocalAABB()
             lo, hi = np.asarray(g.geometry.aabb_local.min_), np.asarray(g.geometry.aabb_local.max_)
             corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-            out.append(corners @ np.asarray(M.rotation).T + np.asarray(M.translation))
+            out.append(corners @ M[:3, :3].T + M[:3, 3])
         return np.vstack(out)
 
     def _frame_camera(self) -> None:
@@ -348,7 +364,8 @@ class Viewer:
     def display(self, q) -> None:
         """Draw the model at configuration q (nq,)."""
         q = configuration(self.model, q)
-        self._viz.display(q)
+        for path, g, M in zip(self._paths, self.visual_model.geometryObjects, self._placements(q), strict=True):
+            self.meshcat[path].set_transform(_scaled(M, g.meshScale))
 
     def _frames(self, traj, speed: float):
         """Indices into ``traj`` of the animation frames, FPS per second of wall time at ``speed``."""
@@ -377,18 +394,15 @@ class Viewer:
     def animate(self, traj, speed: float = 1.0, repetitions: int = 1) -> int:
         """Load ``traj`` as a meshcat animation (the player of the page's controls); returns its frame count."""
         import meshcat.animation
-        import pinocchio as pin
 
         frames = self._frames(traj, speed)
         anim = meshcat.animation.Animation(default_framerate=FPS)
-        data, gdata = self.pin_model.createData(), pin.GeometryData(self.visual_model)
-        paths = [self._viz.getViewerNodeName(g, pin.GeometryType.VISUAL) for g in self.visual_model.geometryObjects]
+        geometries = self.visual_model.geometryObjects
         for i, k in enumerate(frames):
-            pin.forwardKinematics(self.pin_model, data, np.asarray(traj.q[k], float))
-            pin.updateGeometryPlacements(self.pin_model, data, self.visual_model, gdata)
+            placements = self._placements(configuration(self.model, traj.q[k]))
             with anim.at_frame(self.meshcat, i) as frame:
-                for path, g, M in zip(paths, self.visual_model.geometryObjects, gdata.oMg, strict=True):
-                    frame[path].set_transform(_scaled(M.homogeneous, g.meshScale))
+                for path, g, M in zip(self._paths, geometries, placements, strict=True):
+                    frame[path].set_transform(_scaled(M, g.meshScale))
         self.meshcat.set_animation(anim, play=True, repetitions=int(repetitions))
         return len(frames)
 
