@@ -23,7 +23,7 @@ import numba
 import numpy as np
 from numba import njit, types
 
-from ..core.joints import joint_kinematics_of, pdot_column
+from ..core.joints import joint_kinematics, pdot_column
 from ..core.layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
 from ..core.spatial import store_column, store_motion
 from .kinematics import base_pose_into, kinematics_entry, twist_and_rate, world_pose_of, world_poses_into
@@ -322,19 +322,19 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     oR, op, S, t, tdot = dv.oR, dv.op, dv.S, dv.t, dv.tdot
     acc = a if with_a else dv.zeros
     if what in ONE_FRAME:  # the kinematics of the frame's support alone: its body and their ancestors
-        path, n, j = dv.path, 0, int(fb[frame, 0])
+        path, n, j = dv.path.view(np.int64), 0, int(fb[frame, 0])  # int64 bit patterns in the float buffer
         while j > 0:
             path[n] = j
             n += 1
             j = mv.parents[j]
-        scratch = dv.scratch[42:78].reshape(4, 3, 3)
+        multi_dof = dv.scratch[42:78].reshape(4, 3, 3)
+        joint_kinematics(mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation,
+                         mv.placement_translation, q, dv.E, dv.r, S, multi_dof, path[:n])  # fmt: skip
         base_pose_into(oR, op)
         t[0, :] = 0.0
         tdot[0, :] = 0.0  # no gravity: Pinocchio's data.a
         for i in range(n - 1, -1, -1):  # root first
-            k = int(path[i])
-            joint_kinematics_of(k, mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation,
-                                mv.placement_translation, q, dv.E, dv.r, S, scratch)  # fmt: skip
+            k = path[i]
             world_pose_of(k, mv.parents, dv.E, dv.r, oR, op)
             if with_v:
                 twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)

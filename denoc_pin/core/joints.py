@@ -142,81 +142,70 @@ def placement_axis_angle_T(P, e, angle, Ek):
 
 
 @njit(cache=True, inline="always")
-def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S):
-    """Fill E[k], r[k] (A_{k,β}) for every body from q, and the one p_k column that depends on q (a universal
-    joint's first); the others are constant and set once per Data (``motion_subspaces``)."""
-    scratch = np.empty((0, 3, 3))
-    for k in range(1, len(kinds)):
-        scratch = joint_kinematics_of(k, kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S,
-                                      scratch)  # fmt: skip
-    return 0
-
-
-@njit(cache=True, inline="always")
-def joint_kinematics_of(k, kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S, scratch):
-    """E[k], r[k] and a universal joint's first p_k column, of body k alone; ``scratch`` (4, 3, 3) for the
-    multi-DOF kinds (an empty array: allocated here at the first, and returned for the next call)."""
-    kind = kinds[k]
-    e = axes[k]
-    iq = idx_q[k]
-    # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
-    if kind == REVOLUTE or kind == CONTINUOUS or kind == HELICAL:
-        # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
-        angle = np.arctan2(q[iq + 1], q[iq]) if kind == CONTINUOUS else q[iq]
-        placement_axis_angle_T(placement_R[k], e, angle, E[k])
-        if kind == HELICAL:  # it slides pitch·θ along e as it turns
-            s = pitches[k] * angle
+def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S, scratch, bodies):
+    """Fill E[k], r[k] (A_{k,β}) of the bodies k in ``bodies`` (every body: ``module_bodies``; a frame's support)
+    from q, and the one p_k column that depends on q (a universal joint's first); the others are constant and set
+    once per Data (``motion_subspaces``).  ``scratch``: (4, 3, 3) for the multi-DOF kinds."""
+    for i in range(len(bodies)):
+        k = bodies[i]
+        kind = kinds[k]
+        e = axes[k]
+        iq = idx_q[k]
+        # The 1-DOF kinds first, without temporaries: they are nearly every joint of a robot.
+        if kind == REVOLUTE or kind == CONTINUOUS or kind == HELICAL:
+            # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
+            angle = np.arctan2(q[iq + 1], q[iq]) if kind == CONTINUOUS else q[iq]
+            placement_axis_angle_T(placement_R[k], e, angle, E[k])
+            if kind == HELICAL:  # it slides pitch·θ along e as it turns
+                s = pitches[k] * angle
+                for c in range(3):
+                    r[k, c] = (
+                        placement_p[k, c]
+                        + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * s
+                    )
+            else:
+                for c in range(3):
+                    r[k, c] = placement_p[k, c]
+            continue
+        if kind == PRISMATIC:
+            qk = q[iq]
             for c in range(3):
+                for d in range(3):
+                    E[k, c, d] = placement_R[k, d, c]
                 r[k, c] = (
                     placement_p[k, c]
-                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * s
+                    + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
                 )
-        else:
+            continue
+        Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
+        pj0 = pj1 = pj2 = 0.0
+        if kind == FREE_FLYER:
+            quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
+            pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
+        elif kind == PLANAR:
+            th = np.arctan2(q[iq + 3], q[iq + 2])
+            c_, s_ = np.cos(th), np.sin(th)
+            Rj[0, 0], Rj[0, 1], Rj[0, 2] = c_, -s_, 0.0
+            Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
+            Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
+            pj0, pj1 = q[iq], q[iq + 1]
+        elif kind == SPHERICAL:
+            quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
+        else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
+            e2 = axes2[k]
+            axis_angle_into(e2, q[iq + 1], R2)
+            axis_angle_into(e, q[iq], R1)
+            matmul_into(R1, R2, Rj)
+            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
             for c in range(3):
-                r[k, c] = placement_p[k, c]
-        return scratch
-    if kind == PRISMATIC:
-        qk = q[iq]
+                S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
+        matmul_into(placement_R[k], Rj, R)
         for c in range(3):
-            for d in range(3):
-                E[k, c, d] = placement_R[k, d, c]
             r[k, c] = (
-                placement_p[k, c]
-                + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
+                placement_p[k, c] + placement_R[k, c, 0] * pj0 + placement_R[k, c, 1] * pj1 + placement_R[k, c, 2] * pj2
             )
-        return scratch
-    if scratch.shape[0] == 0:
-        scratch = np.empty((4, 3, 3))  # for the multi-DOF kinds only, allocated at the first one
-    Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
-    pj0 = pj1 = pj2 = 0.0
-    if kind == FREE_FLYER:
-        quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
-        pj0, pj1, pj2 = q[iq], q[iq + 1], q[iq + 2]
-    elif kind == PLANAR:
-        th = np.arctan2(q[iq + 3], q[iq + 2])
-        c_, s_ = np.cos(th), np.sin(th)
-        Rj[0, 0], Rj[0, 1], Rj[0, 2] = c_, -s_, 0.0
-        Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
-        Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
-        pj0, pj1 = q[iq], q[iq + 1]
-    elif kind == SPHERICAL:
-        quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
-    else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
-        e2 = axes2[k]
-        axis_angle_into(e2, q[iq + 1], R2)
-        axis_angle_into(e, q[iq], R1)
-        matmul_into(R1, R2, Rj)
-        # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
-        for c in range(3):
-            S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
-    matmul_into(placement_R[k], Rj, R)
-    for c in range(3):
-        r[k, c] = (
-            placement_p[k, c] + placement_R[k, c, 0] * pj0 + placement_R[k, c, 1] * pj1 + placement_R[k, c, 2] * pj2
-        )
-        for d in range(3):
-            E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
-    return scratch
+            for d in range(3):
+                E[k, c, d] = R[d, c]  # E_k = Rᵀ maps parent-frame components into frame k
 
 
 @njit(cache=True)

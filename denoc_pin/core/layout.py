@@ -108,7 +108,7 @@ DATA_FLOATS = (
     ("oR", ("nj", 3, 3), "orientation R_k of body k in the base frame (Pinocchio's oMi rotation)"),
     ("op", ("nj", 3), "origin o_k of body k in the base frame (Pinocchio's oMi translation)"),
     ("zeros", ("nv",), "zeros, never written: q̈ = 0 for kinematics given no q̈"),
-    ("path", ("nj",), "the support of a frame's body, from it to the root (indices as floats; frames.py)"),
+    ("path", ("nj",), "the support of a frame's body, from it to the root (int64 bit patterns; frames.py)"),
     (
         "scratch",
         (78,),

@@ -27,7 +27,12 @@ class Data:
       ``(E[k], r[k])`` define the twist-propagation matrix A_{k,β} (eq. 7b).
     - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns. Constant, set when
       the Data is made, except a universal joint's first column R2ᵀ e1, which the kinematics update.
-    - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö).
+    - ``oR``, ``op``: (njoints, 3, 3) and (njoints, 3) each body's orientation and origin in the world (Pinocchio's
+      ``oMi``), after ``forward_kinematics`` (a frame function computes only its frame's support).
+    - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö), body frames; gravity is
+      in ``tdot`` after inverse dynamics (the base accelerating at −g), not after ``forward_kinematics``.
+    - ``zeros`` (nv,), ``path`` (njoints,), ``scratch``: the kinematics' zero q̈, a frame's support and small
+      work arrays (``core.layout.DATA_FLOATS``).
     - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
       wrenches w_k are not kept: each goes straight into its w̃_k).
     - ``fext``: (njoints, 6) external wrenches [n; f] of the last call given any, body frames (a
