@@ -166,16 +166,21 @@ def batch(model, pin_model, B: int) -> dict:
             for i in range(B):
                 theirs(Q[i], V[i], A[i])
 
-        # The median of 5 runs each, alternating: one run of a few milliseconds is at the mercy of the machine.
-        t_ours, t_loop = [], []
-        for _ in range(5):
-            for fn, times in ((ours, t_ours), (loop, t_loop)):
-                t0 = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t0)
-        t_ours, t_loop = float(np.median(t_ours)), float(np.median(t_loop))
-        out[label] = {"denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
+        out[label] = alternating_runs(ours, loop, B)
     return out
+
+
+def alternating_runs(ours, loop, B: int) -> dict:
+    """States per second of a batch call and of a Python loop over Pinocchio, and the speedup: the median of 5
+    runs each, alternating (one run of a few milliseconds is at the mercy of the machine)."""
+    t_ours, t_loop = [], []
+    for _ in range(5):
+        for fn, times in ((ours, t_ours), (loop, t_loop)):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    t_ours, t_loop = float(np.median(t_ours)), float(np.median(t_loop))
+    return {"denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
 
 
 KINEMATICS_FRAME = {"panda": "panda_hand_tcp", "talos_reduced": "gripper_left_joint", "solo12": "FL_FOOT"}
@@ -216,7 +221,7 @@ def kinematics(name: str, model, pin_model, quick: bool) -> dict:
 
 def kinematics_batch(model, pin_model, B: int) -> dict:
     """A frame's placement and world Jacobian for B states in one call each, against a Python loop over
-    Pinocchio's computeFrameJacobian + updateFramePlacement; the median of 5 alternating runs."""
+    Pinocchio's computeFrameJacobian + updateFramePlacement (``alternating_runs``)."""
     import pinocchio as pin
 
     data, pdata = model.create_data(), pin_model.createData()
@@ -234,14 +239,7 @@ def kinematics_batch(model, pin_model, B: int) -> dict:
             pin.updateFramePlacement(pin_model, pdata, f)
 
     ours()
-    t_ours, t_loop = [], []
-    for _ in range(5):
-        for fn, times in ((ours, t_ours), (loop, t_loop)):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-    t_ours, t_loop = float(np.median(t_ours)), float(np.median(t_loop))
-    return {"B": B, "denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
+    return {"B": B} | alternating_runs(ours, loop, B)
 
 
 MEMORY_SNIPPET = """

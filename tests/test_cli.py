@@ -125,3 +125,12 @@ def test_a_warned_defect_is_one_warning_line_and_strict_refuses_it(tmp_path, cap
     assert err == f"denoc-pin: warning: {path}: the XML declaration's version is '0.0', not '1.0'\n"
     assert cli.main(["info", str(path), "--strict"]) == 2
     assert "strict=True refuses" in capsys.readouterr().err
+
+
+def test_info_lists_the_frames(capsys):
+    assert cli.main(["info", "panda", "--frames"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line[:5].strip().isdigit()]
+    assert [r[1] for r in rows[:3]] == ["universe", "panda_link0", "panda_joint1"]
+    tcp = next(r for r in rows if r[1] == "panda_hand_tcp")
+    assert tcp[2:4] == ["body", "panda_joint7"] and float(tcp[6]) == pytest.approx(0.2104, abs=1e-4)

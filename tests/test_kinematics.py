@@ -286,6 +286,10 @@ def test_bad_input_gets_a_clear_error():
         dp.frame_placement(model, dp.models.chain(3).create_data(), q, 0)
     with pytest.raises(dp.ModelError, match="a frame is a name or an index"):
         dp.frame_placement(model, d, q, 2.0)
+    with pytest.raises(ValueError, match="one state"):
+        dp.forward_kinematics(model, d, np.zeros((2, 9)))
+    with pytest.raises(ValueError, match="needs the velocity"):
+        dp.forward_kinematics(model, d, q, None, v)
     # a pinocchio.ReferenceFrame is accepted for a reference
     assert_close(dp.frame_jacobian(model, d, q, "panda_hand", pin.WORLD), dp.frame_jacobian(model, d, q,
                  "panda_hand", "world"))  # fmt: skip

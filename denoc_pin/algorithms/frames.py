@@ -25,7 +25,13 @@ from numba import njit, types
 
 from ..core.joints import joint_kinematics, pdot_column
 from ..core.layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
-from ..core.spatial import store_column, store_motion
+from ..core.spatial import (
+    add_transformed_rigid_inertia,
+    rigid_inertia_into,
+    rigid_inertia_times,
+    store_column,
+    store_motion,
+)
 from .kinematics import base_pose_into, kinematics_entry, twist_and_rate, world_pose_of, world_poses_into
 
 __all__: list[str] = []
@@ -270,6 +276,49 @@ def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, d
 
 
 @njit(cache=True, inline="always")
+def composite_map(com_only, parents, idx_v, nvs, masses, coms, Io, E, r, S, oR, op, out):
+    """A_G (or, with ``com_only``, J_com) from the composite inertias M̃_k of eq. (17), body frames, leaves first:
+    each column M̃_k p_k is the momentum of body k's subtree for that joint rate, about o_k (as the GIM's B_k), then
+    carried into the world about its origin, and at the end about the centre of mass, which M̃_0 gives."""
+    nj = len(parents)
+    C = np.empty((nj, 10))  # M̃_k as 10 numbers (m, h, J about o_k: ``rigid_inertia_into``)
+    C[0, :] = 0.0  # the base's own mass is not counted (Pinocchio's count)
+    for k in range(1, nj):
+        rigid_inertia_into(masses[k], coms[k], Io[k], C[k])
+    n = len(out) // (3 if com_only else 6)
+    for k in range(nj - 1, 0, -1):  # children first: M̃_k is complete when k's turn comes
+        Ck = C[k]
+        for d in range(nvs[k]):
+            b0, b1, b2, f0, f1, f2 = rigid_inertia_times(Ck[0], Ck[1], Ck[2], Ck[3], Ck[4], Ck[5], Ck[6], Ck[7], Ck[8],
+                                                         Ck[9], S[k, 0, d], S[k, 1, d], S[k, 2, d], S[k, 3, d],
+                                                         S[k, 4, d], S[k, 5, d])  # fmt: skip
+            f0, f1, f2 = rot(oR[k], f0, f1, f2)  # linear momentum, world axes
+            n0, n1, n2 = rot(oR[k], b0, b1, b2)
+            x0, x1, x2 = cross(op[k, 0], op[k, 1], op[k, 2], f0, f1, f2)
+            col = idx_v[k] + d
+            if com_only:
+                out[col], out[n + col], out[2 * n + col] = f0, f1, f2
+            else:  # angular momentum about the world origin for now
+                store_column(out, n, col, n0 + x0, n1 + x1, n2 + x2, f0, f1, f2)
+        add_transformed_rigid_inertia(E[k], r[k], Ck, C[parents[k]])  # into the parent's frame (the base's = world)
+    M = C[0, 0]
+    if not M > 0.0:
+        return NO_MASS
+    if com_only:
+        for i in range(len(out)):
+            out[i] /= M
+        return 0
+    G0, G1, G2 = C[0, 1] / M, C[0, 2] / M, C[0, 3] / M
+    for col in range(n):  # about the centre of mass: n − G × f (rows: linear 0–2, angular 3–5)
+        f0, f1, f2 = out[col], out[n + col], out[2 * n + col]
+        x0, x1, x2 = cross(G0, G1, G2, f0, f1, f2)
+        out[3 * n + col] -= x0
+        out[4 * n + col] -= x1
+        out[5 * n + col] -= x2
+    return 0
+
+
+@njit(cache=True, inline="always")
 def com_of(parents, masses, coms, oR, op, t, tdot, with_v, with_a, out):
     """Centre of mass, and with q̇ (q̈) its velocity (acceleration), world (Pinocchio's centerOfMass): out[0:3],
     [3:6], [6:9].  NO_MASS if the model has none."""
@@ -320,7 +369,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     dv = data_views(ws, mi)
     with_v, with_a = len(v) > 0, len(a) > 0
     oR, op, S, t, tdot = dv.oR, dv.op, dv.S, dv.t, dv.tdot
-    acc = a if with_a else dv.zeros
+    acc = a if with_a else np.zeros(nv if with_v else 0)  # q̈ = 0 where only q̇ is given
     if what in ONE_FRAME:  # the kinematics of the frame's support alone: its body and their ancestors
         path, n, j = dv.path.view(np.int64), 0, int(fb[frame, 0])  # int64 bit patterns in the float buffer
         while j > 0:
@@ -406,8 +455,11 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
         return 0
     if what == COM:
         return com_of(parents, mv.masses, mv.coms, oR, op, t, tdot, with_v, with_a, out)
-    # The centre-of-mass Jacobian, the centroidal momentum and map, from the subtrees' inertias.
     nj = len(parents)
+    if what == CENTROIDAL_MAP or what == COM_JACOBIAN:
+        return composite_map(what == COM_JACOBIAN, parents, idx_v, nvs, mv.masses, mv.coms, mv.inertias_origin,
+                             dv.E, dv.r, S, oR, op, out)  # fmt: skip
+    # The centroidal momentum and the map's time variation, from the subtrees' inertias in the world frame.
     block = np.empty(25 * nj)  # one allocation for the five per-body arrays
     ms, hs, Is = block[:nj], block[nj : 4 * nj].reshape(nj, 3), block[4 * nj : 13 * nj].reshape(nj, 3, 3)
     dhs, dIs = block[13 * nj : 16 * nj].reshape(nj, 3), block[16 * nj :].reshape(nj, 3, 3)
@@ -438,31 +490,17 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     for i in range(len(out)):
         out[i] = 0.0
     Wj = dv.scratch[12:18]
-    for j in range(1, nj):
+    for j in range(1, nj):  # the map's time variation (MOMENTUM returned above)
         m, h, I_, dh, dI = ms[j], hs[j], Is[j], dhs[j], dIs[j]
-        if what == CENTROIDAL_MAP_DOT:
-            Wj[0], Wj[1], Wj[2], Wj[3], Wj[4], Wj[5] = world_twist(oR, op, t, j)
+        Wj[0], Wj[1], Wj[2], Wj[3], Wj[4], Wj[5] = world_twist(oR, op, t, j)
         for d in range(nvs[j]):
             col = idx_v[j] + d
-            if what == CENTROIDAL_MAP_DOT:
-                a0, a1, a2, l0, l1, l2, da0, da1, da2, dl0, dl1, dl2 = column_rate(
-                    mv.kinds, mv.axes2, oR, op, S, v, idx_v, j, d, Wj
-                )
-            else:
-                a0, a1, a2, l0, l1, l2 = world_column(oR, op, S, j, d)
+            a0, a1, a2, l0, l1, l2, da0, da1, da2, dl0, dl1, dl2 = column_rate(
+                mv.kinds, mv.axes2, oR, op, S, v, idx_v, j, d, Wj
+            )
             # the subtree's momentum for this column: m l + a × h (linear), I a + h × l (angular, world origin)
             x0, x1, x2 = cross(a0, a1, a2, h[0], h[1], h[2])
             f0, f1, f2 = m * l0 + x0, m * l1 + x1, m * l2 + x2
-            if what == COM_JACOBIAN:
-                out[col], out[nv + col], out[2 * nv + col] = f0 / M, f1 / M, f2 / M
-                continue
-            n0, n1, n2 = rot(I_, a0, a1, a2)
-            y0, y1, y2 = cross(h[0], h[1], h[2], l0, l1, l2)
-            n0, n1, n2 = n0 + y0, n1 + y1, n2 + y2
-            if what == CENTROIDAL_MAP:  # moved to the centre of mass: n − G × f
-                z0, z1, z2 = cross(G0, G1, G2, f0, f1, f2)
-                store_column(out, nv, col, n0 - z0, n1 - z1, n2 - z2, f0, f1, f2)
-                continue
             # d/dt: ḟ = m l̇ + ȧ × h + a × ḣ;  ṅ = İ a + I ȧ + ḣ × l + h × l̇;  then ṅ − Ġ × f − G × ḟ
             x0, x1, x2 = cross(da0, da1, da2, h[0], h[1], h[2])
             y0, y1, y2 = cross(a0, a1, a2, dh[0], dh[1], dh[2])
@@ -478,7 +516,6 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     return 0
 
 
-@njit(FAST_VECTOR, cache=True)
 def vector_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
     """kinematics_call on the model buffer, for a workspace stamped for it (the fast path)."""
     if not stamped_for(ws, mb):
@@ -487,7 +524,6 @@ def vector_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
     return kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out)
 
 
-@njit(FAST_PLACEMENT, cache=True)
 def placement_fast(mb, ws, fb, q, frame, out):
     """One frame's placement (4, 4) (the fast path)."""
     if not stamped_for(ws, mb):
@@ -496,13 +532,22 @@ def placement_fast(mb, ws, fb, q, frame, out):
     return kinematics_call(PLACEMENT, mi, mf, ws, fb, q, q[:0], q[:0], frame, 0, out.reshape(-1))
 
 
-@njit(FAST_MATRIX, cache=True)
 def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
     """A (rows, nv) result (the fast path); v is empty where ``what`` needs none."""
     if not stamped_for(ws, mb):
         return NOT_STAMPED
     mi, mf = split_model(mb)
     return kinematics_call(what, mi, mf, ws, fb, q, v, q[:0], frame, ref, out.reshape(-1))
+
+
+def fast_entries() -> dict:
+    """The three fast entries, compiled (or loaded from numba's cache) on first use rather than at import: loaded,
+    their code takes about 9 MB, which a process that never asks for a frame need not carry."""
+    return {
+        "vector_fast": njit(FAST_VECTOR, cache=True)(vector_fast),
+        "placement_fast": njit(FAST_PLACEMENT, cache=True)(placement_fast),
+        "matrix_fast": njit(FAST_MATRIX, cache=True)(matrix_fast),
+    }
 
 
 @njit(cache=True)

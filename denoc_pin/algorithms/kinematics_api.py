@@ -32,11 +32,9 @@ from .frames import (
     PLACEMENTS,
     REFERENCES,
     VELOCITY,
+    fast_entries,
     kinematics_batch,
     kinematics_call,
-    matrix_fast,
-    placement_fast,
-    vector_fast,
 )
 
 __all__ = [
@@ -56,6 +54,18 @@ __all__ = [
 ]
 
 _EMPTY = np.zeros(0)  # v or a not given (the kernels never write them)
+
+
+class _Fast:
+    """The compiled fast entries (``frames.fast_entries``), made on the first kinematics call, then plain
+    attributes of this object."""
+
+    def __getattr__(self, name: str):
+        self.__dict__.update(fast_entries())
+        return self.__dict__[name]
+
+
+_fast = _Fast()
 
 
 def _reference(reference) -> int:
@@ -83,8 +93,8 @@ def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, sha
     """A vector result: the fast path (ready arrays straight to the compiled entry), else the checked one."""
     out = np.empty(shape)
     try:
-        status = vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
-                             _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
+        status = _fast.vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
+                                   _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, v, a)
     return out if status == 0 else _checked(what, model, data, q, v, a, frame, ref, shape)
@@ -94,8 +104,8 @@ def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, row
     """A (rows, nv) result, the same way."""
     out = np.empty((rows, model.nv))
     try:
-        status = matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v, frame, ref,
-                             out)  # fmt: skip
+        status = _fast.matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
+                                   frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, v, None)
     return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv))
@@ -163,7 +173,7 @@ def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     out = np.empty((4, 4))
     f = frame if type(frame) is int else model.frame_index(frame)  # the kernel checks the range
     try:
-        status = placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
+        status = _fast.placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, None, None)
     return out if status == 0 else _checked(PLACEMENT, model, data, q, None, None, f, 0, (4, 4))

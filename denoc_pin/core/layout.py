@@ -107,7 +107,6 @@ DATA_FLOATS = (
     ("S", ("nj", 6, "z"), "p_k in its first nvs[k] columns, body frame [ω; v] (eq. 7b)"),
     ("oR", ("nj", 3, 3), "orientation R_k of body k in the base frame (Pinocchio's oMi rotation)"),
     ("op", ("nj", 3), "origin o_k of body k in the base frame (Pinocchio's oMi translation)"),
-    ("zeros", ("nv",), "zeros, never written: q̈ = 0 for kinematics given no q̈"),
     ("path", ("nj",), "the support of a frame's body, from it to the root (int64 bit patterns; frames.py)"),
     (
         "scratch",
