@@ -39,10 +39,11 @@ from .algorithms import (
 )
 from .algorithms.parallel_scheme import connectivity_matrix
 from .core.modules import Module
-from .loaders import InertiaWarning, ModelBuilder, from_pinocchio, load_urdf, models, to_pinocchio
+from .loaders import InertiaWarning, ModelBuilder, from_pinocchio, load, load_sdf, load_urdf, models, to_pinocchio
 from .loops import (
     LOOP_TYPES,
     AssemblyError,
+    JointCoupling,
     LoopJoint,
     SingularConfigurationError,
     assemble,
@@ -76,6 +77,7 @@ __all__ = [
     "Frame",
     "InertiaWarning",
     "LOOP_TYPES",
+    "JointCoupling",
     "LoopJoint",
     "Model",
     "ModelBuilder",
@@ -114,6 +116,8 @@ __all__ = [
     "inverse_dynamics",
     "inverse_dynamics_trajectory",
     "joint_jacobians",
+    "load",
+    "load_sdf",
     "load_urdf",
     "lock_joints",
     "loop_jacobian",

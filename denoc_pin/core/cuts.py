@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CUT_KINDS", "CUT_WITH_AXIS", "Cut", "ResolvedLoops", "cut_rows", "perpendicular_pair"]
+__all__ = ["CUT_KINDS", "CUT_WITH_AXIS", "Coupling", "Cut", "ResolvedLoops", "cut_rows", "perpendicular_pair"]
 
 CUT_FIXED, CUT_REVOLUTE, CUT_PRISMATIC, CUT_UNIVERSAL, CUT_SPHERICAL, CUT_POINT_ON_LINE = range(6)
 CUT_KINDS: dict[str, tuple[int, int]] = {
@@ -87,13 +87,28 @@ class Cut:
 
 
 @dataclass(frozen=True)
+class Coupling:
+    """A joint coupling resolved onto bodies: the joint of body ``body`` follows that of body ``reference``,
+    θ = multiplier · θ_ref + offset: one constraint row (``coupling`` is the JointCoupling it resolves)."""
+
+    coupling: object
+    body: int
+    reference: int
+    multiplier: float
+    offset: float
+
+
+@dataclass(frozen=True)
 class ResolvedLoops:
-    """The cut joints of a model, resolved (``loops.resolve_loops``) and packed for the loop kernel.
+    """The cut joints and joint couplings of a model, resolved (``loops.resolve_loops``), the cuts packed for the
+    loop kernel.  Their constraint rows: every cut's in order, then one row per coupling.
 
     cuts: tuple of :class:`Cut`; packed = (li, lf): per cut, ints (body1, body2, kind code, first row)
-    and the 72 floats R1, p1, R2, p2, axis, axis2, b1, b2, then the 6 x 6 selection rows."""
+    and the 72 floats R1, p1, R2, p2, axis, axis2, b1, b2, then the 6 x 6 selection rows.
+    couplings: tuple of :class:`Coupling`."""
 
     cuts: tuple[Cut, ...] = ()
+    couplings: tuple[Coupling, ...] = ()
 
     @property
     def joints(self) -> tuple:
@@ -101,7 +116,7 @@ class ResolvedLoops:
 
     @property
     def n_constraints(self) -> int:
-        return sum(c.n_constraints for c in self.cuts)
+        return sum(c.n_constraints for c in self.cuts) + len(self.couplings)
 
     def packed(self) -> tuple[np.ndarray, np.ndarray]:
         li = np.zeros((len(self.cuts), 4), dtype=np.int64)

@@ -7,7 +7,7 @@ import numpy as np
 from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, HELICAL, JOINTS, UNIVERSAL, kind_of
 from ..core.spatial import inertia_about_origin
-from ..loops import LoopJoint, resolve_loops
+from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import FRAME_TYPES, LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, placement_pair
 
 __all__ = ["BUILDER_JOINTS", "ModelBuilder"]
@@ -51,6 +51,7 @@ class ModelBuilder:
         if base != "universe":
             self._frame_list.append(Frame(base, 0, np.eye(3), np.zeros(3)))
         self._loops: list = []
+        self._couplings: list = []
         self._passive: list = []  # names of unactuated joints (Model.passive)
         self._limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}  # per joint, in q (positions) or v
 
@@ -83,6 +84,7 @@ class ModelBuilder:
         upper=None,
         velocity=None,
         effort=None,
+        link_placement=None,
     ) -> int:
         """Attach a link to ``parent`` (body index, 0 = base, or a link/joint name) through ``joint``.
 
@@ -90,6 +92,8 @@ class ModelBuilder:
         pitch: for "helical" (and only for it), the translation along the axis per radian turned [m/rad].
         placement: (R, p) or 4x4, the joint frame in the parent link's frame at q = 0.
         mass, com (centre of mass in the link frame), inertia (3x3 about the centre of mass).
+        link_placement: (R, p) or 4x4, the link's frame in the joint frame (default: the same frame; an SDF link
+        whose joint sits away from the link's origin); children attached by the link's name hang from it.
         lower, upper (the joint's nq numbers, or one for all), velocity, effort (its nv, or one): its limits, in
         Pinocchio's layout (``Model.lower_position_limit``, …); left out: unbounded, as Pinocchio's ``addJoint``.
         Returns the body index; a "fixed" joint merges the link into its parent body and
@@ -128,12 +132,13 @@ class ModelBuilder:
             1.0, np.trace(I_c)
         ):
             raise ModelError(f"ModelBuilder: the inertia of link {link!r} is not positive semi-definite")
+        Rx, px = placement_pair(link_placement, f"ModelBuilder: link {link!r}: link_placement")
         if joint == "fixed":
             if any(x is not None for x in (lower, upper, velocity, effort)):
                 raise ModelError(f"ModelBuilder: a fixed joint has no limits (link {link!r})")
-            target, Rf, pf = b, R, p
-            self._frames[link] = (b, R, p)
-            self._frame_list += [Frame(name, b, R, p, "fixed_joint"), Frame(link, b, R, p)]
+            target, Rf, pf = b, R @ Rx, R @ px + p
+            self._frames[link] = (b, Rf, pf)
+            self._frame_list += [Frame(name, b, R, p, "fixed_joint"), Frame(link, b, Rf, pf)]
         else:
             if kind_of(joint, "ModelBuilder") == UNIVERSAL:
                 a = np.asarray(axis, dtype=float)
@@ -174,10 +179,9 @@ class ModelBuilder:
             self._mass.append(0.0)
             self._h.append(np.zeros(3))
             self._I_o.append(np.zeros((3, 3)))
-            self._frames[link] = (k, np.eye(3), np.zeros(3))
-            eye, zero = np.eye(3), np.zeros(3)
-            self._frame_list += [Frame(name, k, eye, zero, "joint"), Frame(link, k, eye, zero)]
-            target, Rf, pf = k, np.eye(3), np.zeros(3)
+            self._frames[link] = (k, Rx, px)
+            self._frame_list += [Frame(name, k, np.eye(3), np.zeros(3), "joint"), Frame(link, k, Rx, px)]
+            target, Rf, pf = k, Rx, px
         # the link's inertia, expressed in its body's frame
         c = Rf @ com + pf
         self._mass[target] += mass
@@ -215,6 +219,11 @@ class ModelBuilder:
             raise ModelError(f"ModelBuilder: add_loop_joint needs a dp.LoopJoint, got {type(loop).__name__}")
         self._loops.append(loop)
 
+    def add_coupling(self, name: str, joint: str, reference: str, multiplier: float = 1.0, offset: float = 0.0) -> None:
+        """Gear joint ``joint`` to ``reference``: θ = multiplier · θ_ref + offset (a :class:`JointCoupling`, one
+        constraint; URDF's mimic convention).  Checked when ``build()`` runs."""
+        self._couplings.append(JointCoupling(name, joint, reference, multiplier, offset))
+
     def add_passive(self, *names: str) -> None:
         """Mark the joints ``names`` passive (unactuated: ``Model.passive``); checked when ``build()`` runs."""
         self._passive.extend(names)
@@ -245,7 +254,7 @@ class ModelBuilder:
             gravity=self.gravity,
             source="ModelBuilder",
             pitches=self._pitches,
-            loops=resolve_loops(self.name, self._links, frames, self._loops),
+            loops=resolve_loops(self.name, self._links, frames, self._loops, self._couplings, self._names, self._kinds),
             passive=self._passive,
             **{f: np.concatenate(a) if a else np.zeros(0) for f, a in self._limits.items()},
         )

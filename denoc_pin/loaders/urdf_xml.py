@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..model import MAX_MAGNITUDE, ModelError, ModelWarning
 
-__all__ = ["UrdfXml", "quoted", "read_urdf_xml"]
+__all__ = ["UrdfXml", "parse_xml", "quoted", "read_urdf_xml"]
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
@@ -200,6 +200,12 @@ def _parse(path: Path, data: bytes, lenient: list[str]):
         raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
 
 
+def parse_xml(path: Path, data: bytes, lenient: list[str]):
+    """lxml's tree of a file's bytes, the XML declaration put right and bytes that are not UTF-8 replaced, each
+    defect added to ``lenient``; malformed XML is a :class:`ModelError` naming the line."""
+    return _parse(path, _declaration(data, lenient), lenient)
+
+
 def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     """Parse ``path`` with lxml and apply the input policy (module docstring); warn about, or under ``strict``
     refuse, the defects that do not touch the dynamics."""
@@ -209,8 +215,7 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     except OSError as e:
         raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
     lenient: list[str] = []
-    data = _declaration(data, lenient)
-    robot = _parse(path, data, lenient)
+    robot = parse_xml(path, data, lenient)
     if robot.tag != "robot":
         raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
 

@@ -1,4 +1,5 @@
-"""Closed kinematic loops: cut joints, their constraints and Lagrange multipliers.
+"""Closed kinematic loops: cut joints, their constraints and Lagrange multipliers; and joint couplings (gearboxes,
+mimic joints), one constraint row each (``JointCoupling``), handled by the same functions.
 
 A closed mechanism is its spanning tree (the :class:`Model`) plus the joints cut to open it,
 ``model.loops``.  Following Schiehlen (eq. 17–20), the tree keeps its recursive O(n) dynamics and
@@ -41,11 +42,12 @@ from .assembly import assemble, loop_mobility
 from .dynamics import complete_motion, constrained_forward_dynamics, constrained_inverse_dynamics
 from .kernel import loop_jacobian, loop_residual
 from .resolution import resolve_loops
-from .types import LOOP_TYPES, AssemblyError, LoopJoint, SingularConfigurationError
+from .types import LOOP_TYPES, AssemblyError, JointCoupling, LoopJoint, SingularConfigurationError
 
 __all__ = [
     "LOOP_TYPES",
     "AssemblyError",
+    "JointCoupling",
     "LoopJoint",
     "SingularConfigurationError",
     "assemble",

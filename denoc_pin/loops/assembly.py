@@ -7,11 +7,11 @@ import numpy as np
 
 from ..algorithms.configuration import difference, integrate, normalize
 from ..model import Model, configuration
-from .dynamics import dof_of, min_norm_solve
+from .dynamics import dof_of
 from .kernel import LoopState, kinematics, loop_jacobian, loop_residual, need_loops
 from .types import AssemblyError
 
-__all__ = ["ASSEMBLY_STARTS", "assemble", "loop_mobility"]
+__all__ = ["ASSEMBLY_STARTS", "RANK_RTOL", "REDUNDANT_TOL", "assemble", "loop_mobility"]
 
 
 def loop_mobility(model: Model, q) -> dict[str, int]:
@@ -35,32 +35,52 @@ def loop_mobility(model: Model, q) -> dict[str, int]:
     return out
 
 
+RANK_RTOL = 1e-6
+"""Constraint directions whose singular value in J is below RANK_RTOL × the largest count as redundant in the
+Newton steps: a loop described twice over (a planar mechanism in 3-D) or up to a file's rounded angles (Cassie's
+legs: 3e-11 at the file's pose, about 1e-9 elsewhere, while its smallest true direction is 7e-4), whose residual
+would otherwise be chased along a direction the joints can barely move."""
+
 ASSEMBLY_STARTS = 32
 """Seeded starts the global search tries after Newton and Levenberg–Marquardt stall from the guess."""
 
 
+REDUNDANT_TOL = 1e-8
+"""The residual a closed state may keep along redundant directions (below ``RANK_RTOL``) [m, rad]: what a file's
+rounding leaves there (Cassie's legs: 1e-11 to 5e-10), which no joint motion of sensible size removes."""
+
+
+def _closure_error(r: np.ndarray, U: np.ndarray) -> float:
+    """How far r is from closed: its largest component along the independent directions (the columns of U),
+    or, where the whole residual exceeds ``REDUNDANT_TOL``, the whole residual's largest entry."""
+    whole = float(np.abs(r).max())
+    return whole if whole > REDUNDANT_TOL else float(np.abs(U @ (U.T @ r)).max())
+
+
 def _newton(model: Model, data, q, free, tol: float, max_iter: int) -> tuple[np.ndarray, float]:
-    """Newton projection onto r(q) = 0 over the ``free`` DOF: the minimum-norm step −J⁺ r (SVD, so redundant
-    constraints are fine), halved while the residual would grow.  Returns (q, ‖r‖∞) where it stops."""
+    """Newton projection onto r(q) = 0 over the ``free`` DOF: the minimum-norm step −J⁺ r on the independent
+    directions (SVD, singular values below ``RANK_RTOL`` × the largest dropped), halved while the closure error
+    (``_closure_error``) would grow.  Returns (q, closure error) where it stops."""
     r = loop_residual(model, q, data)
-    err = np.abs(r).max()
-    for _ in range(max_iter):
+    err = np.inf
+    for _ in range(max_iter + 1):
+        U, s, Vt = np.linalg.svd(LoopState(model, data, False, q).J[:, free], full_matrices=False)
+        k = int((s > RANK_RTOL * s[0]).sum()) if s.size and s[0] > 0 else 0
+        U, s, Vt = U[:, :k], s[:k], Vt[:k]
+        err = _closure_error(r, U)
         if err <= tol:
             break
-        J = LoopState(model, data, False).J[:, free]
-        step, _ = min_norm_solve(J, -r, 1e-12)
         dv = np.zeros(model.nv)
-        dv[free] = step
+        dv[free] = -Vt.T @ ((U.T @ r) / s)
         for _ in range(40):
             q_new = integrate(model, q, dv)
             r_new = loop_residual(model, q_new, data)
-            err_new = np.abs(r_new).max()
-            if err_new < err:
+            if _closure_error(r_new, U) < err:
                 break
             dv *= 0.5
         else:
             break  # no step reduces the residual: a stationary point of ‖r‖ with r ≠ 0
-        q, r, err = q_new, r_new, err_new
+        q, r = q_new, r_new
         kinematics(model, data, q)
     return q, err
 
@@ -77,8 +97,9 @@ def _levenberg_marquardt(model: Model, data, q, free) -> np.ndarray:
 
     def jac(x):
         # The loop Jacobian in the tangent space at q ⊕ Δ; exact for 1-DOF joints, where ⊕ adds.
-        kinematics(model, data, full(x))
-        return LoopState(model, data, False).J[:, free]
+        qx = full(x)
+        kinematics(model, data, qx)
+        return LoopState(model, data, False, qx).J[:, free]
 
     fit = least_squares(lambda x: loop_residual(model, full(x), data), np.zeros(len(free)), jac=jac, method="trf",
                         xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=200)  # fmt: skip
@@ -102,8 +123,11 @@ def assemble(model: Model, q_guess, fixed=(), tol: float = 1e-12, max_iter: int 
     Levenberg–Marquardt (scipy's trust-region least squares) and Newton again; if that stalls too, a
     global search from ``ASSEMBLY_STARTS`` seeded starts about the guess (the free joints moved by random
     angles of growing spread; ``seed`` fixes them), each closed the same way, keeping the closed
-    configuration nearest the guess of the first three found.  Returns q with ‖r‖∞ ≤ tol; raises
-    :class:`AssemblyError` with the smallest residual reached if no start closes the loops.
+    configuration nearest the guess of the first three found.  Returns q with ‖r‖∞ ≤ tol along the independent
+    constraint directions; along redundant ones (J's singular values below ``RANK_RTOL`` × the largest: a loop
+    stated twice, or up to a file's rounding as in Cassie's legs) the residual is only held below
+    ``REDUNDANT_TOL``.  Raises :class:`AssemblyError` with the smallest error reached if no start closes the
+    loops.
     """
     need_loops(model, "assemble")
     q_guess = normalize(model, configuration(model, q_guess, "q_guess"))

@@ -132,7 +132,7 @@ def constrained_forward_dynamics(
     _one_state(q, v, tau, "tau", "constrained_forward_dynamics")
     kp, kd = baumgarte_gains(baumgarte)
     a0 = forward_dynamics(model, data, q, v, tau, fext)  # fills the UDUᵀ factors, t and ṫ (q̈ = 0)
-    st = LoopState(model, data, True)
+    st = LoopState(model, data, True, np.asarray(q, dtype=float))
     a, lam = np.empty(model.nv), np.empty(model.n_constraints)
     reaction_kernel(model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, data.E, data.r,
                     data.S, data.Psi, data.I_hat_inv, st.J, st.Jdv, st.r, np.ascontiguousarray(v, dtype=float), a0,
@@ -186,7 +186,7 @@ def constrained_inverse_dynamics(
     a = vector(a, model.nv, "a")
     tau_tree = inverse_dynamics(model, data, q, v, a, fext)
     # ṫ now holds the accelerations of q̈ = a, so the kernel's "bias" is J q̈ + J̇ q̇ itself
-    st = LoopState(model, data, True)
+    st = LoopState(model, data, True, np.asarray(q, dtype=float))
     J = st.J
     viol = st.Jdv
     scale = np.abs(J).max() * np.abs(a).max() + np.abs(viol - J @ a).max() + 1.0
@@ -241,7 +241,7 @@ def complete_motion(model: Model, q, joints, v_joints, a_joints=None, data: Data
     v = np.zeros(model.nv)
     v[cols] = vector(v_joints, cols.size, "v_joints")
     kinematics(model, data, q)
-    J = LoopState(model, data, False).J
+    J = LoopState(model, data, False, q).J
     Jr = J[:, rest]
     if np.linalg.matrix_rank(Jr, tol=1e-10 * max(np.abs(J).max(), 1e-300) * max(J.shape)) < rest.size:
         raise SingularConfigurationError(
@@ -264,6 +264,6 @@ def complete_motion(model: Model, q, joints, v_joints, a_joints=None, data: Data
     a = np.zeros(model.nv)
     a[cols] = vector(a_joints, cols.size, "a_joints")
     inverse_dynamics(model, data, q, v, np.zeros(model.nv))  # t and ṫ with q̈ = 0, for J̇ q̇
-    st = LoopState(model, data, True)
+    st = LoopState(model, data, True, q)
     a[rest] = solve_rest(J[:, cols] @ a[cols] + st.Jdv, "accelerations")
     return v, a

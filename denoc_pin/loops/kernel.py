@@ -3,11 +3,14 @@ rows J, the residual r(q) and J̇ q̇ of every cut joint (conventions: ``denoc_p
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..core.cuts import CUT_FIXED, CUT_POINT_ON_LINE, CUT_PRISMATIC, CUT_REVOLUTE, CUT_SPHERICAL, CUT_UNIVERSAL
+from ..core.joints import CONTINUOUS
 from ..core.spatial import cross3, log3, mtv3, mv3
 from ..model import Data, Model, ModelError, check_data, configuration
 
@@ -119,17 +122,41 @@ def loop_kernel(parents, idx_v, nvs, E, r, S, t, tdot, Rw, ow, li, lf, with_bias
 
 
 class LoopState:
-    """Jacobian rows J, residual r and (``with_velocity``) J̇ q̇ of every cut joint, from the tree's
-    workspace in ``data`` (kinematics done; t and ṫ of Table 1 with q̈ = 0 for the bias)."""
+    """Jacobian rows J, residual r and (``with_velocity``) J̇ q̇ of every cut joint and joint coupling, from the
+    tree's workspace in ``data`` (kinematics done at q; t and ṫ of Table 1 with q̈ = 0 for the bias)."""
 
-    def __init__(self, model: Model, data: Data, with_velocity: bool):
+    def __init__(self, model: Model, data: Data, with_velocity: bool, q: np.ndarray):
         nc = model.n_constraints
-        self.J = np.empty((nc, model.nv))
+        self.J = np.zeros((nc, model.nv))
         self.r = np.empty(nc)
         self.Jdv = np.empty(nc) if with_velocity else None
         li, lf = model.cut_buffers
         loop_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.t, data.tdot, data.oR, data.op,
                     li, lf, with_velocity, self.J, self.r, self.Jdv if with_velocity else self.r)  # fmt: skip
+        if model.coupled:
+            coupling_rows(model, q, self.J, self.r, self.Jdv)
+
+
+def joint_position(model: Model, q: np.ndarray, k: int) -> float:
+    """θ of a 1-DOF joint: q itself, or a continuous joint's angle atan2(sin, cos)."""
+    i = int(model.idx_q[k])
+    return math.atan2(q[i + 1], q[i]) if model.kinds[k] == CONTINUOUS else float(q[i])
+
+
+def coupling_rows(model: Model, q: np.ndarray, J: np.ndarray, r: np.ndarray, Jdv: np.ndarray | None) -> None:
+    """The coupling rows, after the cuts': θ − m θ_ref − offset = 0, so J = e_k − m e_ref and J̇ q̇ = 0 (v holds
+    each joint's rate θ̇, a continuous joint's too)."""
+    row = model.n_constraints - len(model.coupled)
+    for c in model.coupled:
+        J[row, model.idx_v[c.body]] += 1.0
+        J[row, model.idx_v[c.reference]] -= c.multiplier
+        e = joint_position(model, q, c.body) - c.multiplier * joint_position(model, q, c.reference) - c.offset
+        if model.kinds[c.body] == CONTINUOUS:  # an angle: the nearest turn
+            e = math.remainder(e, 2.0 * math.pi)
+        r[row] = e
+        if Jdv is not None:
+            Jdv[row] = 0.0
+        row += 1
 
 
 def kinematics(model: Model, data: Data, q: np.ndarray) -> None:
@@ -138,8 +165,9 @@ def kinematics(model: Model, data: Data, q: np.ndarray) -> None:
 
 
 def need_loops(model: Model, what: str) -> None:
-    if not model.loops:
-        raise ModelError(f"{what}: model {model.name!r} has no loop joints (model.loops is empty)")
+    if not model.n_constraints:
+        raise ModelError(f"{what}: model {model.name!r} has no loop joints or couplings (model.loops and "
+                         "model.couplings are empty)")  # fmt: skip
 
 
 def loop_residual(model: Model, q, data: Data | None = None) -> np.ndarray:
@@ -151,7 +179,7 @@ def loop_residual(model: Model, q, data: Data | None = None) -> np.ndarray:
     data = data_for(model, data)
     q = np.ascontiguousarray(configuration(model, q))
     kinematics(model, data, q)
-    return LoopState(model, data, False).r
+    return LoopState(model, data, False, q).r
 
 
 def loop_jacobian(model: Model, q, data: Data | None = None) -> np.ndarray:
@@ -160,7 +188,7 @@ def loop_jacobian(model: Model, q, data: Data | None = None) -> np.ndarray:
     data = data_for(model, data)
     q = np.ascontiguousarray(configuration(model, q))
     kinematics(model, data, q)
-    return LoopState(model, data, False).J
+    return LoopState(model, data, False, q).J
 
 
 def data_for(model: Model, data: Data | None) -> Data:

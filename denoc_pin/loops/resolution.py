@@ -3,11 +3,14 @@ and the edits call ``resolve_loops`` and hand the result to ``Model(loops=…)``
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..core.cuts import CUT_WITH_AXIS, Cut, ResolvedLoops, cut_rows, perpendicular_pair
+from ..core.cuts import CUT_WITH_AXIS, Coupling, Cut, ResolvedLoops, cut_rows, perpendicular_pair
+from ..core.joints import CONTINUOUS, HELICAL, JOINTS, PRISMATIC, REVOLUTE
 from ..model import Frame, ModelError
-from .types import LOOP_TYPES, LoopJoint
+from .types import LOOP_TYPES, JointCoupling, LoopJoint
 
 __all__ = ["resolve_loops"]
 
@@ -19,17 +22,59 @@ def _unit(x, what: str) -> np.ndarray:
     return a / np.linalg.norm(a)
 
 
-def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops) -> ResolvedLoops:
+COUPLED_KINDS = (REVOLUTE, CONTINUOUS, PRISMATIC, HELICAL)
+"""The joint kinds a :class:`JointCoupling` may join: 1-DOF, with a position θ."""
+
+
+def resolve_couplings(name: str, joint_names, kinds, couplings, taken=()) -> tuple[Coupling, ...]:
+    """Check joint couplings against a tree's joints and resolve them onto the bodies (ModelError if bad);
+    ``taken``: constraint names already used (the cut joints')."""
+    joint_names = list(joint_names)
+    body = {n: k for k, n in enumerate(joint_names) if k > 0}
+    out, seen = [], set(taken)
+    for c in couplings:
+        if not isinstance(c, JointCoupling):
+            raise ModelError(f"model {name!r}: couplings must be dp.JointCoupling, got {type(c).__name__}")
+        what = f"model {name!r}: joint coupling {c.name!r}"
+        if c.name in seen:
+            raise ModelError(f"model {name!r}: two loop joints or couplings named {c.name!r}")
+        seen.add(c.name)
+        ends = []
+        for role, joint in (("joint", c.joint), ("reference", c.reference)):
+            if joint not in body:
+                raise ModelError(f"{what}: {role} {joint!r} is not a joint of the model; joints are: "
+                                 f"{', '.join(joint_names[1:])}")  # fmt: skip
+            k = body[joint]
+            if int(kinds[k]) not in COUPLED_KINDS:
+                raise ModelError(f"{what}: {role} {joint!r} is {JOINTS[int(kinds[k])].name}; a coupling joins 1-DOF "
+                                 f"joints ({', '.join(JOINTS[x].name for x in COUPLED_KINDS)})")  # fmt: skip
+            ends.append(k)
+        if ends[0] == ends[1]:
+            raise ModelError(f"{what} couples joint {c.joint!r} to itself")
+        m, off = float(c.multiplier), float(c.offset)
+        if not (math.isfinite(m) and math.isfinite(off)):
+            raise ModelError(f"{what}: multiplier and offset must be finite, got {c.multiplier!r}, {c.offset!r}")
+        out.append(Coupling(c, ends[0], ends[1], m, off))
+    return tuple(out)
+
+
+def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops, couplings=(), joint_names=(),
+                  kinds=()) -> ResolvedLoops:  # fmt: skip
     """Check loop joints against a tree's links (``link_names``: the link of each body; ``frames``: where every
-    link sits on its body) and resolve them onto the bodies (ModelError if bad)."""
+    link sits on its body) and joint couplings against its joints (``joint_names``, ``kinds``: of each body), and
+    resolve them onto the bodies (ModelError if bad)."""
+    taken = [getattr(lp, "name", None) for lp in loops]
+    resolved = resolve_couplings(name, joint_names, kinds, couplings, taken) if couplings else ()
     if not loops:
-        return ResolvedLoops()  # and no per-link table: at 100,000 links it alone was the build's peak memory
+        return ResolvedLoops((), resolved)  # no per-link table: at 100,000 links it alone was the build's peak
     where: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
     eye, zero = np.eye(3), np.zeros(3)  # shared, never written
     for k, link in enumerate(link_names):
         where[link] = (k, eye, zero)
-    for f in frames:  # links merged by fixed joints, and user frames; a joint's frame is not a link
-        if f.type not in ("joint", "fixed_joint"):
+    for f in frames:  # links (an SDF link's frame need not be its body's), and user frames; not a joint's frame
+        if f.type == "body":
+            where[f.name] = (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float))
+        elif f.type not in ("joint", "fixed_joint"):
             where.setdefault(f.name, (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float)))
     cuts, seen = [], set()
     for lp in loops:
@@ -82,4 +127,4 @@ def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops) -> Re
         )
         cuts.append(Cut(lp, ends[0][0], ends[0][1], ends[0][2], ends[1][0], ends[1][1], ends[1][2], axis, axis2,
                         b1, b2, cut_rows(lp.type, b1, b2)))  # fmt: skip
-    return ResolvedLoops(tuple(cuts))
+    return ResolvedLoops(tuple(cuts), resolved)

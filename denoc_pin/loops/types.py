@@ -9,7 +9,14 @@ import numpy as np
 
 from ..core.cuts import CUT_KINDS
 
-__all__ = ["LOOP_TYPES", "AssemblyError", "LoopJoint", "SingularConfigurationError", "baumgarte_gains"]
+__all__ = [
+    "LOOP_TYPES",
+    "AssemblyError",
+    "JointCoupling",
+    "LoopJoint",
+    "SingularConfigurationError",
+    "baumgarte_gains",
+]
 
 LOOP_TYPES: dict[str, int] = {name: nc for name, (_, nc) in CUT_KINDS.items()}
 """Cut-joint types and their number of constraints."""
@@ -50,6 +57,30 @@ class LoopJoint:
         return (
             f"LoopJoint({self.name!r}, {self.type}, {self.link1!r} -> {self.link2!r}, {self.n_constraints} constraints)"
         )
+
+
+@dataclass(frozen=True)
+class JointCoupling:
+    """Two joints geared together: θ_joint = multiplier · θ_reference + offset (one constraint, its own
+    multiplier λ: the torque the coupling exerts on ``joint``, −multiplier · λ on ``reference``).
+
+    The convention of URDF's ``<mimic joint=reference multiplier offset>``; an SDF ``gearbox`` joint becomes one
+    (``load_sdf``).  Both joints are 1-DOF (revolute, continuous, prismatic, helical); θ is the joint's position
+    (a continuous joint's angle atan2(sin, cos), its residual wrapped into (−π, π])."""
+
+    name: str
+    joint: str
+    reference: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+    @property
+    def n_constraints(self) -> int:
+        return 1
+
+    def __repr__(self) -> str:
+        off = f" {self.offset:+g}" if self.offset else ""
+        return f"JointCoupling({self.name!r}: {self.joint} = {self.multiplier:g} · {self.reference}{off})"
 
 
 def baumgarte_gains(baumgarte) -> tuple[float, float]:

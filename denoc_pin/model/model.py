@@ -176,7 +176,9 @@ class Model:
       (``add_frame``), in Pinocchio's order for a URDF; ``frame_id(name)`` is the index of one.
       ``frame_buffer``: (nframes, 13) their flat form for the kernels (``core.layout.FRAME_ROW``).
     - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``denoc_pin.loops``);
-      ``n_constraints``: their total number of constraints (rows of the loop Jacobian).
+      ``couplings``: tuple of :class:`JointCoupling`, joints geared together (an SDF gearbox, a URDF mimic);
+      ``n_constraints``: their total number of constraints (rows of the loop Jacobian: the cuts', then one per
+      coupling); ``coupled``: the couplings resolved onto the bodies (``core.cuts.Coupling``).
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
     - ``lower_position_limit``, ``upper_position_limit``: (nq,) and ``velocity_limit``, ``effort_limit``: (nv,),
@@ -333,6 +335,8 @@ class Model:
         set_(self, "loops", loops.joints)
         set_(self, "cuts", loops.cuts)
         set_(self, "cut_buffers", loops.packed())
+        set_(self, "coupled", loops.couplings)
+        set_(self, "couplings", tuple(c.coupling for c in loops.couplings))
         set_(self, "n_constraints", loops.n_constraints)
         passive = (passive,) if isinstance(passive, str) else tuple(passive)
         for p in passive:
@@ -504,7 +508,8 @@ class Model:
             "kinds": self.kinds, "axes": self.axes, "axes2": self.axes2, "pitches": self.pitches,
             "placement_rotation": self.placement_rotation, "placement_translation": self.placement_translation,
             "masses": self.masses, "coms": self.coms, "inertias": self.inertias, "frames": self._frames,
-            "gravity": self.gravity, "source": self.source, "loops": ResolvedLoops(self.cuts), "passive": self.passive,
+            "gravity": self.gravity, "source": self.source, "loops": ResolvedLoops(self.cuts, self.coupled),
+            "passive": self.passive,
         }  # fmt: skip
         return fields | {f: getattr(self, f) for f in LIMIT_FIELDS}
 
@@ -526,7 +531,9 @@ class Model:
 
     def __repr__(self) -> str:
         bodies, modules = self.njoints - 1, len(self.modules)
-        loops = f", {len(self.loops)} loops ({self.n_constraints} constraints)" if self.loops else ""
+        loops = f", {len(self.loops)} loops" if self.loops else ""
+        loops += f", {len(self.couplings)} couplings" if self.couplings else ""
+        loops += f" ({self.n_constraints} constraints)" if self.n_constraints else ""
         return f"<denoc_pin.Model {self.name!r}: {bodies} bodies, nq={self.nq}, nv={self.nv}, {modules} modules{loops}>"
 
     def __str__(self) -> str:
@@ -536,6 +543,9 @@ class Model:
         text = head + "\n" + draw_module_tree(self.modules, base=self.link_names[0])
         for lp in self.loops:
             text += f"\nloop joint {lp.name!r}: {lp.type}, {lp.link1} -> {lp.link2}, {lp.n_constraints} constraints"
+        for c in self.couplings:
+            off = f" {c.offset:+g}" if c.offset else ""
+            text += f"\ncoupling {c.name!r}: {c.joint} = {c.multiplier:g} · {c.reference}{off}, 1 constraint"
         if self.passive:
             text += f"\npassive joints: {', '.join(self.passive)}"
         return text

@@ -22,10 +22,32 @@ from ..model import Model, ModelError, configuration
 __all__ = ["attach", "lock_joints", "transfer_state", "with_loop", "with_passive", "without_loop"]
 
 
+def _link_poses(model: Model) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Where each body's link frame sits in the body's frame (the identity but for an SDF link whose joint sits
+    away from its origin): the builder hangs children and frames from the link's frame."""
+    at = {f.name: (f.body, f.rotation, f.translation) for f in model.frames if f.type == "body"}
+    eye, zero = np.eye(3), np.zeros(3)
+    out = []
+    for k, link in enumerate(model.link_names):
+        b, R, p = at.get(link, (k, eye, zero))
+        out.append((np.asarray(R, float), np.asarray(p, float)) if b == k else (eye, zero))
+    return out
+
+
+def _in_link(X, R: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(R, p) given in a body's frame, in the frame X = (R_x, p_x) of its link."""
+    return X[0].T @ R, X[0].T @ (p - X[1])
+
+
 def _add_body_like(
-    b: ModelBuilder, model: Model, k: int, parent, R: np.ndarray, p: np.ndarray, joint: str, name: str, link: str
-):
-    """Add body k of ``model`` to builder ``b`` under ``parent`` with joint placement (R, p)."""
+    b: ModelBuilder, model: Model, k: int, parent, R: np.ndarray, p: np.ndarray, joint: str, name: str, link: str,
+    links=None,
+):  # fmt: skip
+    """Add body k of ``model`` to builder ``b`` under ``parent`` (the parent body's link) with joint placement
+    (R, p) in the parent body's frame; ``links``: ``_link_poses(model)``."""
+    links = links or _link_poses(model)
+    R, p = _in_link(links[int(model.parents[k])], R, p)
+    X = links[k]
     axis = (model.axes[k], model.axes2[k]) if int(model.kinds[k]) == UNIVERSAL else model.axes[k]
     pitch = float(model.pitches[k]) if joint == JOINTS[HELICAL].name else None
     limits = {}
@@ -36,8 +58,8 @@ def _add_body_like(
                   "velocity": model.velocity_limit[v], "effort": model.effort_limit[v]}  # fmt: skip
     return b.add_body(
         parent, joint=joint, axis=axis if joint != "fixed" else (0.0, 0.0, 1.0), placement=(R, p),
-        mass=model.masses[k], com=model.coms[k], inertia=model.inertias[k], name=name, link=link, pitch=pitch,
-        **limits,
+        mass=model.masses[k], com=X[0].T @ (model.coms[k] - X[1]), inertia=X[0].T @ model.inertias[k] @ X[0],
+        name=name, link=link, pitch=pitch, link_placement=X, **limits,
     )  # fmt: skip
 
 
@@ -46,6 +68,7 @@ def _copy_frames(b: ModelBuilder, model: Model, body_link: list[str], prefix: st
     that fixed joints merged into a body (massless here: their inertia is already in the body's; under their
     fixed joint's name) and the user frames."""
     fixed_joint = None  # the fixed joint frame just read: it names the fixed joint of the link that follows
+    links = _link_poses(model)
     for f in model.frames:
         if f.type == "fixed_joint":
             fixed_joint = f.name
@@ -55,7 +78,8 @@ def _copy_frames(b: ModelBuilder, model: Model, body_link: list[str], prefix: st
             continue
         if body is not None and f.body != body:
             continue
-        parent, placement = body_link[f.body], (f.rotation, f.translation)
+        parent = body_link[f.body]
+        placement = _in_link(links[f.body], np.asarray(f.rotation), np.asarray(f.translation))
         if f.type == "body":
             b.add_body(parent, joint="fixed", placement=placement, link=prefix + f.name,
                        name=prefix + (joint or f"fixed_{f.name}"))  # fmt: skip
@@ -68,6 +92,7 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
     its own joint, or rigidly at ``locked_pose[k]`` = (R, p) when body k is locked; call ``insert()``
     right after body ``after`` and its links (0: after the base's)."""
     locked_pose = locked_pose or {}
+    links = _link_poses(model)
     body_link = [model.link_names[0]] + [""] * (model.njoints - 1)
     _copy_frames(b, model, body_link, body=0)
     if after == 0 and insert is not None:
@@ -76,11 +101,11 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
         parent = body_link[model.parents[k]]
         if k in locked_pose:
             R, p = locked_pose[k]
-            _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k])
+            _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k], links)
         else:
             kind = JOINTS[int(model.kinds[k])].name
             _add_body_like(b, model, k, parent, model.placement_rotation[k], model.placement_translation[k], kind,
-                           model.names[k], model.link_names[k])  # fmt: skip
+                           model.names[k], model.link_names[k], links)  # fmt: skip
         body_link[k] = model.link_names[k]
         _copy_frames(b, model, body_link, body=k)
         if k == after and insert is not None:
@@ -89,12 +114,13 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
 
 def with_fields(model: Model, **changes) -> Model:
     """A new model from ``model``'s own fields, with ``changes`` (e.g. ``loops=…``, ``passive=…``)."""
-    fields = model.fields() | {"loops": model.loops}
+    fields = model.fields() | {"loops": model.loops, "couplings": model.couplings}
     unknown = set(changes) - set(fields)
     if unknown:
         raise TypeError(f"with_fields: unknown fields {sorted(unknown)}")
     fields |= changes
-    fields["loops"] = resolve_loops(model.name, model.link_names, model.frames, fields["loops"])
+    fields["loops"] = resolve_loops(model.name, model.link_names, model.frames, fields["loops"],
+                                    fields.pop("couplings"), model.names, model.kinds)  # fmt: skip
     return Model(**fields)
 
 
@@ -156,7 +182,7 @@ def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray
         q_new[new.idx_q[j] : new.idx_q[j] + new.nqs[j]] = q[old.idx_q[k] : old.idx_q[k] + old.nqs[k]]
         P[_columns(new, j), _columns(old, k)] = 1.0
     rows = [np.eye(old.nv)[locked_cols]]
-    if new.loops:
+    if new.n_constraints:
         rows.append(loop_jacobian(new, q_new) @ P)
     C = np.vstack(rows)
     if not (C.shape[0] and np.abs(C @ v).max() > 0.0):  # nothing stops: no impact, and no dense GIM needed
@@ -186,6 +212,16 @@ def lock_joints(model: Model, names, q) -> Model:
     _copy_model(b, model, locked_pose=poses)
     for lp in model.loops:  # the links keep their names, so the cut joints carry over
         b.add_loop_joint(lp)
+    for c in model.couplings:
+        ends = [model.joint_id(c.joint) in locked, model.joint_id(c.reference) in locked]
+        if ends == [True, True]:
+            continue  # both rigid: the coupling holds nothing any more
+        if any(ends):
+            raise ModelError(
+                f"cannot lock {c.joint if ends[0] else c.reference!r} alone: the coupling {c.name!r} gears "
+                f"{c.joint!r} to {c.reference!r}; lock both joints, or neither"
+            )
+        b.add_coupling(c.name, c.joint, c.reference, c.multiplier, c.offset)
     b.add_passive(*(p for p in model.passive if model.joint_id(p) not in locked))
     edited = b.build()
     if edited.loops:
@@ -238,19 +274,24 @@ def attach(model: Model, parent_link: str, submodel: Model, placement=None, pref
     sub_link = [parent_link] + [""] * (submodel.njoints - 1)
 
     def add_submodel():
+        links = _link_poses(submodel)
         for k in range(1, submodel.njoints):
             R, p = submodel.placement_rotation[k], submodel.placement_translation[k]
             if submodel.parents[k] == 0:  # the submodel's base sits at `placement` in the parent link
                 R, p = R0 @ R, R0 @ p + p0
             kind = JOINTS[int(submodel.kinds[k])].name
             _add_body_like(b, submodel, k, sub_link[submodel.parents[k]], R, p, kind, prefix + submodel.names[k],
-                           prefix + submodel.link_names[k])  # fmt: skip
+                           prefix + submodel.link_names[k], links)  # fmt: skip
             sub_link[k] = prefix + submodel.link_names[k]
 
     _copy_model(b, model, after=last, insert=add_submodel)
     _copy_frames(b, submodel, sub_link, prefix)
     for lp in model.loops:
         b.add_loop_joint(lp)
+    for c in model.couplings:
+        b.add_coupling(c.name, c.joint, c.reference, c.multiplier, c.offset)
+    for c in submodel.couplings:
+        b.add_coupling(prefix + c.name, prefix + c.joint, prefix + c.reference, c.multiplier, c.offset)
     b.add_passive(*model.passive, *(prefix + p for p in submodel.passive))
     for lp in submodel.loops:
         b.add_loop(prefix + lp.name, lp.type, prefix + lp.link1, prefix + lp.link2, lp.placement1, lp.placement2,

@@ -346,7 +346,7 @@ def simulate(
     data = model.create_data()
     Q, V, A = np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv))
     KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
-    lam = _check_closed(model, q0, v0, baumgarte, nrec) if model.loops else None
+    lam = _check_closed(model, q0, v0, baumgarte, nrec) if model.n_constraints else None
     if method != "rk4":
         tau_c = None if tau is None or callable(tau) else vector(tau, model.nv, "tau")
         tau_fn = tau if callable(tau) else (lambda t, q, v: np.zeros(model.nv) if tau_c is None else tau_c)
@@ -354,7 +354,7 @@ def simulate(
         T, stats = _simulate_adaptive(model, data, q0, v0, tau_fn, t, method, rtol, atol, Q, V, A, KE, PE, W,
                                       progress, lam, baumgarte)  # fmt: skip
         return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam, stats)
-    if model.loops:
+    if model.n_constraints:
         tau_c = np.zeros(model.nv) if tau is None or callable(tau) else vector(tau, model.nv, "tau")
         tau_fn = tau if callable(tau) else (lambda t, q, v: tau_c)
         T = _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam,

@@ -1,0 +1,735 @@
+"""SDFormat → :class:`Model`, closed loops included, without Pinocchio's SDF support (its pip wheel has none).
+
+The subset robot files use, versions 1.4 to 1.9 (``docs/sdf.md``): one ``<model>`` (nested models flattened,
+their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>``, ``<inertial>`` and ``<visual>``,
+``<frame>``, and ``<joint>`` of types revolute, continuous, prismatic, ball, universal, fixed and gearbox.
+
+Poses form a graph (``relative_to``, ``attached_to``, each element's default frame) resolved into the model
+frame: the file's pose is the configuration q = 0.  A link may be the child of several joints (a closed loop):
+the spanning tree keeps one parent joint per link and every other joint becomes a :class:`LoopJoint` of its own
+type (``choose_tree``); a gearbox joint adds no joint but a :class:`JointCoupling` between the two joints it
+gears.  Each body's frame is its joint's frame (the child link's frame moved by the joint's ``<pose>``), so
+every joint turns about its body's origin; the link's own frame is a frame of that body.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..algorithms.checks import check_not_singular
+from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
+from ..core.spatial import axis_angle, inertia_about_origin, quaternion_rotation
+from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
+from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .urdf import _check_inertia
+from .urdf_xml import parse_xml, quoted
+
+__all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "load_sdf", "sdf_visuals"]
+
+SDF_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
+# SDF joint type -> tree joint kind (None: fixed, merged into the parent body; "gearbox": a coupling).
+SDF_JOINT_TYPES = {"revolute": REVOLUTE, "continuous": CONTINUOUS, "prismatic": PRISMATIC, "ball": SPHERICAL,
+                   "universal": UNIVERSAL, "fixed": None, "gearbox": "gearbox"}  # fmt: skip
+CUT_TYPE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "ball": "spherical",
+            "universal": "universal", "fixed": "fixed"}  # fmt: skip
+"""The cut joint (``LoopJoint`` type) an SDF joint becomes when it closes a loop."""
+ROOT_JOINTS = {None: None, "free-flyer": FREE_FLYER, "planar": PLANAR}
+NO_LIMIT = 1e16  # the specification's default <lower>/<upper>: "no limit"
+WORLD = "world"
+
+Pose = tuple[np.ndarray, np.ndarray]  # (R, p): a frame in another, x_outer = R x + p
+
+
+def _compose(a: Pose, b: Pose) -> Pose:
+    return a[0] @ b[0], a[0] @ b[1] + a[1]
+
+
+def _inverse(a: Pose) -> Pose:
+    return a[0].T, -a[0].T @ a[1]
+
+
+def _relative(a: Pose, b: Pose) -> Pose:
+    """b in a's frame (both in the model frame)."""
+    return _compose(_inverse(a), b)
+
+
+@dataclass
+class _Node:
+    """A frame of the pose graph: a model, link, joint or ``<frame>``, scoped name, with its ``<pose>``."""
+
+    name: str
+    kind: str  # "model", "link", "joint", "frame"
+    scope: str  # the scope of the model it is in ("" at the top)
+    line: int
+    pose: Pose
+    relative_to: str | None  # scoped; None: the element's default frame
+    attached_to: str | None = None  # a <frame>'s (scoped); a model's canonical link
+    element: object = None
+
+
+@dataclass
+class _Joint:
+    name: str
+    type: str
+    parent: str  # scoped link name, or "world"
+    child: str
+    line: int
+    index: int  # order in the file
+    element: object
+    axis: np.ndarray | None = None  # unit, model frame
+    axis2: np.ndarray | None = None
+    limits: tuple = ()  # per axis: (lower, upper, velocity, effort)
+    reference: str | None = None  # gearbox
+    ratio: float = 0.0
+
+    @property
+    def n_constraints(self) -> int:
+        return 6 if self.type == "fixed" else LOOP_TYPES[CUT_TYPE[self.type]]
+
+
+@dataclass
+class _Doc:
+    """An SDF model read and flattened: its pose graph, links (file order) and joints (file order)."""
+
+    path: Path
+    version: str
+    name: str
+    nodes: dict[str, _Node] = field(default_factory=dict)
+    links: list[str] = field(default_factory=list)
+    joints: list[_Joint] = field(default_factory=list)
+    lenient: list[str] = field(default_factory=list)
+    _world: dict[str, Pose] = field(default_factory=dict)
+
+    def where(self, name: str) -> str:
+        node = self.nodes.get(name)
+        return f"<{node.kind}> {name!r} (line {node.line})" if node else repr(name)
+
+    def error(self, el, problem: str) -> ModelError:
+        owner = el
+        while owner is not None and owner.tag not in ("link", "joint", "frame", "model"):
+            owner = owner.getparent()
+        what = f"<{el.tag}>" if owner is el else f"<{el.tag}> of <{owner.tag}> {owner.get('name')!r}"
+        return ModelError(f"{self.path}: {what} (line {el.sourceline}): {problem}")
+
+    def resolve(self, name: str, scope: str, el, what: str) -> str:
+        """The scoped name of frame ``name`` as written inside ``scope``, or ModelError listing the valid ones."""
+        if name == "__model__":
+            return scope or "__model__"
+        if name.endswith("::__model__"):
+            name = name[: -len("::__model__")]
+        full = f"{scope}::{name}" if scope else name
+        if full in self.nodes:
+            return full
+        prefix = f"{scope}::" if scope else ""
+        inside = [n[len(prefix) :] for n in self.nodes if n.startswith(prefix)]
+        raise self.error(el, f"{what} {name!r} names no frame of the model; frames are: {quoted(inside)}")
+
+    def world(self, name: str, stack=()) -> Pose:
+        """The pose of frame ``name`` in the model frame (the world of q = 0)."""
+        if name in self._world:
+            return self._world[name]
+        if name in stack:
+            cycle = " → ".join(self.where(n) for n in (*stack[stack.index(name) :], name))
+            raise ModelError(f"{self.path}: the poses form a cycle: {cycle}")
+        node = self.nodes[name]
+        base = node.relative_to
+        if base is None:
+            base = node.attached_to if node.kind == "frame" else (node.scope or "__model__")
+            if node.kind == "joint":
+                base = next(j.child for j in self.joints if j.name == name)
+        out = node.pose if name == "__model__" else _compose(self.world(base, (*stack, name)), node.pose)
+        self._world[name] = out
+        return out
+
+    def link_of(self, name: str, stack=()) -> str:
+        """The link a frame is fixed to (a model's: its canonical link)."""
+        node = self.nodes[name]
+        if node.kind == "link":
+            return name
+        if name in stack:
+            raise ModelError(f"{self.path}: {self.where(name)}: attached_to forms a cycle")
+        if node.kind == "joint":
+            return next(j.child for j in self.joints if j.name == name)
+        if node.attached_to is None:
+            raise ModelError(f"{self.path}: {self.where(name)} has no link to attach to (the model has no link)")
+        return self.link_of(node.attached_to, (*stack, name))
+
+
+def _numbers(doc: _Doc, el, count: int | tuple, what: str | None = None) -> list[float]:
+    """The numbers of ``el``'s text: ``count`` of them (one of the counts), finite, within MAX_MAGNITUDE."""
+    if el is None:
+        raise ModelError(f"{doc.path}: {what or 'an element'} is missing")
+    text = (el.text or "").strip()
+    counts = (count,) if isinstance(count, int) else count
+    try:
+        values = [float(x) for x in text.split()]
+    except ValueError:
+        values = None
+    if values is None or len(values) not in counts:
+        raise doc.error(el, f"expected {' or '.join(map(str, counts))} numbers, got {text!r}")
+    if not all(math.isfinite(x) and abs(x) <= MAX_MAGNITUDE for x in values):
+        raise doc.error(el, f"numbers must be finite and at most {MAX_MAGNITUDE:g} in magnitude, got {text!r}")
+    return values
+
+
+def _number(doc: _Doc, el, tag: str, default: float | None) -> float | None:
+    sub = el.find(tag)
+    return default if sub is None else _numbers(doc, sub, 1)[0]
+
+
+def _rpy(r: float, p: float, y: float) -> np.ndarray:
+    """SDF's (and URDF's) roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    ex, ey, ez = np.eye(3)
+    return axis_angle(ez, y) @ axis_angle(ey, p) @ axis_angle(ex, r)
+
+
+def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
+    """(pose, scoped relative_to or None) of ``el``'s ``<pose>`` (identity if absent)."""
+    pose_el = el.find("pose")
+    if pose_el is None:
+        return (np.eye(3), np.zeros(3)), None
+    fmt = pose_el.get("rotation_format", "euler_rpy")
+    if fmt not in ("euler_rpy", "quat_xyzw"):
+        raise doc.error(pose_el, f"rotation_format {fmt!r} is not one of 'euler_rpy', 'quat_xyzw'")
+    if not (pose_el.text or "").strip():
+        values = [0.0] * 6
+    else:
+        values = _numbers(doc, pose_el, 7 if fmt == "quat_xyzw" else 6)
+    if fmt == "quat_xyzw":
+        qv = np.array(values[3:])
+        n = np.linalg.norm(qv)
+        if not n > 0:
+            raise doc.error(pose_el, "the quaternion is zero")
+        R = quaternion_rotation(*(qv / n))
+    else:
+        angles = values[3:]
+        if pose_el.get("degrees", "false").strip().lower() in ("true", "1"):
+            angles = [math.radians(a) for a in angles]
+        R = _rpy(*angles)
+    rel = pose_el.get("relative_to")
+    if rel is None and pose_el.get("frame"):  # SDF 1.5–1.6's frame attribute, read as 1.7's relative_to
+        rel = pose_el.get("frame")
+    if rel is not None and doc.version in ("1.4", "1.5", "1.6") and pose_el.get("relative_to") is not None:
+        doc.lenient.append(f"<pose> (line {pose_el.sourceline}): relative_to is SDF 1.7's; read in a "
+                           f"{doc.version} file")  # fmt: skip
+    return (R, np.array(values[:3])), (rel or None)
+
+
+def _read(path: Path, model_name: str | None, strict: bool) -> _Doc:
+    """Parse and flatten the file: every frame of the pose graph, the links, the joints with their axes in the
+    model frame."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    lenient: list[str] = []
+    root = parse_xml(path, data, lenient)
+    if root.tag != "sdf":
+        raise ModelError(f"{path}: no <sdf> element: the root element is <{root.tag}>")
+    version = (root.get("version") or "").strip()
+    if version not in SDF_VERSIONS:
+        raise ModelError(f"{path}: <sdf> (line {root.sourceline}) has version {version!r}; denoc_pin reads SDFormat "
+                         f"{', '.join(SDF_VERSIONS)}")  # fmt: skip
+    if root.find(".//include") is not None:
+        el = root.find(".//include")
+        raise ModelError(f"{path}: <include> (line {el.sourceline}) is not read: expand it first "
+                         "(gz sdf -p FILE > expanded.sdf)")  # fmt: skip
+    models = root.findall("model") + root.findall("world/model")
+    if not models:
+        raise ModelError(f"{path}: no <model> in <sdf> (or in its <world>)")
+    names = [m.get("name") for m in models]
+    if model_name is None:
+        if len(models) > 1:
+            raise ModelError(f"{path}: {len(models)} models: {quoted(names)}; choose one with model_name=")
+        top = models[0]
+    elif model_name in names:
+        top = models[names.index(model_name)]
+    else:
+        raise ModelError(f"{path}: no model named {model_name!r}; models are: {quoted(names)}")
+    doc = _Doc(path, version, top.get("name") or path.stem, lenient=lenient)
+    pose, rel = _pose(doc, top, "")
+    if rel is not None:
+        raise doc.error(top.find("pose"), "the top model's pose is in the world; relative_to is not allowed here")
+    doc.nodes["__model__"] = _Node("__model__", "model", "", top.sourceline, pose, None, element=top)
+    _walk(doc, top, "")
+    for joint in doc.joints:
+        _joint_details(doc, joint)
+    return doc
+
+
+def _walk(doc: _Doc, model_el, scope: str) -> None:
+    """Collect the frames, links and joints of a model and its nested models (scoped names)."""
+    canonical = model_el.get("canonical_link")
+    first_link = None
+    elements = []
+    for el in model_el:
+        if not isinstance(el.tag, str) or el.tag not in ("link", "joint", "frame", "model"):
+            continue
+        name = el.get("name")
+        if not name:
+            raise doc.error(el, "has no name attribute")
+        if "::" in name or name in ("world", "__model__"):
+            raise doc.error(el, f"the name {name!r} is reserved (it may not be 'world', '__model__' or hold '::')")
+        full = f"{scope}::{name}" if scope else name
+        if full in doc.nodes:
+            raise doc.error(el, f"the name {name!r} is taken by {doc.where(full)} in the same model")
+        pose, rel = _pose(doc, el, scope)
+        if rel is not None:
+            rel = ("__rel__", rel, el)  # resolved once every name of the model is known
+        doc.nodes[full] = _Node(full, el.tag, scope, el.sourceline, pose, rel, element=el)
+        elements.append((full, el))
+        if el.tag == "link":
+            doc.links.append(full)
+            first_link = first_link or full
+        elif el.tag == "joint":
+            doc.joints.append(_Joint(full, el.get("type", ""), "", "", el.sourceline, len(doc.joints), el))
+        elif el.tag == "model":
+            _walk(doc, el, full)
+            first_link = first_link or doc.nodes[full].attached_to
+    model_node = doc.nodes[scope or "__model__"]
+    if canonical is not None:
+        model_node.attached_to = doc.resolve(canonical, scope, model_el, "canonical_link")
+    else:
+        model_node.attached_to = first_link
+    for full, el in elements:  # names are known now: relative_to, attached_to, parent, child
+        node = doc.nodes[full]
+        if node.relative_to is not None:
+            node.relative_to = doc.resolve(node.relative_to[1], scope, el.find("pose"), "relative_to")
+        if el.tag == "frame":
+            target = el.get("attached_to")
+            node.attached_to = doc.resolve(target, scope, el, "attached_to") if target else (scope or "__model__")
+        if el.tag == "joint":
+            joint = next(j for j in doc.joints if j.name == full)
+            for role in ("parent", "child"):
+                sub = el.find(role)
+                text = (sub.text or "").strip() if sub is not None else ""
+                if not text:
+                    raise doc.error(el, f"has no <{role}>")
+                if text == WORLD and role == "parent":
+                    setattr(joint, role, WORLD)
+                    continue
+                if text == WORLD:
+                    raise doc.error(sub, "a joint's child cannot be the world")
+                name = doc.resolve(text, scope, sub, role)
+                if doc.nodes[name].kind != "link":
+                    name = doc.link_of(name)  # a frame or a nested model: the link it is fixed to
+                setattr(joint, role, name)
+
+
+def _axis(doc: _Doc, joint: _Joint, tag: str) -> tuple[np.ndarray | None, tuple]:
+    """The unit axis ``tag`` (axis, axis2) in the model frame, and its (lower, upper, velocity, effort)."""
+    el = joint.element.find(tag)
+    if el is None:
+        return None, (None, None, None, None)
+    xyz = el.find("xyz")
+    if xyz is None:
+        doc.lenient.append(f"<{tag}> of joint {joint.name!r} (line {el.sourceline}) has no <xyz>; the "
+                           "specification's default (0, 0, 1) is taken")  # fmt: skip
+        a = np.array([0.0, 0.0, 1.0])
+    else:
+        a = np.array(_numbers(doc, xyz, 3))
+    n = np.linalg.norm(a)
+    if not n > 0:
+        raise doc.error(xyz, "the axis is zero")
+    a /= n
+    scope = doc.nodes[joint.name].scope
+    upmf = el.find("use_parent_model_frame")
+    expressed = xyz.get("expressed_in") if xyz is not None else None
+    if upmf is not None:
+        in_model = (upmf.text or "").strip().lower() in ("1", "true")
+    else:
+        in_model = doc.version in ("1.4", "1.5")  # libsdformat's reading of the older versions
+    if expressed is not None:
+        frame = doc.resolve(expressed, scope, xyz, "expressed_in")
+    else:
+        frame = (scope or "__model__") if in_model else joint.name
+    R = doc.world(frame)[0]
+    limit = el.find("limit")
+    limits = (None, None, None, None)
+    if limit is not None:
+        lower, upper = _number(doc, limit, "lower", None), _number(doc, limit, "upper", None)
+        velocity, effort = _number(doc, limit, "velocity", -1.0), _number(doc, limit, "effort", -1.0)
+        limits = (lower, upper, velocity, effort)
+    return R @ a, limits
+
+
+def _joint_details(doc: _Doc, joint: _Joint) -> None:
+    el = joint.element
+    if joint.type not in SDF_JOINT_TYPES:
+        raise doc.error(el, f"type {joint.type!r} is not read; joint types are: {', '.join(SDF_JOINT_TYPES)}")
+    joint.axis, lim1 = _axis(doc, joint, "axis")
+    joint.axis2, lim2 = _axis(doc, joint, "axis2")
+    joint.limits = (lim1, lim2)
+    needs = {"revolute": 1, "continuous": 1, "prismatic": 1, "universal": 2, "gearbox": 2}.get(joint.type, 0)
+    for tag, a in (("axis", joint.axis), ("axis2", joint.axis2))[:needs]:
+        if a is None:
+            raise doc.error(el, f"a {joint.type} joint needs <{tag}><xyz>…</xyz></{tag}>")
+    if joint.type == "universal" and abs(joint.axis @ joint.axis2) > 1e-9:
+        raise doc.error(el, f"the universal joint's axes are not orthogonal ({joint.axis.tolist()}, "
+                            f"{joint.axis2.tolist()} in the model frame)")  # fmt: skip
+    if joint.type == "gearbox":
+        ref = el.find("gearbox_reference_body")
+        if ref is None or not (ref.text or "").strip():
+            raise doc.error(el, "a gearbox joint needs <gearbox_reference_body>")
+        name = doc.resolve(ref.text.strip(), doc.nodes[joint.name].scope, ref, "gearbox_reference_body")
+        joint.reference = name if doc.nodes[name].kind == "link" else doc.link_of(name)
+        ratio = el.find("gearbox_ratio")
+        if ratio is None:
+            raise doc.error(el, "a gearbox joint needs <gearbox_ratio>")
+        joint.ratio = _numbers(doc, ratio, 1)[0]
+    if joint.parent == joint.child:
+        raise doc.error(el, f"joins link {joint.child!r} to itself")
+
+
+def choose_tree(doc: _Doc, cuts) -> tuple[dict[str, _Joint], list[_Joint], str]:
+    """The spanning tree: (parent joint of each link, the joints cut, the root: a link or "world").
+
+    Joints are kept in order of their number of constraints, most first (fixed, then revolute, continuous and
+    prismatic, universal, ball), then in file order; a joint is cut when its child has a parent joint already
+    or it would close a cycle.  So the loops are cut at their ball joints where they have any, and where a
+    joint is a link's only parent joint it stays.  ``cuts``: the names of the joints to cut instead."""
+    tree_joints = [j for j in doc.joints if j.type != "gearbox"]
+    by_name = {j.name: j for j in tree_joints}
+    forced = []
+    if cuts is not None:
+        if isinstance(cuts, str):
+            raise ModelError(f"{doc.path}: cuts must be a list of joint names, got the string {cuts!r}")
+        for name in cuts:
+            if name not in by_name or by_name[name].parent == WORLD:
+                raise ModelError(f"{doc.path}: cuts: {name!r} is not a joint between two links; joints are: "
+                                 f"{quoted(n for n, j in by_name.items() if j.parent != WORLD)}")  # fmt: skip
+            forced.append(by_name[name])
+    group = {name: name for name in [*doc.links, WORLD]}
+
+    def find(x: str) -> str:
+        while group[x] != x:
+            group[x] = group[group[x]]
+            x = group[x]
+        return x
+
+    parent_joint: dict[str, _Joint] = {}
+    cut: list[_Joint] = []
+    order = sorted(tree_joints, key=lambda j: (j.parent != WORLD, -j.n_constraints, j.index))
+    for j in order:
+        if j in forced:
+            continue
+        a, b = find(j.parent), find(j.child)
+        if j.child in parent_joint or a == b:
+            if cuts is not None:
+                other = parent_joint.get(j.child)
+                why = f"link {j.child!r} has parent joint {other.name!r} too" if other else "it closes a loop"
+                raise ModelError(f"{doc.path}: cuts={list(cuts)} leave a loop: joint {j.name!r} (line {j.line}) "
+                                 f"stays, but {why}; cut it too")  # fmt: skip
+            if j.parent == WORLD:
+                raise doc.error(j.element, f"attaches link {j.child!r} to the world, but it has parent joint "
+                                           f"{parent_joint[j.child].name!r}")  # fmt: skip
+            cut.append(j)
+            continue
+        parent_joint[j.child] = j
+        group[b] = a
+    cut += forced
+    cut.sort(key=lambda j: j.index)
+    orphans = [link for link in doc.links if link not in parent_joint]
+    world_joints = [j for j in tree_joints if j.parent == WORLD]
+    if len(world_joints) > 1:
+        raise ModelError(f"{doc.path}: {len(world_joints)} joints attach the model to the world: "
+                         f"{quoted(doc.where(j.name) for j in world_joints)}; one at most")  # fmt: skip
+    if world_joints:
+        root = WORLD
+        if orphans:
+            raise ModelError(f"{doc.path}: links {quoted(orphans)} are not connected to the rest of the model")
+    else:
+        if len(orphans) != 1:
+            what = "no link is the root (every link is a joint's child)" if not orphans else (
+                f"{len(orphans)} links are no joint's child: {quoted(doc.where(n) for n in orphans)}; every link but "
+                "the root must be the child of a joint")  # fmt: skip
+            raise ModelError(f"{doc.path}: {what}")
+        root = orphans[0]
+    return parent_joint, cut, root
+
+
+def load_sdf(path, root_joint=None, *, model_name: str | None = None, cuts=None, strict: bool = False) -> Model:
+    """Load an SDFormat file (versions 1.4–1.9) into a :class:`Model`, its closed loops in ``model.loops`` and its
+    gearboxes in ``model.couplings``.
+
+    root_joint: None keeps the file's joint to the world if it has one (fixed: the root link is welded where
+    the file puts it), else the root link is the fixed base, at the world's origin; ``"free-flyer"`` or
+    ``"planar"``: a joint named ``root_joint`` carries the root link (replacing a joint to the world, with a
+    warning when that one was not fixed).  model_name: which ``<model>`` of the file (needed when it has
+    several).  cuts: names of the joints to cut open (default: ``choose_tree``'s rule).  strict: refuse what
+    loads with a :class:`ModelWarning` otherwise.  Raises :class:`ModelError` naming file, line and element.
+    """
+    if root_joint not in ROOT_JOINTS:
+        raise ValueError(f"root_joint must be one of {list(ROOT_JOINTS)}, got {root_joint!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    doc = _read(path, model_name, strict)
+    if not doc.links:
+        raise ModelError(f"{path}: model {doc.name!r} has no <link>")
+    parent_joint, cut, root = choose_tree(doc, cuts)
+    attach = next((j for j in parent_joint.values() if j.parent == WORLD), None)
+    if attach is not None and root_joint is not None:
+        if attach.type != "fixed":
+            warnings.warn(f"{path}: joint {attach.name!r} (line {attach.line}, {attach.type}) attaches "
+                          f"{attach.child!r} to the world; replaced by root_joint={root_joint!r}", ModelWarning,
+                          stacklevel=2)  # fmt: skip
+        del parent_joint[attach.child]
+        root, attach = attach.child, None
+    elif attach is not None:
+        root = WORLD
+    return _build(doc, parent_joint, cut, root, attach, root_joint, strict)
+
+
+def _inertial(doc: _Doc, link: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mass, centre of mass, inertia about it) in the link frame; the specification's defaults (1 kg, unit
+    moments) where ``<inertial>`` or its parts are missing, with a warning."""
+    el = doc.nodes[link].element
+    inertial = el.find("inertial")
+    if inertial is None:
+        doc.lenient.append(f"link {link!r} (line {el.sourceline}) has no <inertial>: the specification's default, "
+                           "1 kg with unit moments of inertia, is taken")  # fmt: skip
+        return 1.0, np.zeros(3), np.eye(3)
+    pose, rel = _pose(doc, inertial, doc.nodes[link].scope)
+    if rel is not None:
+        target = doc.resolve(rel, doc.nodes[link].scope, inertial.find("pose"), "relative_to")
+        pose = _relative(doc.world(link), _compose(doc.world(target), pose))
+    m = _number(doc, inertial, "mass", None)
+    if m is None:
+        doc.lenient.append(f"<inertial> of link {link!r} (line {inertial.sourceline}) has no <mass>: 1 kg taken")
+        m = 1.0
+    I = np.eye(3)
+    iel = inertial.find("inertia")
+    if iel is None:
+        doc.lenient.append(f"<inertial> of link {link!r} (line {inertial.sourceline}) has no <inertia>: unit moments "
+                           "taken")  # fmt: skip
+    else:
+        v = {t: _number(doc, iel, t, 1.0 if t in ("ixx", "iyy", "izz") else 0.0)
+             for t in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}  # fmt: skip
+        I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
+    R, c = pose
+    return m, c, R @ I @ R.T
+
+
+def _build(doc: _Doc, parent_joint: dict, cut: list, root: str, attach, root_joint, strict: bool) -> Model:
+    path = doc.path
+    children: dict[str, list] = {name: [] for name in [*doc.links, WORLD]}
+    for j in sorted(parent_joint.values(), key=lambda j: j.index):
+        children[j.parent].append(j)
+    eye, zero = np.eye(3), np.zeros(3)
+    names, link_names, parents, kinds = ["universe"], [], [0], [0]
+    axes, axes2, PR, Pp = [zero], [zero], [eye], [zero]
+    limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}
+    frames = [Frame("universe", 0, eye, zero, "fixed_joint")]
+    body_of: dict[str, int] = {}
+    pose_in_body: dict[str, Pose] = {}
+    T_body = [(eye, zero)]  # each body frame in the model frame, at q = 0
+    joint_of_body: dict[int, _Joint] = {}
+
+    def add_body(name: str, link: str, parent: int, kind: int, T: Pose, a1, a2, joint: _Joint | None) -> int:
+        R, p = _relative(T_body[parent], T)
+        names.append(name)
+        link_names.append(link)
+        parents.append(parent)
+        kinds.append(kind)
+        axes.append(zero if a1 is None else T[0].T @ a1)
+        axes2.append(zero if a2 is None else T[0].T @ a2)
+        PR.append(R)
+        Pp.append(p)
+        T_body.append(T)
+        k = len(names) - 1
+        body_of[link] = k
+        pose_in_body[link] = _relative(T, doc.world(link))
+        frames.append(Frame(name, k, eye, zero, "joint"))
+        frames.append(Frame(link, k, *pose_in_body[link]))
+        _add_limits(limits, kind, joint)
+        if joint is not None:
+            joint_of_body[k] = joint
+        return k
+
+    start = []
+    if root == WORLD:  # the file's joint to the world, kept
+        link_names.append("universe")
+        start = [attach]
+    elif root_joint is not None:
+        link_names.append("universe")
+        add_body("root_joint", root, 0, ROOT_JOINTS[root_joint], doc.world(root), None, None, None)
+        start = children[root]
+    else:  # the root link is the base: its frame is the world's
+        link_names.append(root)
+        T_body[0] = doc.world(root)
+        body_of[root] = 0
+        pose_in_body[root] = (eye, zero)
+        frames.append(Frame(root, 0, eye, zero))
+        start = children[root]
+    stack = list(reversed(start))  # depth first, siblings in file order
+    while stack:
+        j = stack.pop()
+        T = doc.world(j.name)
+        k0 = 0 if j.parent == WORLD else body_of[j.parent]
+        if j.type == "fixed":
+            body_of[j.child] = k0
+            pose_in_body[j.child] = _relative(T_body[k0], doc.world(j.child))
+            frames.append(Frame(j.name, k0, *_relative(T_body[k0], T), "fixed_joint"))
+            frames.append(Frame(j.child, k0, *pose_in_body[j.child]))
+        else:
+            add_body(j.name, j.child, k0, SDF_JOINT_TYPES[j.type], T, j.axis, j.axis2, j)
+        stack.extend(reversed(children[j.child]))
+    if len(names) < 2:
+        raise ModelError(f"{path}: model {doc.name!r} has no movable joint")
+    for name, node in doc.nodes.items():  # the file's <frame> elements, on the body of their link
+        if node.kind == "frame":
+            k = body_of[doc.link_of(name)]
+            frames.append(Frame(name, k, *_relative(T_body[k], doc.world(name)), "op_frame"))
+    mass, com, I_com = _inertias(doc, body_of, pose_in_body, len(names), strict)
+    loops = [_loop_joint(doc, j) for j in cut]
+    couplings = [_coupling(doc, j, body_of, joint_of_body) for j in doc.joints if j.type == "gearbox"]
+    if doc.lenient and strict:
+        raise ModelError(f"{path}: {doc.lenient[0]} (strict=True refuses what the default only warns about)")
+    for message in doc.lenient:
+        warnings.warn(f"{path}: {message}", ModelWarning, stacklevel=3)
+    try:
+        model = Model(
+            **{f: np.array(v, dtype=float) for f, v in limits.items()},
+            name=doc.name, names=names, link_names=link_names, parents=parents, kinds=kinds, axes=axes, axes2=axes2,
+            placement_rotation=PR, placement_translation=Pp, masses=mass, coms=com, inertias=I_com, frames=frames,
+            source=str(path),
+            loops=resolve_loops(doc.name, link_names, frames, loops, couplings, names, kinds),
+        )  # fmt: skip
+    except ModelError as e:
+        raise ModelError(f"{path}: {e}") from None
+    check_not_singular(model, where=str(path))
+    return model
+
+
+def _add_limits(limits: dict, kind: int, joint: _Joint | None) -> None:
+    """Pinocchio's four limit fields for one joint: a revolute's, prismatic's or universal's from each axis's
+    ``<limit>`` (the specification's 1e16 meaning none: ``UNBOUNDED``; velocity and effort −1: inf); a continuous
+    joint's (cos, sin) within ±1.01 (as for URDF); a ball's and a root joint's unbounded."""
+    nq, nv = JOINTS[kind].nq, JOINTS[kind].nv
+    lower, upper, velocity, effort = [-UNBOUNDED] * nq, [UNBOUNDED] * nq, [np.inf] * nv, [np.inf] * nv
+    if kind == CONTINUOUS:
+        lower, upper = [-1.01, -1.01], [1.01, 1.01]
+    if joint is not None and kind in (REVOLUTE, PRISMATIC, UNIVERSAL, CONTINUOUS):
+        for i, (lo, hi, vel, eff) in enumerate(joint.limits[:nv]):
+            if lo is None and hi is None and vel is None:
+                continue
+            if kind != CONTINUOUS:
+                lower[i] = -UNBOUNDED if lo is None or lo <= -NO_LIMIT else lo
+                upper[i] = UNBOUNDED if hi is None or hi >= NO_LIMIT else hi
+            velocity[i] = np.inf if vel is None or vel < 0 else vel
+            effort[i] = np.inf if eff is None or eff < 0 else eff
+    for f, v in zip(LIMIT_FIELDS, (lower, upper, velocity, effort), strict=True):
+        limits[f].extend(v)
+
+
+def _inertias(doc: _Doc, body_of: dict, pose_in_body: dict, nj: int, strict: bool):
+    """(mass, centre of mass, inertia about it) of every body: its links' inertias summed about the body origin."""
+    mass, first, I_o = np.zeros(nj), np.zeros((nj, 3)), np.zeros((nj, 3, 3))
+    for link in doc.links:
+        m, c, I_c = _inertial(doc, link)
+        _check_inertia(doc.path, link, m, I_c, strict)
+        k = body_of[link]
+        R, p = pose_in_body[link]
+        c = R @ c + p
+        mass[k] += m
+        first[k] += m * c
+        I_o[k] += inertia_about_origin(m, c, R @ I_c @ R.T)
+    com, I_com = np.zeros((nj, 3)), np.zeros((nj, 3, 3))
+    for k in range(nj):
+        if mass[k] > 0:
+            com[k] = first[k] / mass[k]
+            I_com[k] = I_o[k] - inertia_about_origin(mass[k], com[k], np.zeros((3, 3)))
+        else:
+            I_com[k] = I_o[k]
+    return mass, com, I_com
+
+
+def _loop_joint(doc: _Doc, j: _Joint) -> LoopJoint:
+    """A cut SDF joint: C1 and C2 are its joint frame, fixed to the parent and to the child link (they coincide in
+    the file's pose); its axes in that frame."""
+    if j.parent == WORLD:
+        raise doc.error(j.element, "a joint to the world cannot be cut")
+    T = doc.world(j.name)
+    to_joint = T[0].T
+    return LoopJoint(
+        j.name, CUT_TYPE[j.type], j.parent, j.child, _relative(doc.world(j.parent), T),
+        _relative(doc.world(j.child), T), to_joint @ j.axis if j.axis is not None else np.array([0.0, 0.0, 1.0]),
+        to_joint @ j.axis2 if j.type == "universal" else None,
+    )  # fmt: skip
+
+
+def _coupling(doc: _Doc, j: _Joint, body_of: dict, joint_of_body: dict) -> JointCoupling:
+    """A gearbox joint as a coupling: θ₂ = −ratio · θ₁ (SDFormat's ``gearbox_ratio``), θ₁ the angle from the
+    reference body to the parent link about ``axis``, θ₂ from the reference body to the child link about
+    ``axis2``; each is ± the angle of the revolute joint that carries that link on the reference body."""
+    ends = []
+    for link, axis, tag in ((j.parent, j.axis, "axis"), (j.child, j.axis2, "axis2")):
+        k = body_of.get(link)
+        tj = joint_of_body.get(k)
+        if tj is None or body_of.get(tj.parent, -1) != body_of.get(j.reference) or tj.type not in (
+                "revolute", "continuous"):  # fmt: skip
+            raise doc.error(j.element, f"gearbox: link {link!r} must turn on the reference body {j.reference!r} by a "
+                                       "revolute joint of the tree")  # fmt: skip
+        s = float(tj.axis @ axis)
+        if abs(abs(s) - 1.0) > 1e-6:
+            raise doc.error(j.element, f"gearbox: <{tag}> is not parallel to the axis of joint {tj.name!r} that turns "
+                                       f"link {link!r}")  # fmt: skip
+        ends.append((tj.name, math.copysign(1.0, s)))
+    (ref, s1), (out, s2) = ends
+    return JointCoupling(j.name, out, ref, -j.ratio * s1 * s2, 0.0)
+
+
+def sdf_visuals(model: Model, strict: bool = False) -> list[tuple[str, int, Pose, dict]]:
+    """The ``<visual>`` geometry of the SDF a model was loaded from: (name, body, placement in the body frame,
+    geometry) with geometry {"mesh": uri, "scale": (3,)} | {"box": (3,)} | {"cylinder": (radius, length)} |
+    {"sphere": radius}.  A visual it cannot draw is left out, named in a warning."""
+    path = Path(model.source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        doc = _read(path, model.name if model.name else None, strict)
+    where = {f.name: (f.body, (np.asarray(f.rotation), np.asarray(f.translation))) for f in model.frames
+             if f.type == "body"}  # fmt: skip
+    out = []
+    for link in doc.links:
+        if link not in where:
+            continue
+        k, T_link = where[link]
+        for el in doc.nodes[link].element.findall("visual"):
+            name = f"{link}::{el.get('name', 'visual')}"
+            try:
+                pose, rel = _pose(doc, el, doc.nodes[link].scope)
+                if rel is not None:
+                    target = doc.resolve(rel, doc.nodes[link].scope, el.find("pose"), "relative_to")
+                    pose = _relative(doc.world(link), _compose(doc.world(target), pose))
+                geometry = _geometry(doc, el.find("geometry"))
+            except ModelError as e:
+                warnings.warn(f"not drawn: {e}", ModelWarning, stacklevel=2)
+                continue
+            if geometry is not None:
+                out.append((name, k, _compose(T_link, pose), geometry))
+    return out
+
+
+def _geometry(doc: _Doc, el) -> dict | None:
+    if el is None:
+        return None
+    for shape in el:
+        if not isinstance(shape.tag, str):
+            continue
+        if shape.tag == "mesh":
+            uri = (shape.findtext("uri") or "").strip()
+            scale = shape.find("scale")
+            return {"mesh": uri, "scale": np.array(_numbers(doc, scale, 3)) if scale is not None else np.ones(3)}
+        if shape.tag == "box":
+            return {"box": np.array(_numbers(doc, shape.find("size"), 3, "<box> <size>"))}
+        if shape.tag == "cylinder":
+            return {"cylinder": (_number(doc, shape, "radius", 1.0), _number(doc, shape, "length", 1.0))}
+        if shape.tag == "sphere":
+            return {"sphere": _number(doc, shape, "radius", 1.0)}
+    return None
