@@ -21,7 +21,7 @@ import numpy as np
 from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR
 from ..core.spatial import axis_angle, inertia_about_origin
-from ..loops import LOOP_TYPES, LoopJoint, resolve_loops
+from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml
 
@@ -77,7 +77,7 @@ def _pose(T) -> tuple[np.ndarray, np.ndarray]:
     return T[:3, :3].copy(), T[:3, 3].copy()
 
 
-def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
+def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = False) -> Model:
     """Load a URDF file into a :class:`Model` with Pinocchio's joint order and q/v layout.
 
     root_joint: None (fixed base: the root link is the base, M_0), ``"free-flyer"`` or
@@ -88,6 +88,9 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
     inconsistent inertias (not positive semi-definite, triangle inequality broken, zero mass with non-zero
     inertia: an :class:`InertiaWarning`, as Pinocchio loads them; many standard URDFs — anymal, pr2, tiago,
     allegro, … — carry such CAD inertias).
+    mimic: each ``<mimic joint= multiplier= offset=>`` becomes a :class:`JointCoupling` (θ = multiplier · θ_joint +
+    offset, one constraint row, ``model.couplings``, named after the mimic joint); by default mimic joints stay
+    independent, as in Pinocchio.
     Raises :class:`ModelError` naming the file, the line, the element and the problem for a bad file.
     """
     import yourdfpy
@@ -138,10 +141,11 @@ def load_urdf(path, root_joint=None, *, strict: bool = False) -> Model:
                     f"{path}: loop joint {lp.name!r} (line {line}) names unknown link {link!r}; "
                     f"links are: {quoted(links)}"
                 )
+    couplings = _mimics(path, robot, names, xml, strict) if mimic else []
     try:
         limits = _limits(robot, names, kinds, root_joint)
         model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
-                       limits)  # fmt: skip
+                       limits, couplings)  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
     check_not_singular(model, where=str(path))
@@ -323,8 +327,32 @@ def _merged_inertias(links: dict, body_of: dict, pose_in_body: dict, nj: int):
     return mass, com, I_com
 
 
+def _mimics(path: Path, robot, names: list[str], xml: UrdfXml, strict: bool) -> list[JointCoupling]:
+    """The ``<mimic>`` elements as couplings: θ_joint = multiplier · θ_target + offset (URDF's defaults 1, 0); a
+    fixed joint's ``<mimic>`` (talos's grippers have some) moves nothing: ignored, with a warning."""
+    out = []
+    for j in robot.joints:
+        if j.mimic is None:
+            continue
+        if j.type == "fixed":
+            message = f"{path}: {xml.where('joint', j.name)} is fixed: its <mimic> is ignored"
+            if strict:
+                raise ModelError(f"{message} (strict=True refuses what the default only warns about)")
+            warnings.warn(message, ModelWarning, stacklevel=3)
+            continue
+        for name in (j.name, j.mimic.joint):
+            if name not in names:
+                raise ModelError(f"{path}: {xml.where('joint', j.name)}: <mimic joint={j.mimic.joint!r}> couples "
+                                 f"{name!r}, which is not a movable joint of the tree; joints are: "
+                                 f"{quoted(names[1:])}")  # fmt: skip
+        multiplier = 1.0 if j.mimic.multiplier is None else float(j.mimic.multiplier)
+        offset = 0.0 if j.mimic.offset is None else float(j.mimic.offset)
+        out.append(JointCoupling(j.name, j.name, j.mimic.joint, multiplier, offset))
+    return out
+
+
 def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
-           limits) -> Model:  # fmt: skip
+           limits, couplings=()) -> Model:  # fmt: skip
     return Model(
         **limits,
         name=robot.name or path.stem,
@@ -340,7 +368,9 @@ def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, c
         inertias=I_com,
         frames=frames,
         source=str(path),
-        loops=resolve_loops(robot.name or path.stem, link_names, frames, [lp for lp, _ in loops]),
+        loops=resolve_loops(
+            robot.name or path.stem, link_names, frames, [lp for lp, _ in loops], couplings, names, kinds
+        ),
     )
 
 

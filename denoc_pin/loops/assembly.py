@@ -8,10 +8,10 @@ import numpy as np
 from ..algorithms.configuration import difference, integrate, normalize
 from ..model import Model, configuration
 from .dynamics import dof_of
-from .kernel import LoopState, kinematics, loop_jacobian, loop_residual, need_loops
+from .kernel import RANK_RTOL, LoopState, kinematics, loop_jacobian, loop_residual, need_loops
 from .types import AssemblyError
 
-__all__ = ["ASSEMBLY_STARTS", "RANK_RTOL", "REDUNDANT_TOL", "assemble", "loop_mobility"]
+__all__ = ["ASSEMBLY_STARTS", "REDUNDANT_TOL", "assemble", "loop_mobility"]
 
 
 def loop_mobility(model: Model, q) -> dict[str, int]:
@@ -34,12 +34,6 @@ def loop_mobility(model: Model, q) -> dict[str, int]:
         out[model.loops[i].name] = len(cols) - int(rank)
     return out
 
-
-RANK_RTOL = 1e-6
-"""Constraint directions whose singular value in J is below RANK_RTOL × the largest count as redundant in the
-Newton steps: a loop described twice over (a planar mechanism in 3-D) or up to a file's rounded angles (Cassie's
-legs: 3e-11 at the file's pose, about 1e-9 elsewhere, while its smallest true direction is 7e-4), whose residual
-would otherwise be chased along a direction the joints can barely move."""
 
 ASSEMBLY_STARTS = 32
 """Seeded starts the global search tries after Newton and Levenberg–Marquardt stall from the guess."""

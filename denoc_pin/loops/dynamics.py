@@ -10,7 +10,7 @@ from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.forward import udut_solve
 from ..core.spatial import matmul_into
 from ..model import Data, Model, ModelError, configuration, vector
-from .kernel import LoopState, data_for, kinematics, need_loops
+from .kernel import LoopState, data_for, independent_rows, kinematics, need_loops
 from .types import SingularConfigurationError, baumgarte_gains
 
 __all__ = ["complete_motion", "constrained_forward_dynamics", "constrained_inverse_dynamics"]
@@ -121,11 +121,12 @@ def constrained_forward_dynamics(
     baumgarte = (kp, kd): the constraint is imposed as r̈ + 2 kd ṙ + kp² r = 0, i.e.
     γ = −J̇ q̇ − 2 kd J q̇ − kp² r (kp, kd ≥ 0, in 1/s; (0, 0) imposes J q̈ + J̇ q̇ = 0 only).
 
-    Redundant constraints (a planar mechanism described in 3-D has a rank-deficient J) are
-    handled by a rank-revealing solve of the symmetric reaction system (its eigenvalues below
-    ``rcond`` × the largest are dropped): the accelerations are unique and λ is the
-    minimum-norm set of reactions that produces them; the reactions along redundant
-    directions are statically indeterminate, so any other split is as valid.
+    Redundant constraints (a planar mechanism described in 3-D has a rank-deficient J; Cassie's legs have one
+    row redundant up to the file's rounding) are found by the symmetric reaction system's eigenvalues (below
+    ``rcond`` × the largest); then the rank is decided on J's singular values (``independent_rows``, the rule
+    of ``assemble``) and the independent rows U_rᵀ J are solved: the accelerations are unique and λ = U_r λ_r
+    is the minimum-norm set of reactions that produces them; the reactions along redundant directions are
+    statically indeterminate, so any other split is as valid.
     λ: reaction of link1 on link2 in C1 ([N·m] angular rows, [N] linear rows); see the module doc.
     """
     need_loops(model, "constrained_forward_dynamics")
@@ -134,9 +135,19 @@ def constrained_forward_dynamics(
     a0 = forward_dynamics(model, data, q, v, tau, fext)  # fills the UDUᵀ factors, t and ṫ (q̈ = 0)
     st = LoopState(model, data, True, np.asarray(q, dtype=float))
     a, lam = np.empty(model.nv), np.empty(model.n_constraints)
-    reaction_kernel(model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, data.E, data.r,
-                    data.S, data.Psi, data.I_hat_inv, st.J, st.Jdv, st.r, np.ascontiguousarray(v, dtype=float), a0,
-                    kp, kd, float(rcond), a, lam)  # fmt: skip
+    v = np.ascontiguousarray(v, dtype=float)
+
+    def solve(J, Jdv, r, lam, rcond):
+        return reaction_kernel(model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, data.E,
+                               data.r, data.S, data.Psi, data.I_hat_inv, J, Jdv, r, v, a0, kp, kd, rcond, a, lam)
+
+    if solve(st.J, st.Jdv, st.r, lam, float(rcond)) < model.n_constraints:
+        # Redundant: the rank is J's (``independent_rows``), as for assemble and the inverse problem, not N_c's,
+        # whose eigenvalues also carry the masses; the independent rows U_rᵀ J are solved, λ = U_r λ_r.
+        U = independent_rows(st.J)
+        lam_r = np.empty(U.shape[1])
+        solve(np.ascontiguousarray(U.T @ st.J), U.T @ st.Jdv, U.T @ st.r, lam_r, 1e-14)
+        lam = U @ lam_r
     data.ddq[:] = a
     return a, lam
 
@@ -189,6 +200,8 @@ def constrained_inverse_dynamics(
     st = LoopState(model, data, True, np.asarray(q, dtype=float))
     J = st.J
     viol = st.Jdv
+    U = independent_rows(J)  # not along redundant directions: q̈ need not meet them
+    viol = U @ (U.T @ viol)
     scale = np.abs(J).max() * np.abs(a).max() + np.abs(viol - J @ a).max() + 1.0
     if np.abs(viol).max() > atol * scale:
         raise ValueError(

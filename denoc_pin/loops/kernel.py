@@ -14,7 +14,20 @@ from ..core.joints import CONTINUOUS
 from ..core.spatial import cross3, log3, mtv3, mv3
 from ..model import Data, Model, ModelError, check_data, configuration
 
-__all__ = ["loop_jacobian", "loop_residual"]
+__all__ = ["RANK_RTOL", "independent_rows", "loop_jacobian", "loop_residual"]
+
+RANK_RTOL = 1e-6
+"""Constraint directions whose singular value in J is below RANK_RTOL × the largest are redundant: a loop described
+twice over (a planar mechanism in 3-D), or up to a file's rounded angles (Cassie's legs: 3e-11 at the file's pose,
+about 1e-9 elsewhere, while their smallest true direction is 7e-4).  ``assemble`` does not chase the residual along
+them, ``constrained_inverse_dynamics`` does not ask q̈ to meet them."""
+
+
+def independent_rows(J: np.ndarray) -> np.ndarray:
+    """U_r (m, r): the constraint directions that count, J's left singular vectors whose singular values are at
+    least ``RANK_RTOL`` × the largest."""
+    U, s, _ = np.linalg.svd(J, full_matrices=False)
+    return U[:, : int((s > RANK_RTOL * s[0]).sum())] if s.size and s[0] > 0 else U[:, :0]
 
 
 @njit(cache=True)

@@ -16,8 +16,9 @@ import numpy as np
 from ..algorithms.configuration import neutral
 from ..algorithms.parallel_scheme import connectivity_matrix
 from ..core.joints import JOINTS
+from ..loaders.files import LOADERS, load
+from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import example_robot_urdf
-from ..loaders.urdf import load_urdf
 from ..loops import assemble, loop_residual
 from ..model import ModelError, ModelWarning
 from ..simulation.simulate import Trajectory, simulate
@@ -29,20 +30,20 @@ __all__ = ["main"]
 
 
 def _resolve(path: str) -> Path:
-    """A URDF path, or the short name of an example-robot-data robot (``panda``, ``ur5``, …)."""
+    """A URDF or SDF path, or the short name of an example-robot-data robot (``panda``, ``ur5``, …)."""
     p = Path(path)
-    if p.exists() or p.suffix == ".urdf" or "/" in path:
+    if p.exists() or p.suffix in LOADERS or "/" in path:
         return p
 
     try:
         return example_robot_urdf(path)
     except FileNotFoundError:
-        return p  # load_urdf reports the missing file
+        return p  # the loader reports the missing file
 
 
 def _load(args):
 
-    return load_urdf(_resolve(args.urdf), root_joint=args.root_joint, strict=args.strict)
+    return load(_resolve(args.urdf), root_joint=args.root_joint, strict=args.strict)
 
 
 def cmd_info(args) -> int:
@@ -77,9 +78,14 @@ def cmd_validate(args) -> int:
     path = _resolve(args.urdf)
     model = _load(args)
     root = {None: None, "free-flyer": pin.JointModelFreeFlyer, "planar": pin.JointModelPlanar}[args.root_joint]
-    pin_model = pin.buildModelFromUrdf(str(path)) if root is None else pin.buildModelFromUrdf(str(path), root())
+    if path.suffix.lower() != ".urdf":  # Pinocchio's pip wheel reads no SDF: its twin of our tree is the referee
+        pin_model = to_pinocchio(model)
+    elif root is None:
+        pin_model = pin.buildModelFromUrdf(str(path))
+    else:
+        pin_model = pin.buildModelFromUrdf(str(path), root())
     checks = compare_with_pinocchio(model, pin_model, samples=args.samples, seed=args.seed)
-    if model.loops:
+    if model.n_constraints:
         checks += compare_loops(model, pin_model, samples=args.samples, seed=args.seed)
     ok = all(c.passed for c in checks)
     if args.json:
@@ -122,7 +128,7 @@ def cmd_simulate(args) -> int:
     model = _load(args)
     q0 = _state(args.q0, neutral(model))
     v0 = _state(args.v0, np.zeros(model.nv))
-    if model.loops:
+    if model.n_constraints:
         if q0.shape == (model.nq,) and np.abs(loop_residual(model, q0)).max() > 1e-6:
             q0 = assemble(model, q0)
             print(f"q0 did not close the loops; assembled to q0 = {np.array2string(q0, precision=6)}")
@@ -209,11 +215,11 @@ def main(argv=None) -> int:
     for name, help_ in [
         ("info", "model summary and its kinematic-module tree"),
         ("validate", "every algorithm vs Pinocchio"),
-        ("simulate", "simulate a URDF (RK4 or adaptive): trajectory, plot and HTML viewer outputs"),
-        ("view", "show a URDF (and a saved trajectory) in a live MeshCat viewer"),
+        ("simulate", "simulate a robot file (RK4 or adaptive): trajectory, plot and HTML viewer outputs"),
+        ("view", "show a robot file (and a saved trajectory) in a live MeshCat viewer"),
     ]:
         p = sub.add_parser(name, help=help_)
-        p.add_argument("urdf", help="URDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
+        p.add_argument("urdf", help="URDF or SDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
         p.add_argument(
             "--strict", action="store_true",
             help="refuse what loads with a warning: defects outside the dynamics, inconsistent inertias",
