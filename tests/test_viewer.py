@@ -5,6 +5,7 @@ import base64
 import re
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pinocchio as pin
@@ -85,9 +86,30 @@ def test_panda_meshes_load():
     assert not any(g.name.startswith("joint_") for g in v.visual_model.geometryObjects if g.parentJoint <= 7)
 
 
-@pytest.mark.parametrize("which", ["spatial_tree", "rope", "four_bar"])
+def cassie() -> dp.Model:
+    from denoc_pin.loaders.robots import robots_dir
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        return dp.load_sdf(robots_dir() / "cassie_description" / "robots" / "cassie_v2.sdf")
+
+
+def test_cassie_sdf_meshes_load():
+    model = cassie()
+    meshes = [g for g in Viewer(model).visual_model.geometryObjects if g.meshPath.endswith(".stl")]
+    assert len(meshes) == 23  # one per link: model://example-robot-data/… found in the installed package
+    assert {int(g.parentJoint) for g in meshes} == set(range(model.njoints))
+
+
+def _model(which: str) -> dp.Model:
+    if which == "rope":
+        return dp.models.rope(n_links=8)
+    return cassie() if which == "cassie" else dp.load_urdf(URDF_DIR / f"{which}.urdf")
+
+
+@pytest.mark.parametrize("which", ["spatial_tree", "rope", "four_bar", "cassie"])
 def test_display_places_bodies_where_our_kinematics_puts_them(which):
-    model = dp.models.rope(n_links=8) if which == "rope" else dp.load_urdf(URDF_DIR / f"{which}.urdf")
+    model = _model(which)
     v = Viewer(model)
     q = dp.random_configuration(model, 3)
     v.display(q)
@@ -165,13 +187,13 @@ def screenshot(html_path, png_path) -> np.ndarray:
 @pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run installs it"
 )
-@pytest.mark.parametrize("which", ["gripper", "rope"])
+@pytest.mark.parametrize("which", ["gripper", "rope", "cassie"])
 def test_html_renders_the_robot_in_chromium(tmp_path, which):
     """The robot is drawn, framed whole, standing on the ground grid: the page differs from the same page with
     the robot hidden in a region near the image centre (where the camera looks), not at the image's edges,
     and nowhere is the page blank; and the grid (the page against the one with the grid hidden) is drawn
     under the robot, in its columns below its lowest pixel."""
-    model = dp.models.rope(n_links=20) if which == "rope" else dp.load_urdf(URDF_DIR / "gripper.urdf")
+    model = dp.models.rope(n_links=20) if which == "rope" else _model(which)
     v = Viewer(model)
     v.display(dp.neutral(model))
     with_robot = screenshot(v.save_html(tmp_path / "a.html"), tmp_path / "a.png")

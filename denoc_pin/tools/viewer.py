@@ -3,7 +3,8 @@
 Geometry comes from two places:
 
 - the URDF's visual meshes and shapes (``pinocchio.buildGeomFromUrdf`` on the model's Pinocchio twin,
-  ``package://`` paths resolved against the URDF's folders, example-robot-data and ``package_dirs``);
+  ``package://`` paths resolved against the URDF's folders, example-robot-data and ``package_dirs``), or an SDF's
+  (``loaders.sdf.sdf_visuals``, ``model://`` URIs resolved the same way);
 - primitives for every body that has no visual (generated models: rope, chains, ``ModelBuilder``
   trees; bundled URDFs such as the gripper): a sphere at the joint and a cylinder from the joint to
   each child joint (to twice the centre of mass for a tip body, whose far end the model does not know).
@@ -30,6 +31,7 @@ from ..algorithms.configuration import neutral
 from ..algorithms.kinematics_api import forward_kinematics
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import robots_dir
+from ..loaders.sdf import sdf_visuals
 from ..loaders.urdf_xml import read_urdf_xml
 from ..model import Model, ModelError, ModelWarning, configuration
 
@@ -143,8 +145,8 @@ def _package_dirs(model: Model, extra) -> list[str]:
 
 def _mesh_file(filename: str, folders: list[Path]) -> Path | None:
     """Where a ``<mesh filename>`` is (``package://``, ``file://``, absolute, or relative to a folder), or None."""
-    if filename.startswith("package://"):
-        filename = filename[len("package://") :]
+    if filename.startswith(("package://", "model://")):  # model://: an SDF's, relative to a models folder
+        filename = filename.split("://", 1)[1]
     elif filename.startswith("file://"):
         filename = filename[len("file://") :]
     path = Path(filename)
@@ -186,6 +188,35 @@ def _urdf_visuals(model: Model, pm, dirs: list[str]):
     return pin.buildGeomFromUrdfString(pm, xml.text.decode(), pin.GeometryType.VISUAL, package_dirs=dirs)
 
 
+def _sdf_visuals(model: Model, gm, dirs: list[str]) -> None:
+    """The SDF's visuals (``loaders.sdf.sdf_visuals``): meshes by ``model://``, ``package://`` or relative URI,
+    boxes, cylinders and spheres; one not found is named in a warning."""
+    import coal
+    import pinocchio as pin
+
+    folders = [Path(model.source).resolve().parent, *(Path(d) for d in dirs)]
+    for name, body, (R, p), geometry in sdf_visuals(model):
+        placement = pin.SE3(np.asarray(R, float), np.asarray(p, float))
+        if "mesh" in geometry:
+            found = _mesh_file(geometry["mesh"], folders)
+            if found is None:
+                warnings.warn(f"{model.source}: not drawn: visual {name!r}: mesh {geometry['mesh']!r} not found "
+                              f"(looked in the SDF's folder and {len(dirs)} model folders)", ModelWarning,
+                              stacklevel=4)  # fmt: skip
+                continue
+            shape = coal.MeshLoader().load(str(found), np.asarray(geometry["scale"], float))
+            g = pin.GeometryObject(name, int(body), placement, shape)
+            g.meshPath, g.meshScale = str(found), np.asarray(geometry["scale"], float)
+        elif "box" in geometry:
+            g = pin.GeometryObject(name, int(body), placement, coal.Box(*np.asarray(geometry["box"], float)))
+        elif "cylinder" in geometry:
+            g = pin.GeometryObject(name, int(body), placement, coal.Cylinder(*geometry["cylinder"]))
+        else:
+            g = pin.GeometryObject(name, int(body), placement, coal.Sphere(geometry["sphere"]))
+        g.meshColor = np.array([0.7, 0.7, 0.72, 1.0])
+        gm.addGeometryObject(g)
+
+
 def visual_model(model: Model, package_dirs=None):
     """(pinocchio twin, pinocchio.GeometryModel) of what the viewer draws: URDF visuals where the
     model's source has them, primitives for every other body, markers for the cut joints."""
@@ -200,6 +231,8 @@ def visual_model(model: Model, package_dirs=None):
         except (ValueError, RuntimeError, OSError) as e:
             warnings.warn(f"visual meshes of {model.source} not loaded ({e}); drawing primitives", stacklevel=3)
             gm = pin.GeometryModel()
+    elif model.source and str(model.source).endswith(".sdf"):
+        _sdf_visuals(model, gm, _package_dirs(model, package_dirs))
     drawn = {int(g.parentJoint) for g in gm.geometryObjects}
     scale = _link_scale(model)
 
