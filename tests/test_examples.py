@@ -23,7 +23,8 @@ def test_quickstart(capsys):
 
 
 @pytest.mark.parametrize(
-    "name", ["gripper_inverse_dynamics", "gripper_fall", "rope_fall", "schiehlen_open", "isobe_multibranch"]
+    "name",
+    ["gripper_inverse_dynamics", "gripper_fall", "rope_fall", "schiehlen_open", "isobe_multibranch", "cassie_legs"],
 )
 def test_paper_example_scripts_write_their_figures(name, tmp_path):
     import subprocess
