@@ -134,3 +134,19 @@ def test_info_lists_the_frames(capsys):
     assert [r[1] for r in rows[:3]] == ["universe", "panda_link0", "panda_joint1"]
     tcp = next(r for r in rows if r[1] == "panda_hand_tcp")
     assert tcp[2:4] == ["body", "panda_joint7"] and float(tcp[6]) == pytest.approx(0.2104, abs=1e-4)
+
+
+def test_info_and_validate_read_cassie_from_its_sdf(capsys):
+    from denoc_pin.loaders.robots import robots_dir
+
+    sdf = str(robots_dir() / "cassie_description" / "robots" / "cassie_v2.sdf")
+    assert cli.main(["info", sdf]) == 0
+    out = capsys.readouterr().out
+    assert out.count("loop joint") == 4 and "spherical, left-achilles-rod -> left-hip-pitch" in out
+    assert cli.main(["validate", sdf, "--root-joint", "free-flyer", "--samples", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {(c["algorithm"], c["reference"]): c for c in report["checks"]}
+    referee = "50 digits (pin M, h, J)"
+    assert report["passed"] and rows["constrained_fd q̈", referee]["max_rel"] <= 1e-9
+    pin_row = rows["constraintDynamics q̈", referee]
+    assert pin_row["info"] and pin_row["max_rel"] > 1e-3  # shown beside ours: it does not converge here

@@ -399,3 +399,38 @@ def test_bad_sdf_files_name_file_line_and_element(tmp_path, case):
         with pytest.raises(dp.ModelError, match=match) as e:
             dp.load_sdf(path)
     assert str(path) in str(e.value)
+
+
+UNIVERSAL_BALL = """<sdf version="1.9"><model name="ub">
+  <link name="base"/>
+  <link name="a"><pose>0 0 -0.3 0 0 0</pose>{I}</link>
+  <link name="b"><pose>0.2 0 -0.6 0.3 0 0</pose>{I}</link>
+  <link name="c"><pose>0.4 0.1 -0.6 0 0.2 0</pose>{I}</link>
+  <joint name="u" type="universal"><parent>base</parent><child>a</child><pose>0 0 0.3 0 0 0</pose>
+    <axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 1 0</xyz></axis2></joint>
+  <joint name="s" type="ball"><parent>a</parent><child>b</child><pose>-0.2 0 0.3 0 0 0</pose></joint>
+  <joint name="r" type="revolute"><parent>b</parent><child>c</child><axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="close" type="universal"><parent>base</parent><child>c</child><pose>0 0 0.2 0 0 0</pose>
+    <axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 0 1</xyz></axis2></joint>
+</model></sdf>""".replace(
+    "{I}",
+    "<inertial><pose>0.05 0 0 0 0 0</pose><mass>1.2</mass><inertia><ixx>0.02</ixx><iyy>0.03</iyy>"
+    "<izz>0.025</izz></inertia></inertial>",
+)
+
+
+def test_universal_and_ball_joints_in_the_tree_and_a_universal_cut(tmp_path):
+    """Tree joints of every SDF kind the Pinocchio twin has, checked by validate's rows against it; the loop closed
+    by a universal joint (a universal cut) against the dense KKT reference."""
+    from denoc_pin.tools.validate import compare_with_pinocchio
+
+    path = tmp_path / "ub.sdf"
+    path.write_text(UNIVERSAL_BALL)
+    model = dp.load_sdf(path)
+    assert [JOINTS[int(k)].name for k in model.kinds[1:]] == ["universal", "spherical", "revolute"]
+    assert [(lp.name, lp.type) for lp in model.loops] == [("close", "universal")]
+    assert np.abs(dp.loop_residual(model, dp.neutral(model))).max() < 1e-14
+    checks = compare_with_pinocchio(model, dp.to_pinocchio(model), samples=3)
+    assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+    loops = compare_loops(model, None, samples=2)
+    assert all(c.passed for c in loops), [c for c in loops if not c.passed]
