@@ -23,10 +23,10 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
-from ..core.spatial import axis_angle, inertia_about_origin, quaternion_rotation
+from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .urdf import _check_inertia
+from .urdf import _check_inertia, body_inertias
 from .urdf_xml import parse_xml, quoted
 
 __all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "load_sdf", "sdf_visuals"]
@@ -223,14 +223,8 @@ def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
 def _read(path: Path, model_name: str | None, strict: bool) -> _Doc:
     """Parse and flatten the file: every frame of the pose graph, the links, the joints with their axes in the
     model frame."""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
     lenient: list[str] = []
-    root = parse_xml(path, data, lenient)
-    if root.tag != "sdf":
-        raise ModelError(f"{path}: no <sdf> element: the root element is <{root.tag}>")
+    root = parse_xml(path, "sdf", lenient)
     version = (root.get("version") or "").strip()
     if version not in SDF_VERSIONS:
         raise ModelError(f"{path}: <sdf> (line {root.sourceline}) has version {version!r}; denoc_pin reads SDFormat "
@@ -630,24 +624,12 @@ def _add_limits(limits: dict, kind: int, joint: _Joint | None) -> None:
 
 def _inertias(doc: _Doc, body_of: dict, pose_in_body: dict, nj: int, strict: bool):
     """(mass, centre of mass, inertia about it) of every body: its links' inertias summed about the body origin."""
-    mass, first, I_o = np.zeros(nj), np.zeros((nj, 3)), np.zeros((nj, 3, 3))
+    parts = []
     for link in doc.links:
         m, c, I_c = _inertial(doc, link)
         _check_inertia(doc.path, link, m, I_c, strict)
-        k = body_of[link]
-        R, p = pose_in_body[link]
-        c = R @ c + p
-        mass[k] += m
-        first[k] += m * c
-        I_o[k] += inertia_about_origin(m, c, R @ I_c @ R.T)
-    com, I_com = np.zeros((nj, 3)), np.zeros((nj, 3, 3))
-    for k in range(nj):
-        if mass[k] > 0:
-            com[k] = first[k] / mass[k]
-            I_com[k] = I_o[k] - inertia_about_origin(mass[k], com[k], np.zeros((3, 3)))
-        else:
-            I_com[k] = I_o[k]
-    return mass, com, I_com
+        parts.append((body_of[link], pose_in_body[link], m, np.eye(3), c, I_c))
+    return body_inertias(parts, nj)
 
 
 def _loop_joint(doc: _Doc, j: _Joint) -> LoopJoint:

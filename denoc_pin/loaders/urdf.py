@@ -25,7 +25,7 @@ from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml
 
-__all__ = ["InertiaWarning", "load_urdf"]
+__all__ = ["InertiaWarning", "body_inertias", "load_urdf"]
 
 # The URDF types denoc_pin takes inside a tree (fixed: merged into the parent body), and its root joints.
 SUPPORTED_JOINT_TYPES = {
@@ -301,21 +301,28 @@ def _limits(robot, names: list[str], kinds: list[int], root_joint) -> dict[str, 
 
 def _merged_inertias(links: dict, body_of: dict, pose_in_body: dict, nj: int):
     """(mass, centre of mass, inertia about it) of every body: its links' inertias summed about the body origin."""
-    mass = np.zeros(nj)
-    first_moment = np.zeros((nj, 3))
-    I_o = np.zeros((nj, 3, 3))
+    parts = []
     for name, link in links.items():
         if link.inertial is None:
             continue  # zero mass with an inertia still counts: Pinocchio keeps it too
-        k = body_of[name]
-        Rl, pl = pose_in_body[name]
         Ri, pi = _pose(link.inertial.origin)
+        parts.append((body_of[name], pose_in_body[name], float(link.inertial.mass), Ri, pi,
+                      np.asarray(link.inertial.inertia, dtype=float)))  # fmt: skip
+    return body_inertias(parts, nj)
+
+
+def body_inertias(parts, nj: int):
+    """(mass, centre of mass, inertia about it) of every body from its links' parts (body, (R, p) of the link in
+    the body, mass, (R, p) of the inertial frame in the link, inertia about the centre of mass in that frame),
+    summed about the body origin."""
+    mass = np.zeros(nj)
+    first_moment = np.zeros((nj, 3))
+    I_o = np.zeros((nj, 3, 3))
+    for k, (Rl, pl), m, Ri, pi, I_c in parts:
         R, c = Rl @ Ri, Rl @ pi + pl
-        m = float(link.inertial.mass)
-        I_c = R @ np.asarray(link.inertial.inertia, dtype=float) @ R.T
         mass[k] += m
         first_moment[k] += m * c
-        I_o[k] += inertia_about_origin(m, c, I_c)
+        I_o[k] += inertia_about_origin(m, c, R @ I_c @ R.T)
     com = np.zeros((nj, 3))
     I_com = np.zeros((nj, 3, 3))
     for k in range(nj):

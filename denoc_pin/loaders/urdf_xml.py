@@ -200,24 +200,25 @@ def _parse(path: Path, data: bytes, lenient: list[str]):
         raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
 
 
-def parse_xml(path: Path, data: bytes, lenient: list[str]):
-    """lxml's tree of a file's bytes, the XML declaration put right and bytes that are not UTF-8 replaced, each
-    defect added to ``lenient``; malformed XML is a :class:`ModelError` naming the line."""
-    return _parse(path, _declaration(data, lenient), lenient)
+def parse_xml(path: Path, root_tag: str, lenient: list[str]):
+    """lxml's tree of a file, the XML declaration put right and bytes that are not UTF-8 replaced, each defect
+    added to ``lenient``; an unreadable file, malformed XML or another root element than ``<root_tag>`` is a
+    :class:`ModelError` naming the file (and the line)."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    root = _parse(path, _declaration(data, lenient), lenient)
+    if root.tag != root_tag:
+        raise ModelError(f"{path}: no <{root_tag}> element: the root element is <{root.tag}>")
+    return root
 
 
 def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     """Parse ``path`` with lxml and apply the input policy (module docstring); warn about, or under ``strict``
     refuse, the defects that do not touch the dynamics."""
-
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
     lenient: list[str] = []
-    robot = parse_xml(path, data, lenient)
-    if robot.tag != "robot":
-        raise ModelError(f"{path}: no <robot> element: the root element is <{robot.tag}>")
+    robot = parse_xml(path, "robot", lenient)
 
     def refuse(el, problem: str):
         raise ModelError(f"{path}: {_where(el)}: {problem}")
