@@ -102,6 +102,7 @@ class _Doc:
     nodes: dict[str, _Node] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
     joints: list[_Joint] = field(default_factory=list)
+    joint_of: dict[str, _Joint] = field(default_factory=dict)  # by scoped name
     lenient: list[str] = field(default_factory=list)
     _world: dict[str, Pose] = field(default_factory=dict)
 
@@ -141,7 +142,7 @@ class _Doc:
         if base is None:
             base = node.attached_to if node.kind == "frame" else (node.scope or "__model__")
             if node.kind == "joint":
-                base = next(j.child for j in self.joints if j.name == name)
+                base = self.joint_of[name].child
         out = node.pose if name == "__model__" else _compose(self.world(base, (*stack, name)), node.pose)
         self._world[name] = out
         return out
@@ -154,7 +155,7 @@ class _Doc:
         if name in stack:
             raise ModelError(f"{self.path}: {self.where(name)}: attached_to forms a cycle")
         if node.kind == "joint":
-            return next(j.child for j in self.joints if j.name == name)
+            return self.joint_of[name].child
         if node.attached_to is None:
             raise ModelError(f"{self.path}: {self.where(name)} has no link to attach to (the model has no link)")
         return self.link_of(node.attached_to, (*stack, name))
@@ -282,6 +283,7 @@ def _walk(doc: _Doc, model_el, scope: str) -> None:
             first_link = first_link or full
         elif el.tag == "joint":
             doc.joints.append(_Joint(full, el.get("type", ""), "", "", el.sourceline, len(doc.joints), el))
+            doc.joint_of[full] = doc.joints[-1]
         elif el.tag == "model":
             _walk(doc, el, full)
             first_link = first_link or doc.nodes[full].attached_to
@@ -298,7 +300,7 @@ def _walk(doc: _Doc, model_el, scope: str) -> None:
             target = el.get("attached_to")
             node.attached_to = doc.resolve(target, scope, el, "attached_to") if target else (scope or "__model__")
         if el.tag == "joint":
-            joint = next(j for j in doc.joints if j.name == full)
+            joint = doc.joint_of[full]
             for role in ("parent", "child"):
                 sub = el.find(role)
                 text = (sub.text or "").strip() if sub is not None else ""

@@ -138,28 +138,9 @@ def constrained_forward_dynamics(
     v = np.ascontiguousarray(v, dtype=float)
 
     def solve(J, Jdv, r, lam, rcond):
-        return reaction_kernel(
-            model.parents,
-            model.module_ptr,
-            model.module_bodies,
-            model.idx_v,
-            model.nvs,
-            data.E,
-            data.r,
-            data.S,
-            data.Psi,
-            data.I_hat_inv,
-            J,
-            Jdv,
-            r,
-            v,
-            a0,
-            kp,
-            kd,
-            rcond,
-            a,
-            lam,
-        )
+        return reaction_kernel(model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs, data.E,
+                               data.r, data.S, data.Psi, data.I_hat_inv, J, Jdv, r, v, a0, kp, kd, rcond, a,
+                               lam)  # fmt: skip
 
     if solve(st.J, st.Jdv, st.r, lam, float(rcond)) < model.n_constraints:
         # Redundant: the rank is J's (``independent_rows``), as for assemble and the inverse problem, not N_c's,

@@ -20,7 +20,8 @@ RANK_RTOL = 1e-6
 """Constraint directions whose singular value in J is below RANK_RTOL × the largest are redundant: a loop described
 twice over (a planar mechanism in 3-D), or up to a file's rounded angles (Cassie's legs: 3e-11 at the file's pose,
 about 1e-9 elsewhere, while their smallest true direction is 7e-4).  ``assemble`` does not chase the residual along
-them, ``constrained_inverse_dynamics`` does not ask q̈ to meet them."""
+them, ``constrained_forward_dynamics`` solves the other rows, ``constrained_inverse_dynamics`` does not ask q̈ to
+meet them."""
 
 
 def independent_rows(J: np.ndarray) -> np.ndarray:
