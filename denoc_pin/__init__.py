@@ -39,7 +39,19 @@ from .algorithms import (
 )
 from .algorithms.parallel_scheme import connectivity_matrix
 from .core.modules import Module
-from .loaders import InertiaWarning, ModelBuilder, from_pinocchio, load, load_sdf, load_urdf, models, to_pinocchio
+from .loaders import (
+    InertiaWarning,
+    ModelBuilder,
+    from_pinocchio,
+    load,
+    load_mjcf,
+    load_sdf,
+    load_urdf,
+    models,
+    mujoco_state,
+    to_pinocchio,
+    to_pinocchio_constraints,
+)
 from .loops import (
     LOOP_TYPES,
     AssemblyError,
@@ -117,12 +129,14 @@ __all__ = [
     "inverse_dynamics_trajectory",
     "joint_jacobians",
     "load",
+    "load_mjcf",
     "load_sdf",
     "load_urdf",
     "lock_joints",
     "loop_jacobian",
     "loop_residual",
     "models",
+    "mujoco_state",
     "neutral",
     "nonlinear_effects",
     "normalize",
@@ -130,6 +144,7 @@ __all__ = [
     "random_configuration",
     "simulate",
     "to_pinocchio",
+    "to_pinocchio_constraints",
     "udut",
     "with_loop",
     "with_passive",

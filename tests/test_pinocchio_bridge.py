@@ -107,3 +107,65 @@ def test_absurd_inertia_is_refused():
     pm.inertias[1] = pin.Inertia(1e300, np.zeros(3), np.eye(3))
     with pytest.raises(dp.ModelError, match=r"joint 'j': its mass 1e\+300 is not finite or has a magnitude beyond"):
         dp.from_pinocchio(pm)
+
+
+def _cassie():
+    import warnings
+
+    from denoc_pin.loaders.robots import robots_dir
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        return dp.load_sdf(robots_dir() / "cassie_description" / "robots" / "cassie_v2.sdf", "free-flyer")
+
+
+@pytest.mark.parametrize("which", ["spatial_four_bar", "cassie", "welded"])
+def test_constraint_models_round_trip_with_identical_dynamics(which):
+    """Cuts → Pinocchio's RigidConstraintModels → cuts: the same loops, the same constrained dynamics; and
+    Pinocchio's constraintDynamics on those models agrees with ours where the loops are independent."""
+    if which == "cassie":
+        model = _cassie()
+    elif which == "welded":  # a 9-DOF chain's tip welded to the world (CONTACT_6D), its gear coupling left out
+        from denoc_pin.simulation.edits import with_fields
+
+        model = with_fields(dp.load_mjcf(ROOT / "tests" / "mjcf" / "chain_weld.xml"), couplings=())
+    else:
+        model = dp.models.spatial_four_bar()
+    pm = dp.to_pinocchio(model)
+    cms = dp.to_pinocchio_constraints(model, pm)
+    assert [cm.name for cm in cms] == [lp.name for lp in model.loops]
+    back = dp.from_pinocchio(pm, cms)
+    assert [(c.loop.name, c.loop.type, c.body1, c.body2) for c in back.cuts] == [
+        (c.loop.name, c.loop.type, c.body1, c.body2) for c in model.cuts
+    ]
+    rng = np.random.default_rng(4)
+    q = dp.neutral(model) if which != "spatial_four_bar" else dp.assemble(model, np.r_[0.4, 0, 0.3, 0, 1, 0.8])
+    if which == "welded":
+        q = dp.neutral(model)
+    J = dp.loop_jacobian(model, q)
+    v = rng.uniform(-1, 1, model.nv)
+    v -= np.linalg.pinv(J) @ (J @ v) if J.size else 0
+    tau = rng.uniform(-1, 1, model.nv)
+    a, lam = dp.constrained_forward_dynamics(model, model.create_data(), q, v, tau)
+    a2, lam2 = dp.constrained_forward_dynamics(back, back.create_data(), q, v, tau)
+    assert_close(a2, a, 1e-12)
+    assert_close(lam2, lam, 1e-12)
+    if which != "cassie":  # Cassie's loops are redundant: Pinocchio's iterations do not converge (docs/sdf.md)
+        pd = pm.createData()
+        cds = [cm.createData() for cm in cms]
+        pin.initConstraintDynamics(pm, pd, cms, cds)
+        a_pin = pin.constraintDynamics(pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 1e-12, 100))
+        assert_close(a, a_pin, 1e-9)
+
+
+def test_constraint_models_that_have_no_cut_equivalent_are_refused():
+    rrr = dp.load_urdf(ROOT / "urdf" / "rrr_3.urdf")
+    with pytest.raises(dp.ModelError, match="revolute.*only spherical and fixed cuts"):
+        dp.to_pinocchio_constraints(rrr)
+    pm = dp.to_pinocchio(dp.models.spatial_four_bar())
+    with pytest.raises(dp.ModelError, match="constraint_models\\[0\\] is a str"):
+        dp.from_pinocchio(pm, ["ball"])
+    cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, 3, pin.SE3.Identity(), 3, pin.SE3.Identity(),
+                                  pin.ReferenceFrame.LOCAL)  # fmt: skip
+    with pytest.raises(dp.ModelError, match="closes no loop"):
+        dp.from_pinocchio(pm, [cm])

@@ -1,9 +1,10 @@
-"""Models in: URDF and SDF files, the Python builder, Pinocchio models (both ways), and the built-in test models."""
+"""Models in: URDF, SDF and MJCF files, the Python builder, Pinocchio models (both ways), the built-in test models."""
 
 from . import models
 from .builder import ModelBuilder
 from .files import load
-from .pinocchio_bridge import from_pinocchio, to_pinocchio
+from .mjcf import load_mjcf, mujoco_state
+from .pinocchio_bridge import from_pinocchio, to_pinocchio, to_pinocchio_constraints
 from .sdf import load_sdf
 from .urdf import InertiaWarning, load_urdf
 
@@ -12,8 +13,11 @@ __all__ = [
     "ModelBuilder",
     "from_pinocchio",
     "load",
+    "load_mjcf",
     "load_sdf",
     "load_urdf",
     "models",
+    "mujoco_state",
     "to_pinocchio",
+    "to_pinocchio_constraints",
 ]

@@ -18,9 +18,13 @@ from ..core.joints import (
     UNIVERSAL,
 )
 from ..core.spatial import from_pinocchio_order
+from ..loops import LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, Frame, Model, ModelError
 
-__all__ = ["SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio"]
+__all__ = ["CONTACT_CUTS", "SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio", "to_pinocchio_constraints"]
+
+CONTACT_CUTS = {"CONTACT_3D": "spherical", "CONTACT_6D": "fixed"}
+"""Pinocchio's rigid constraint types and the cut joints they are: two points held together, two frames welded."""
 
 SUPPORTED_PINOCCHIO_JOINTS = sorted(PINOCCHIO_KINDS)
 # The joint limits: denoc_pin's field -> Pinocchio's (same layouts).
@@ -56,8 +60,12 @@ def _kind_and_axis(joint) -> tuple[int, np.ndarray, np.ndarray, float] | None:
     return kind, (p[3:] if kind == PRISMATIC else p[:3]), np.zeros(3), 0.0
 
 
-def from_pinocchio(pin_model) -> Model:
-    """A denoc_pin :class:`Model` with the same bodies, joints, q/v layout and inertias as ``pin_model``."""
+def from_pinocchio(pin_model, constraint_models=None) -> Model:
+    """A denoc_pin :class:`Model` with the same bodies, joints, q/v layout and inertias as ``pin_model``;
+    ``constraint_models``: Pinocchio's ``RigidConstraintModel``s (``CONTACT_3D``, ``CONTACT_6D``) become its loops,
+    spherical and fixed cut joints between the same joints at the same placements, named after the constraint
+    (``constraint_i`` when it has no name).  Their reference frame only says where Pinocchio expresses λ: the cut
+    holds the same points or frames together, and λ is denoc_pin's (``denoc_pin.loops``)."""
     import pinocchio as pin
 
     if not isinstance(pin_model, pin.Model):
@@ -98,6 +106,7 @@ def from_pinocchio(pin_model) -> Model:
         if f.type == pin.FrameType.BODY and j not in seen and np.allclose(f.placement.homogeneous, np.eye(4)):
             link_names[j] = f.name
             seen.add(j)
+    loops = _loop_joints(pin_model, constraint_models, link_names)
     model = Model(
         name=pin_model.name,
         names=list(pin_model.names),
@@ -116,9 +125,61 @@ def from_pinocchio(pin_model) -> Model:
         axes2=axes2,
         pitches=pitches,
         **{ours: np.array(getattr(pin_model, theirs)) for ours, theirs in LIMITS.items()},
+        loops=resolve_loops(pin_model.name, link_names, frames, loops),
     )
     check_not_singular(model, where=f"pinocchio model {pin_model.name!r}")
     return model
+
+
+def _loop_joints(pin_model, constraint_models, link_names: list[str]) -> list[LoopJoint]:
+    """Cut joints from Pinocchio's rigid constraint models (each placement is in its joint's frame, which is the
+    frame of that body's link here)."""
+    import pinocchio as pin
+
+    if constraint_models is None:
+        return []
+    out = []
+    for i, cm in enumerate(constraint_models):
+        if not isinstance(cm, pin.RigidConstraintModel):
+            raise ModelError(f"from_pinocchio: constraint_models[{i}] is a {type(cm).__name__}, not a "
+                             "pinocchio.RigidConstraintModel")  # fmt: skip
+        kind = CONTACT_CUTS.get(str(cm.type.name))
+        if kind is None:
+            known = ", ".join(f"{c} (a {t} cut)" for c, t in CONTACT_CUTS.items())
+            raise ModelError(f"from_pinocchio: constraint {cm.name or i!r} is a {cm.type.name}; denoc_pin reads "
+                             f"{known}")  # fmt: skip
+        for j in (cm.joint1_id, cm.joint2_id):
+            if not 0 <= j < pin_model.njoints:
+                raise ModelError(f"from_pinocchio: constraint {cm.name or i!r} names joint {j}, which "
+                                 f"{pin_model.name!r} does not have (0 … {pin_model.njoints - 1})")  # fmt: skip
+        ends = [(np.array(X.rotation), np.array(X.translation)) for X in (cm.joint1_placement, cm.joint2_placement)]
+        out.append(LoopJoint(cm.name or f"constraint_{i}", kind, link_names[cm.joint1_id], link_names[cm.joint2_id],
+                             *ends))  # fmt: skip
+    return out
+
+
+def to_pinocchio_constraints(model: Model, pin_model=None) -> list:
+    """Pinocchio's ``RigidConstraintModel``s of the model's cut joints — ``CONTACT_3D`` for a spherical cut,
+    ``CONTACT_6D`` for a fixed one, between the same bodies at the same placements, ``LOCAL`` reference frame,
+    named after the cut — for ``pin_model`` (default ``to_pinocchio(model)``).  Other cut types and couplings
+    have no Pinocchio equivalent: ``ModelError``."""
+    import pinocchio as pin
+
+    other = [f"{lp.name!r} ({lp.type})" for lp in model.loops if lp.type not in CONTACT_CUTS.values()]
+    other += [f"{c.name!r} (coupling)" for c in model.couplings]
+    if other:
+        raise ModelError(f"to_pinocchio_constraints: model {model.name!r} has constraints Pinocchio's rigid "
+                         f"constraint models cannot express: {', '.join(other)}; only spherical and fixed cuts "
+                         "can")  # fmt: skip
+    pm = to_pinocchio(model) if pin_model is None else pin_model
+    types = {cut: getattr(pin.ContactType, contact) for contact, cut in CONTACT_CUTS.items()}
+    out = []
+    for c in model.cuts:
+        cm = pin.RigidConstraintModel(types[c.loop.type], pm, int(c.body1), pin.SE3(c.R1, c.p1), int(c.body2),
+                                      pin.SE3(c.R2, c.p2), pin.ReferenceFrame.LOCAL)  # fmt: skip
+        cm.name = c.loop.name
+        out.append(cm)
+    return out
 
 
 def _aligned(axis: np.ndarray) -> str | None:

@@ -34,6 +34,7 @@ from ..algorithms import explicit as _dm
 from ..algorithms.configuration import integrate, neutral, random_configuration
 from ..algorithms.kinematics_api import forward_kinematics
 from ..core.joints import UNIVERSAL
+from ..loaders.pinocchio_bridge import to_pinocchio_constraints
 from ..loops import (
     AssemblyError,
     assemble,
@@ -387,12 +388,7 @@ def pinocchio_loop_constraints(model: Model, pin_model):
     import pinocchio as pin
 
     pd = pin_model.createData()
-    kinds = {"spherical": pin.ContactType.CONTACT_3D, "fixed": pin.ContactType.CONTACT_6D}
-    cms = [
-        pin.RigidConstraintModel(kinds[c.loop.type], pin_model, int(c.body1), pin.SE3(c.R1, c.p1), int(c.body2),
-                                 pin.SE3(c.R2, c.p2), pin.ReferenceFrame.LOCAL)
-        for c in model.cuts
-    ]  # fmt: skip
+    cms = to_pinocchio_constraints(model, pin_model)
     cds = [c.createData() for c in cms]
     pin.initConstraintDynamics(pin_model, pd, cms, cds)
     return pd, cms, cds

@@ -1,0 +1,515 @@
+"""MJCF (MuJoCo's XML) → :class:`Model`: the body tree, its inertias, and the equality constraints as loops.
+
+What is read (``docs/mjcf.md``): ``<include>`` (expanded first), ``<compiler angle eulerseq inertiafromgeom
+autolimits>``, ``<default>`` classes with ``class`` and ``childclass``, the ``<worldbody>`` tree with every
+orientation form, ``<inertial>`` or the inertia of the geoms, ``<joint>`` hinge, slide, ball and free (several in a
+body compose in order), ``<site>`` as frames, and ``<equality>`` ``connect`` (a spherical cut), ``weld`` (a fixed
+cut) and ``joint`` (a coupling).  What lies beyond the rigid-body dynamics (actuators, tendons, sensors, contacts,
+armature, damping, friction loss) is left out, with one warning listing it.
+
+Bodies come in MuJoCo's order (depth first, file order), so v has MuJoCo's dof order; q differs only in the
+quaternions: a ball joint's (x, y, z, w) and a free joint's (x, y, z, qx, qy, qz, qw) in Pinocchio's layout, whose
+free-joint velocity is in the body frame (MuJoCo's linear part is in the world frame): ``mujoco_state``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ..algorithms.checks import check_not_singular
+from ..core.joints import FREE_FLYER, JOINTS, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from ..core.spatial import axis_angle, quaternion_rotation
+from ..loops import JointCoupling, LoopJoint, resolve_loops
+from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .urdf import _check_inertia, body_inertias
+from .urdf_xml import parse_xml, quoted
+
+__all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
+
+MJCF_JOINT_TYPES = {"hinge": REVOLUTE, "slide": PRISMATIC, "ball": SPHERICAL, "free": FREE_FLYER}
+ROOT_JOINTS = {None: None, "free-flyer": FREE_FLYER, "planar": PLANAR}
+IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
+IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
+Pose = tuple[np.ndarray, np.ndarray]
+
+
+def _compose(a: Pose, b: Pose) -> Pose:
+    return a[0] @ b[0], a[0] @ b[1] + a[1]
+
+
+def _inverse(a: Pose) -> Pose:
+    return a[0].T, -a[0].T @ a[1]
+
+
+class _Reader:
+    """The expanded document, its compiler settings and default classes."""
+
+    def __init__(self, path: Path, strict: bool):
+        self.path, self.strict, self.lenient = path, strict, []
+        self.root = self._expand(path, [])
+        compiler = self.root.find("compiler")
+        get = (lambda k, d: compiler.get(k, d)) if compiler is not None else (lambda k, d: d)
+        self.degrees = get("angle", "degree") == "degree"
+        self.eulerseq = get("eulerseq", "xyz")
+        self.from_geom = get("inertiafromgeom", "auto")
+        self.autolimits = get("autolimits", "true") == "true"
+        if len(self.eulerseq) != 3 or set(self.eulerseq.lower()) - set("xyz"):
+            raise self.error(compiler, f"eulerseq {self.eulerseq!r} is not three of x, y, z (or X, Y, Z)")
+        self.defaults: dict[str, dict[str, dict]] = {}
+        self.parent_class: dict[str, str | None] = {}
+        for d in self.root.findall("default"):
+            self._read_default(d, None)
+
+    def error(self, el, problem: str) -> ModelError:
+        name = el.get("name") if el is not None else None
+        what = f"<{el.tag}>" + (f" {name!r}" if name else "") if el is not None else "the file"
+        line = f" (line {el.sourceline})" if el is not None else ""
+        return ModelError(f"{self.path}: {what}{line}: {problem}")
+
+    def _expand(self, path: Path, stack: list) -> object:
+        """The <mujoco> element with every <include file> replaced by the included file's children."""
+        if path in stack:
+            raise ModelError(f"{stack[-1]}: <include> cycle through {path}")
+        root = parse_xml(path, "mujoco", self.lenient)
+        for inc in list(root.iter("include")):
+            name = inc.get("file")
+            if not name:
+                raise ModelError(f"{path}: <include> (line {inc.sourceline}) has no file attribute")
+            target = (path.parent / name).resolve()
+            if not target.is_file():
+                raise ModelError(f"{path}: <include> (line {inc.sourceline}): no such file {target}")
+            included = self._expand(target, [*stack, path])
+            parent = inc.getparent()
+            at = parent.index(inc)
+            parent.remove(inc)
+            for i, child in enumerate(list(included)):
+                parent.insert(at + i, child)
+        return root
+
+    def _read_default(self, el, parent: str | None) -> None:
+        name = el.get("class", "main")
+        self.parent_class[name] = parent
+        own = {}
+        for child in el:
+            if isinstance(child.tag, str) and child.tag != "default":
+                own[child.tag] = dict(child.attrib)
+        self.defaults[name] = own
+        for child in el.findall("default"):
+            self._read_default(child, name)
+
+    def attrib(self, el, cls: str | None) -> dict:
+        """``el``'s attributes over those of its default class chain (its ``class``, else ``cls``, else main)."""
+        chain, name = [], el.get("class", cls or "main")
+        if name not in self.defaults and name != "main":
+            raise self.error(el, f"class {name!r} is not defined; classes are: {quoted(self.defaults)}")
+        while name is not None:
+            chain.append(self.defaults.get(name, {}).get(el.tag, {}))
+            name = self.parent_class.get(name)
+        out = {}
+        for d in reversed(chain):
+            out.update(d)
+        out.update(el.attrib)
+        return out
+
+    def numbers(self, el, attrs: dict, key: str, count, default=None) -> np.ndarray | None:
+        raw = attrs.get(key)
+        if raw is None:
+            return None if default is None else np.array(default, dtype=float)
+        try:
+            values = np.array([float(x) for x in raw.split()])
+        except ValueError:
+            raise self.error(el, f"{key}={raw!r} is not numbers") from None
+        counts = (count,) if isinstance(count, int) else count
+        if values.size not in counts:
+            raise self.error(el, f"{key}={raw!r}: expected {' or '.join(map(str, counts))} numbers")
+        if not (np.isfinite(values).all() and np.abs(values).max(initial=0) <= MAX_MAGNITUDE):
+            raise self.error(el, f"{key}={raw!r}: numbers must be finite and at most {MAX_MAGNITUDE:g}")
+        return values
+
+    def angle(self, x: float) -> float:
+        return math.radians(x) if self.degrees else x
+
+    def orientation(self, el, attrs: dict) -> np.ndarray:
+        """The rotation of ``quat`` (w x y z), ``axisangle``, ``euler`` (the compiler's eulerseq: lower case
+        moving axes, upper case fixed), ``xyaxes`` or ``zaxis``; identity without any."""
+        given = [k for k in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if k in attrs]
+        if len(given) > 1:
+            raise self.error(el, f"more than one orientation: {', '.join(given)}")
+        if not given:
+            return np.eye(3)
+        kind = given[0]
+        if kind == "quat":
+            w, x, y, z = self.numbers(el, attrs, "quat", 4)
+            n = math.sqrt(w * w + x * x + y * y + z * z)
+            if not n > 0:
+                raise self.error(el, "quat is zero")
+            return quaternion_rotation(x / n, y / n, z / n, w / n)
+        if kind == "axisangle":
+            v = self.numbers(el, attrs, "axisangle", 4)
+            return axis_angle(_unit(self, el, v[:3], "axisangle's axis"), self.angle(v[3]))
+        if kind == "euler":
+            R = np.eye(3)
+            for ch, a in zip(self.eulerseq, self.numbers(el, attrs, "euler", 3), strict=True):
+                Ra = axis_angle(np.eye(3)["xyz".index(ch.lower())], self.angle(a))
+                R = R @ Ra if ch.islower() else Ra @ R  # moving axes: post-multiply; fixed: pre-multiply
+            return R
+        if kind == "xyaxes":
+            v = self.numbers(el, attrs, "xyaxes", 6)
+            x = _unit(self, el, v[:3], "xyaxes' x")
+            y = v[3:] - x * (x @ v[3:])
+            y = _unit(self, el, y, "xyaxes' y (after removing its x part)")
+            return np.column_stack([x, y, np.cross(x, y)])
+        z = _unit(self, el, self.numbers(el, attrs, "zaxis", 3), "zaxis")
+        return _rotation_to(z)
+
+    def pose(self, el, attrs: dict) -> Pose:
+        return self.orientation(el, attrs), self.numbers(el, attrs, "pos", 3, (0.0, 0.0, 0.0))
+
+
+def _unit(reader: _Reader, el, v: np.ndarray, what: str) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    if not n > 1e-12:
+        raise reader.error(el, f"{what} is zero")
+    return v / n
+
+
+def _rotation_to(z: np.ndarray) -> np.ndarray:
+    """The minimal rotation taking (0, 0, 1) to the unit vector z (MuJoCo's zaxis and fromto frames)."""
+    e = np.array([0.0, 0.0, 1.0])
+    c = float(e @ z)
+    if c < -1.0 + 1e-15:
+        return np.diag([1.0, -1.0, -1.0])
+    axis = np.cross(e, z)
+    s = float(np.linalg.norm(axis))
+    return np.eye(3) if s < 1e-15 else axis_angle(axis / s, math.atan2(s, c))
+
+
+def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.ndarray] | None:
+    """(mass, pose in the body, inertia about the centre in that pose) of a geom, as MuJoCo computes it from
+    ``mass`` or ``density`` (default 1000); None for a geom of no mass."""
+    kind = attrs.get("type", "sphere")
+    size = reader.numbers(el, attrs, "size", (1, 2, 3), (0.0, 0.0, 0.0))
+    size = np.r_[size, np.zeros(3 - size.size)]
+    fromto = reader.numbers(el, attrs, "fromto", 6)
+    if fromto is not None:
+        if kind not in ("capsule", "cylinder", "box", "ellipsoid"):
+            raise reader.error(el, f"fromto is not for a {kind}")
+        a, b = fromto[:3], fromto[3:]
+        half = 0.5 * float(np.linalg.norm(b - a))
+        pose = (_rotation_to(_unit(reader, el, b - a, "fromto's segment")), 0.5 * (a + b))
+        size = np.array([size[0], half, size[2]]) if kind in ("capsule", "cylinder") else np.array(
+            [size[0], size[1], half])  # fmt: skip
+    else:
+        pose = reader.pose(el, attrs)
+    r = size[0]
+    if kind == "sphere":
+        vol = 4.0 / 3.0 * math.pi * r**3
+        moments = lambda m: np.full(3, 0.4 * m * r * r)  # noqa: E731
+    elif kind == "capsule":
+        h = 2.0 * size[1]
+        vol = math.pi * r * r * h + 4.0 / 3.0 * math.pi * r**3
+
+        def moments(m):
+            sphere = m * (4.0 / 3.0 * r) / (h + 4.0 / 3.0 * r)  # the masses in proportion to the volumes
+            cyl = m - sphere
+            ix = cyl * (3 * r * r + h * h) / 12 + sphere * (2 * r * r / 5 + h * h / 4 + 3 * h * r / 8)
+            return np.array([ix, ix, cyl * r * r / 2 + sphere * 2 * r * r / 5])
+    elif kind == "cylinder":
+        h = 2.0 * size[1]
+        vol = math.pi * r * r * h
+        moments = lambda m: np.array([m * (3 * r * r + h * h) / 12] * 2 + [m * r * r / 2])  # noqa: E731
+    elif kind in ("box", "ellipsoid"):
+        a, b, c = size
+        vol = 8 * a * b * c if kind == "box" else 4.0 / 3.0 * math.pi * a * b * c
+        k = 3.0 if kind == "box" else 5.0
+        moments = lambda m: m / k * np.array([b * b + c * c, a * a + c * c, a * a + b * b])  # noqa: E731
+    elif kind == "plane":
+        return None
+    else:
+        raise reader.error(el, f"the inertia of a {kind} geom is not computed (box, sphere, capsule, cylinder, "
+                               "ellipsoid are); give the body an <inertial>")  # fmt: skip
+    m = attrs.get("mass")
+    mass = float(reader.numbers(el, attrs, "mass", 1)[0]) if m is not None else float(
+        reader.numbers(el, attrs, "density", 1, (1000.0,))[0]) * vol  # fmt: skip
+    if mass <= 0:
+        return None
+    return mass, pose, np.diag(moments(mass))
+
+
+def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
+    """Load an MJCF file into a :class:`Model`, its equality constraints as loops and couplings.
+
+    root_joint: None keeps the file's joints (a free joint on a top-level body is a free-flyer; a top-level body
+    without joints is welded to the world); ``"free-flyer"`` or ``"planar"`` carries a top-level body that has no
+    joint.  strict: refuse what loads with a :class:`ModelWarning` otherwise.  Raises :class:`ModelError` naming
+    file, line and element.
+    """
+    if root_joint not in ROOT_JOINTS:
+        raise ValueError(f"root_joint must be one of {list(ROOT_JOINTS)}, got {root_joint!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    reader = _Reader(path, strict)
+    world = reader.root.find("worldbody")
+    if world is None or world.find("body") is None:
+        raise ModelError(f"{path}: no <worldbody> with a <body>")
+    tree = _Tree(reader, root_joint)
+    for body in world.findall("body"):
+        tree.add(body, 0, (np.eye(3), np.zeros(3)), None, top=True)
+    if len(tree.names) < 2:
+        raise ModelError(f"{path}: no movable joint (hinge, slide, ball or free)")
+    loops, couplings = _equalities(reader, tree)
+    ignored = sorted({el.tag for tag in IGNORED for el in reader.root.iter(tag)}
+                     | {f"joint {a}" for el in reader.root.iter("joint") for a in IGNORED_JOINT_ATTRIBUTES
+                        if a in el.attrib})  # fmt: skip
+    if ignored:
+        reader.lenient.append(f"left out, beyond the rigid-body dynamics: {', '.join(ignored)}")
+    if reader.lenient and strict:
+        raise ModelError(f"{path}: {reader.lenient[0]} (strict=True refuses what the default only warns about)")
+    for message in reader.lenient:
+        warnings.warn(f"{path}: {message}", ModelWarning, stacklevel=2)
+    mass, com, I_com = body_inertias(tree.parts, len(tree.names))
+    name = reader.root.get("model", path.stem)
+    option = reader.root.find("option")
+    gravity = reader.numbers(option, dict(option.attrib), "gravity", 3) if option is not None else None
+    try:
+        model = Model(
+            **{f: np.array(v, dtype=float) for f, v in tree.limits.items()},
+            name=name, names=tree.names, link_names=tree.links, parents=tree.parents, kinds=tree.kinds,
+            axes=tree.axes, placement_rotation=tree.R, placement_translation=tree.p, masses=mass, coms=com,
+            inertias=I_com, frames=tree.frames, source=str(path),
+            gravity=(0.0, 0.0, -9.81) if gravity is None else gravity,
+            loops=resolve_loops(name, tree.links, tree.frames, loops, couplings, tree.names, tree.kinds),
+        )  # fmt: skip
+    except ModelError as e:
+        raise ModelError(f"{path}: {e}") from None
+    check_not_singular(model, where=str(path))
+    return model
+
+
+class _Tree:
+    """The bodies as they are read: per body its joint, link, parent, kind, axis, placement; the links' inertia
+    parts, where each link sits (``link_pose``: body and pose) and at q = 0 in the world (``world``)."""
+
+    def __init__(self, reader: _Reader, root_joint):
+        eye, zero = np.eye(3), np.zeros(3)
+        self.reader, self.root_joint = reader, root_joint
+        self.names, self.links, self.parents, self.kinds = ["universe"], ["world"], [0], [0]
+        self.axes, self.R, self.p = [zero], [eye], [zero]
+        self.frames = [Frame("universe", 0, eye, zero, "fixed_joint"), Frame("world", 0, eye, zero)]
+        self.limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}
+        self.parts: list = []
+        self.link_pose: dict[str, tuple[int, Pose]] = {"world": (0, (eye, zero))}
+        self.world: dict[str, Pose] = {"world": (eye, zero)}
+        self.joint_names: set = set()
+        self.count = 0
+
+    def _name(self, el, prefix: str) -> str:
+        self.count += 1
+        return el.get("name") or f"{prefix}_{self.count}"
+
+    def _body(self, name, link, parent, kind, R, p, axis, limits) -> int:
+        self.names.append(name)
+        self.links.append(link)
+        self.parents.append(parent)
+        self.kinds.append(kind)
+        self.axes.append(axis)
+        self.R.append(R)
+        self.p.append(p)
+        k = len(self.names) - 1
+        for f, v in zip(LIMIT_FIELDS, limits, strict=True):
+            self.limits[f].extend(v)
+        return k
+
+    def add(self, el, parent: int, in_parent: Pose, cls: str | None, top: bool = False) -> None:
+        """Body ``el`` (and its subtree) under body ``parent``; ``in_parent``: the pose of ``el``'s parent link in
+        the frame of body ``parent``."""
+        reader = self.reader
+        attrs = reader.attrib(el, cls)
+        name = self._name(el, "body")
+        if name in self.link_pose:
+            raise reader.error(el, f"a body named {name!r} exists already")
+        cls = el.get("childclass", cls)
+        X = _compose(in_parent, reader.pose(el, attrs))  # the body's frame in body ``parent``'s at q = 0
+        joints = [j for j in el if isinstance(j.tag, str) and j.tag in ("joint", "freejoint")]
+        if top and not joints and self.root_joint is not None:
+            joints = ["root"]
+        free = any(j == "root" or j.tag == "freejoint" or reader.attrib(j, cls).get("type") == "free" for j in joints)
+        if free:  # a free joint's q is the body's pose in the world (MuJoCo's qpos): the file's pose is only qpos0
+            X = (np.eye(3), np.zeros(3))
+        k, T = parent, X  # T: the frame of body k that the next joint hangs from, in body k
+        for i, j in enumerate(joints):
+            last = i == len(joints) - 1
+            if j == "root":
+                jname, kind, anchor, axis, limits = "root_joint", ROOT_JOINTS[self.root_joint], np.zeros(3), None, None
+            else:
+                ja = reader.attrib(j, cls) if j.tag == "joint" else dict(j.attrib)
+                jtype = "free" if j.tag == "freejoint" else ja.get("type", "hinge")
+                if jtype not in MJCF_JOINT_TYPES:
+                    raise reader.error(j, f"type {jtype!r}; joint types are: {', '.join(MJCF_JOINT_TYPES)}")
+                if jtype == "free" and not top:
+                    raise reader.error(j, "a free joint belongs on a top-level body")
+                jname = self._name(j, f"{name}_joint")
+                kind = MJCF_JOINT_TYPES[jtype]
+                anchor = reader.numbers(j, ja, "pos", 3, (0.0, 0.0, 0.0)) if jtype != "free" else np.zeros(3)
+                axis = (_unit(reader, j, reader.numbers(j, ja, "axis", 3, (0.0, 0.0, 1.0)), "axis")
+                        if kind in (REVOLUTE, PRISMATIC) else None)  # fmt: skip
+                limits = self._range(j, ja, kind)
+                if float(ja.get("ref", "0") or 0) != 0.0:
+                    raise reader.error(j, "a joint ref (its position in the file's pose) other than 0 is not read")
+            if jname in self.joint_names:
+                raise reader.error(j if j != "root" else el, f"a joint named {jname!r} exists already")
+            self.joint_names.add(jname)
+            # the joint frame: the body's frame moved to the joint's anchor (axes in the body's frame)
+            J = _compose(X, (np.eye(3), anchor))
+            placement = _compose(_inverse(T), J) if k != parent else J
+            link = name if last else f"{name}::{jname}"
+            nq, nv = JOINTS[kind].nq, JOINTS[kind].nv
+            limits = limits or ([-UNBOUNDED] * nq, [UNBOUNDED] * nq, [np.inf] * nv, [np.inf] * nv)
+            k = self._body(jname, link, k, kind, placement[0], placement[1],
+                           np.zeros(3) if axis is None else axis, limits)  # fmt: skip
+            T = J
+            self.frames.append(Frame(jname, k, np.eye(3), np.zeros(3), "joint"))
+            if not last:
+                self.frames.append(Frame(link, k, np.eye(3), np.zeros(3)))
+                self.link_pose[link] = (k, (np.eye(3), np.zeros(3)))
+        # the body's own frame in body k
+        pose = _compose(_inverse(T), X) if k != parent else X
+        self.frames.append(Frame(name, k, *pose))
+        self.link_pose[name] = (k, pose)
+        self.world[name] = _compose(self._world_of(k), pose)
+        self._inertia(el, attrs, cls, name, k, pose)
+        for site in el.findall("site"):
+            sa = reader.attrib(site, cls)
+            sname = self._name(site, f"{name}_site")
+            self.frames.append(Frame(sname, k, *_compose(pose, reader.pose(site, sa)), "op_frame"))
+            self.link_pose[sname] = (k, _compose(pose, reader.pose(site, sa)))
+        for child in el.findall("body"):
+            self.add(child, k, pose, cls)
+
+    def _world_of(self, k: int) -> Pose:
+        """Body k's frame in the world at q = 0 (its parent link's world pose composed along the placements)."""
+        eye, zero = np.eye(3), np.zeros(3)
+        chain = []
+        while k > 0:
+            chain.append((self.R[k], self.p[k]))
+            k = self.parents[k]
+        out = (eye, zero)
+        for X in reversed(chain):
+            out = _compose(out, X)
+        return out
+
+    def _range(self, j, ja: dict, kind: int):
+        nv = JOINTS[kind].nv
+        rng = self.reader.numbers(j, ja, "range", 2)
+        limited = ja.get("limited", "auto")
+        on = limited == "true" or (limited == "auto" and self.reader.autolimits and rng is not None)
+        if kind not in (REVOLUTE, PRISMATIC) or not on or rng is None:
+            return None
+        lo, hi = (self.reader.angle(x) for x in rng) if kind == REVOLUTE else rng
+        return [lo], [hi], [np.inf] * nv, [np.inf] * nv
+
+    def _inertia(self, el, attrs, cls, name: str, k: int, pose: Pose) -> None:
+        reader = self.reader
+        inertial = el.find("inertial")
+        use_geoms = reader.from_geom == "true" or (reader.from_geom == "auto" and inertial is None)
+        if inertial is not None and not use_geoms:
+            ia = dict(inertial.attrib)
+            m = float(reader.numbers(inertial, ia, "mass", 1, (0.0,))[0])
+            full = reader.numbers(inertial, ia, "fullinertia", 6)
+            diag = reader.numbers(inertial, ia, "diaginertia", 3)
+            if (full is None) == (diag is None):
+                raise reader.error(inertial, "give diaginertia or fullinertia (one of them)")
+            if full is not None:
+                xx, yy, zz, xy, xz, yz = full
+                I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+            else:
+                I = np.diag(diag)
+            Ri, pi = reader.pose(inertial, ia)
+            _check_inertia(reader.path, name, m, Ri @ I @ Ri.T, reader.strict)
+            self.parts.append((k, pose, m, Ri, pi, I))
+            return
+        if not use_geoms:
+            return
+        for g in el.findall("geom"):
+            found = _geom_inertia(reader, g, reader.attrib(g, cls))
+            if found is not None:
+                m, (Rg, pg), I = found
+                self.parts.append((k, pose, m, Rg, pg, I))
+
+
+def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[JointCoupling]]:
+    """``connect`` → spherical cut (anchor in body1's frame; body2's point where it is at q = 0), ``weld`` → fixed
+    cut (``relpose`` of body2 in body1, or their poses at q = 0), ``joint`` → coupling (linear ``polycoef``)."""
+    loops, couplings, i = [], [], 0
+    eq = reader.root.find("equality")
+    if eq is None:
+        return loops, couplings
+    for el in eq:
+        if not isinstance(el.tag, str):
+            continue
+        i += 1
+        attrs = reader.attrib(el, None)
+        name = el.get("name") or f"{el.tag}_{i}"
+        if attrs.get("active", "true") == "false":
+            reader.lenient.append(f"<{el.tag}> {name!r} (line {el.sourceline}) is inactive: left out")
+            continue
+        if el.tag in ("connect", "weld"):
+            ends = []
+            for role in ("body1", "body2"):
+                b = attrs.get(role, "world" if role == "body2" else None)
+                if b is None or b not in tree.world:
+                    raise reader.error(el, f"{role} {b!r} is not a body; bodies are: {quoted(tree.world)}")
+                ends.append(b)
+            W1, W2 = tree.world[ends[0]], tree.world[ends[1]]
+            if el.tag == "connect":
+                anchor = reader.numbers(el, attrs, "anchor", 3)
+                if anchor is None:
+                    raise reader.error(el, "a connect needs anchor (a point of body1, in its frame)")
+                C1 = (np.eye(3), anchor)
+                C2 = _compose(_inverse(W2), _compose(W1, C1))
+                loops.append(LoopJoint(name, "spherical", ends[0], ends[1], C1, C2))
+            else:
+                rel = reader.numbers(el, attrs, "relpose", 7, (0, 1, 0, 0, 0, 0, 0))
+                if np.abs(rel[3:]).max() == 0.0:  # MuJoCo's default: the relative pose at q = 0
+                    C1 = _compose(_inverse(W1), W2)
+                else:
+                    w, x, y, z = rel[3:] / np.linalg.norm(rel[3:])
+                    C1 = (quaternion_rotation(x, y, z, w), rel[:3])
+                loops.append(LoopJoint(name, "fixed", ends[0], ends[1], C1, (np.eye(3), np.zeros(3))))
+        elif el.tag == "joint":
+            j1, j2 = attrs.get("joint1"), attrs.get("joint2")
+            coef = reader.numbers(el, attrs, "polycoef", 5, (0, 1, 0, 0, 0))
+            if j2 is None:
+                raise reader.error(el, "a joint equality without joint2 (a joint held at polycoef[0]) is not read")
+            if np.abs(coef[2:]).max() > 0:
+                raise reader.error(el, f"polycoef {coef.tolist()}: only the linear part (c0 + c1 q2) is read")
+            couplings.append(JointCoupling(name, j1, j2, float(coef[1]), float(coef[0])))
+        else:
+            raise reader.error(el, f"the equality type <{el.tag}> is not read; connect, weld and joint are")
+    return loops, couplings
+
+
+def mujoco_state(model: Model, qpos: np.ndarray, qvel: np.ndarray | None = None):
+    """(q, v) in Pinocchio's layout from MuJoCo's (qpos, qvel) of the same MJCF file: a ball joint's quaternion
+    (w, x, y, z) → (x, y, z, w); a free joint's qpos (x, y, z, w, qx, qy, qz) → (x, y, z, qx, qy, qz, w) and its
+    qvel (v_world, ω_body) → (v_body, ω_body)."""
+    qpos = np.asarray(qpos, dtype=float)
+    q = qpos.copy()
+    v = None if qvel is None else np.asarray(qvel, dtype=float).copy()
+    for k in range(1, model.njoints):
+        i = int(model.idx_q[k])
+        if model.kinds[k] == SPHERICAL:
+            q[i : i + 4] = np.r_[qpos[i + 1 : i + 4], qpos[i]]
+        elif model.kinds[k] == FREE_FLYER:
+            q[i + 3 : i + 7] = np.r_[qpos[i + 4 : i + 7], qpos[i + 3]]
+            if v is not None:
+                w, x, y, z = qpos[i + 3 : i + 7]
+                R = quaternion_rotation(x, y, z, w)
+                iv = int(model.idx_v[k])
+                v[iv : iv + 3] = R.T @ v[iv : iv + 3]
+    return q, v

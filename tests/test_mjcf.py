@@ -1,0 +1,138 @@
+"""MJCF files (loaders/mjcf.py): each tree against MuJoCo itself (mass matrix, bias forces, inverse dynamics with its
+constraints, contacts and passive forces off), the loops against Pinocchio's constraintDynamics and the dense KKT
+reference, bad files."""
+
+from __future__ import annotations
+
+import warnings
+
+import mujoco  # noqa: E402
+import numpy as np
+import pytest
+from conftest import ROOT, assert_close
+
+import denoc_pin as dp
+from denoc_pin.loaders.mjcf import mujoco_state
+from denoc_pin.tools.validate import compare_loops
+
+MJCF = ROOT / "tests" / "mjcf"
+
+
+def mujoco_model(path):
+    m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_CONTACT
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_DAMPER
+    return m
+
+
+@pytest.mark.parametrize("name", ["four_bar", "angles", "chain_weld"])
+def test_the_tree_against_mujoco(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)  # the actuator, named once (tested below)
+        model = dp.load_mjcf(MJCF / f"{name}.xml")
+    m = mujoco_model(MJCF / f"{name}.xml")
+    assert (model.nq, model.nv) == (m.nq, m.nv)
+    d = mujoco.MjData(m)
+    data = model.create_data()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        d.qpos[:] = m.qpos0
+        mujoco.mj_integratePos(m, d.qpos, rng.uniform(-1, 1, m.nv), 1.0)
+        d.qvel[:] = rng.uniform(-1, 1, m.nv)
+        d.qacc[:] = rng.uniform(-1, 1, m.nv)
+        mujoco.mj_forward(m, d)
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        q, v = mujoco_state(model, d.qpos, d.qvel)
+        a = d.qacc.copy()
+        mujoco.mj_inverse(m, d)
+        if model.kinds[1] != dp.core.joints.FREE_FLYER and "float" not in model.names:
+            assert_close(dp.gim(model, data, q), M, 1e-9)
+            assert_close(dp.nonlinear_effects(model, data, q, v), d.qfrc_bias, 1e-9)
+            assert_close(dp.inverse_dynamics(model, data, q, v, a), d.qfrc_inverse, 1e-9)
+        else:  # a free joint: MuJoCo's linear velocity is in the world frame, ours in the body's: compare energies
+            assert_close(0.5 * v @ dp.gim(model, data, q) @ v, 0.5 * d.qvel @ M @ d.qvel, 1e-9)
+
+
+def test_a_free_joint_state_maps_to_the_same_motion():
+    model = dp.load_mjcf(MJCF / "angles.xml")
+    m = mujoco_model(MJCF / "angles.xml")
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(1)
+    mujoco.mj_integratePos(m, d.qpos, rng.uniform(-1, 1, m.nv), 1.0)
+    d.qvel[:] = rng.uniform(-1, 1, m.nv)
+    mujoco.mj_forward(m, d)
+    q, v = mujoco_state(model, d.qpos, d.qvel)
+    data = model.create_data()
+    for body in ("a", "c", "d", "floating", "tail"):
+        P = dp.frame_placement(model, data, q, body)
+        i = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, body)
+        assert_close(P[:3, 3], d.xpos[i], 1e-12)
+        assert_close(P[:3, :3], d.xmat[i].reshape(3, 3), 1e-12)
+        # the body's origin velocity and angular velocity, world axes: MuJoCo's body Jacobian against ours
+        jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+        mujoco.mj_jacBody(m, d, jacp, jacr, i)
+        ours = dp.frame_velocity(model, data, q, v, body, "local_world_aligned")
+        assert_close(ours, np.r_[jacp @ d.qvel, jacr @ d.qvel], 1e-10)
+
+
+def test_connect_and_weld_against_pinocchio_and_the_dense_kkt():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        four = dp.load_mjcf(MJCF / "four_bar.xml")
+    assert [(lp.name, lp.type) for lp in four.loops] == [("pin", "spherical")]
+    checks = compare_loops(four, dp.to_pinocchio(four), samples=3)
+    assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+    assert any(c.reference == "50 digits (pin M, h, J)" for c in checks)
+    chain = dp.load_mjcf(MJCF / "chain_weld.xml")
+    assert [(lp.name, lp.type) for lp in chain.loops] == [("weld", "fixed")]
+    (c,) = chain.couplings
+    assert (c.joint, c.reference, c.multiplier, c.offset) == ("j2", "j1", -0.5, 0.0)
+    checks = compare_loops(chain, dp.to_pinocchio(chain), samples=2)
+    assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+
+
+def test_a_joint_equality_reads_its_offset(tmp_path):
+    path = tmp_path / "gear.xml"
+    path.write_text("<mujoco><worldbody><body name='a'><joint name='j1'/><geom size='0.1'/><body name='b'>"
+                    "<joint name='j2'/><geom size='0.1'/></body></body></worldbody><equality>"
+                    "<joint joint1='j2' joint2='j1' polycoef='0.25 2 0 0 0'/></equality></mujoco>")  # fmt: skip
+    (c,) = dp.load_mjcf(path).couplings
+    assert (c.joint, c.reference, c.multiplier, c.offset) == ("j2", "j1", 2.0, 0.25)
+
+
+def test_load_reads_xml_as_mjcf():
+    assert dp.load(MJCF / "chain_weld.xml").loops
+
+
+BAD = {
+    "equality": ("<mujoco><worldbody><body name='a'><joint/><geom size='0.1'/></body></worldbody>"
+                 "<equality><tendon tendon1='t'/></equality></mujoco>", "<tendon> is not read"),
+    "class": ("<mujoco><worldbody><body name='a'><joint class='nope'/><geom size='0.1'/></body></worldbody>"
+              "</mujoco>", "class 'nope' is not defined"),
+    "include": ("<mujoco><include file='missing.xml'/></mujoco>", "no such file"),
+    "free": ("<mujoco><worldbody><body name='a'><joint/><geom size='0.1'/><body name='b'><freejoint/>"
+             "<geom size='0.1'/></body></body></worldbody></mujoco>", "free joint belongs on a top-level body"),
+    "mesh": ("<mujoco><worldbody><body name='a'><joint/><geom type='mesh' mesh='m'/></body></worldbody></mujoco>",
+             "inertia of a mesh geom"),
+    "poly": ("<mujoco><worldbody><body name='a'><joint name='j1'/><geom size='0.1'/><body name='b'>"
+             "<joint name='j2'/><geom size='0.1'/></body></body></worldbody><equality>"
+             "<joint joint1='j2' joint2='j1' polycoef='0 1 0.5 0 0'/></equality></mujoco>", "only the linear part"),
+    "number": ("<mujoco><worldbody><body name='a' pos='0 nan 0'><joint/><geom size='0.1'/></body></worldbody>"
+               "</mujoco>", "finite"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_mjcf_files_name_file_line_and_element(tmp_path, case):
+    text, match = BAD[case]
+    path = tmp_path / f"{case}.xml"
+    path.write_text(text)
+    with pytest.raises(dp.ModelError, match=match) as e:
+        dp.load_mjcf(path)
+    assert str(path) in str(e.value)
+
+
+def test_what_lies_beyond_the_rigid_bodies_is_named_once():
+    with pytest.warns(dp.ModelWarning, match="left out, beyond the rigid-body dynamics: actuator"):
+        dp.load_mjcf(MJCF / "four_bar.xml")
