@@ -150,3 +150,11 @@ def test_info_and_validate_read_cassie_from_its_sdf(capsys):
     assert report["passed"] and rows["constrained_fd q̈", referee]["max_rel"] <= 1e-9
     pin_row = rows["constraintDynamics q̈", referee]
     assert pin_row["info"] and pin_row["max_rel"] > 1e-3  # shown beside ours: it does not converge here
+
+
+def test_validate_reads_an_mjcf_file(capsys):
+    xml = str(ROOT / "tests" / "mjcf" / "four_bar.xml")
+    assert cli.main(["validate", xml, "--samples", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    names = {c["algorithm"] for c in report["checks"]}
+    assert report["passed"] and "forward_dynamics" in names and "constrained_fd q̈" in names
