@@ -10,7 +10,7 @@ from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.forward import udut_solve
 from ..core.spatial import matmul_into
 from ..model import Data, Model, ModelError, configuration, vector
-from .kernel import LoopState, data_for, independent_rows, kinematics, need_loops
+from .kernel import RANK_RTOL, LoopState, data_for, independent_rows, kinematics, need_loops
 from .types import SingularConfigurationError, baumgarte_gains
 
 __all__ = ["complete_motion", "constrained_forward_dynamics", "constrained_inverse_dynamics"]
@@ -72,6 +72,14 @@ def symmetric_pinv_solve(A, b, rcond):
             for k in range(m):
                 x[k] += V[k, i] * y
     return x, rank
+
+
+@njit(cache=True)
+def independent_count(J, rtol):
+    """How many of J's singular values are at least ``rtol`` × the largest: the eigenvalues of J Jᵀ against rtol²
+    (compiled and LAPACK-free, the per-call check of ``constrained_forward_dynamics``; rtol ≥ 1e-7 keeps rtol² well
+    above the eigenvalues' rounding, 1e-16 of the largest)."""
+    return symmetric_pinv_solve(J @ J.T, np.zeros(J.shape[0]), rtol * rtol)[1]
 
 
 @njit(cache=True)
@@ -142,9 +150,12 @@ def constrained_forward_dynamics(
                                data.r, data.S, data.Psi, data.I_hat_inv, J, Jdv, r, v, a0, kp, kd, rcond, a,
                                lam)  # fmt: skip
 
-    if solve(st.J, st.Jdv, st.r, lam, float(rcond)) < model.n_constraints:
-        # Redundant: the rank is J's (``independent_rows``), as for assemble and the inverse problem, not N_c's,
-        # whose eigenvalues also carry the masses; the independent rows U_rᵀ J are solved, λ = U_r λ_r.
+    rank = solve(st.J, st.Jdv, st.r, lam, float(rcond))
+    if rank < model.n_constraints and not independent_count(st.J, RANK_RTOL) == rank == independent_count(st.J, 1e-8):
+        # The rank is J's (``independent_rows``), as for assemble and the inverse problem, not N_c's, whose
+        # eigenvalues also carry the masses.  Where J has no singular value between 1e-8 and RANK_RTOL of the largest
+        # (redundant to rounding, as a planar loop in 3-D) and N_c drops as many, both drop the same directions and
+        # the solve stands; otherwise the independent rows U_rᵀ J are solved, λ = U_r λ_r.
         U = independent_rows(st.J)
         lam_r = np.empty(U.shape[1])
         solve(np.ascontiguousarray(U.T @ st.J), U.T @ st.Jdv, U.T @ st.r, lam_r, 1e-14)
