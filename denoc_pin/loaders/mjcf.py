@@ -21,17 +21,17 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import FREE_FLYER, JOINTS, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
+from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .sdf import ROOT_JOINTS
 from .urdf import _check_inertia, body_inertias
-from .urdf_xml import parse_xml, quoted
+from .urdf_xml import parse_xml, quoted, robot_file
 
 __all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
 
 MJCF_JOINT_TYPES = {"hinge": REVOLUTE, "slide": PRISMATIC, "ball": SPHERICAL, "free": FREE_FLYER}
-ROOT_JOINTS = {None: None, "free-flyer": FREE_FLYER, "planar": PLANAR}
 IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
 Pose = tuple[np.ndarray, np.ndarray]
@@ -248,11 +248,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     joint.  strict: refuse what loads with a :class:`ModelWarning` otherwise.  Raises :class:`ModelError` naming
     file, line and element.
     """
-    if root_joint not in ROOT_JOINTS:
-        raise ValueError(f"root_joint must be one of {list(ROOT_JOINTS)}, got {root_joint!r}")
-    path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    path = robot_file(path, root_joint, ROOT_JOINTS)
     reader = _Reader(path, strict)
     world = reader.root.find("worldbody")
     if world is None or world.find("body") is None:

@@ -27,7 +27,7 @@ from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 from .urdf import _check_inertia, body_inertias
-from .urdf_xml import parse_xml, quoted
+from .urdf_xml import parse_xml, quoted, robot_file
 
 __all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "load_sdf", "sdf_visuals"]
 
@@ -460,11 +460,7 @@ def load_sdf(path, root_joint=None, *, model_name: str | None = None, cuts=None,
     several).  cuts: names of the joints to cut open (default: ``choose_tree``'s rule).  strict: refuse what
     loads with a :class:`ModelWarning` otherwise.  Raises :class:`ModelError` naming file, line and element.
     """
-    if root_joint not in ROOT_JOINTS:
-        raise ValueError(f"root_joint must be one of {list(ROOT_JOINTS)}, got {root_joint!r}")
-    path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    path = robot_file(path, root_joint, ROOT_JOINTS)
     doc = _read(path, model_name, strict)
     if not doc.links:
         raise ModelError(f"{path}: model {doc.name!r} has no <link>")

@@ -23,7 +23,7 @@ from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .urdf_xml import UrdfXml, quoted, read_urdf_xml
+from .urdf_xml import UrdfXml, quoted, read_urdf_xml, robot_file
 
 __all__ = ["InertiaWarning", "body_inertias", "load_urdf"]
 
@@ -95,11 +95,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = Fals
     """
     import yourdfpy
 
-    if root_joint not in ROOT_JOINTS:
-        raise ValueError(f"root_joint must be one of {list(ROOT_JOINTS)}, got {root_joint!r}")
-    path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    path = robot_file(path, root_joint, ROOT_JOINTS)
     xml = read_urdf_xml(path, strict)
     loops = _loop_joints(path, xml.robot)
     try:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..model import MAX_MAGNITUDE, ModelError, ModelWarning
 
-__all__ = ["UrdfXml", "parse_xml", "quoted", "read_urdf_xml"]
+__all__ = ["UrdfXml", "parse_xml", "quoted", "read_urdf_xml", "robot_file"]
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
@@ -198,6 +198,17 @@ def _parse(path: Path, data: bytes, lenient: list[str]):
         return etree.fromstring(text.encode(), parser)
     except etree.XMLSyntaxError as e:
         raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
+
+
+def robot_file(path, root_joint, root_joints) -> Path:
+    """A loader's ``path`` as a Path, refused (:class:`ModelError`) when there is no such file, after ``root_joint``
+    is checked against the loader's ``root_joints`` (ValueError)."""
+    if root_joint not in root_joints:
+        raise ValueError(f"root_joint must be one of {list(root_joints)}, got {root_joint!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    return path
 
 
 def parse_xml(path: Path, root_tag: str, lenient: list[str]):

@@ -4,13 +4,15 @@ Shah, Saha & Dutt (section 2.2) inverse, and the motion of every joint from the 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from ..algorithms._plumbing import _MAT, _MB, _VEC, aba_entry
 from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.forward import udut_solve
+from ..core.layout import data_views, model_views, split_model, stamped_for
 from ..core.spatial import matmul_into
 from ..model import Data, Model, ModelError, configuration, vector
-from .kernel import RANK_RTOL, LoopState, data_for, independent_rows, kinematics, need_loops
+from .kernel import RANK_RTOL, LoopState, data_for, independent_rows, kinematics, loop_kernel, need_loops
 from .types import SingularConfigurationError, baumgarte_gains
 
 __all__ = ["complete_motion", "constrained_forward_dynamics", "constrained_inverse_dynamics"]
@@ -117,6 +119,32 @@ def reaction_kernel(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi
     return rank
 
 
+_LI = types.Array(types.int64, 2, "C", readonly=True)  # model.cut_buffers
+_LF = types.Array(types.float64, 2, "C", readonly=True)
+CFD_FAST = types.int64(_MB, _VEC, _LI, _LF, _VEC, _VEC, _VEC, types.float64, types.float64, types.float64, _MAT, _VEC,
+                       _VEC, _VEC, _VEC)  # fmt: skip
+
+
+@njit(CFD_FAST, cache=True)
+def cfd_fast(mb, ws, li, lf, q, v, tau, kp, kd, rcond, J, Jdv, res, a, lam):
+    """Schiehlen eq. (17)–(20) in one compiled call for a model whose constraints are cuts only: the tree's
+    forward dynamics (q̈₀, the UDUᵀ factors, t and ṫ with q̈ = 0), the loop kernel (J, r, J̇ q̇), the reaction
+    solve.  Returns the rank of N_c, or a negative status (the Python path then takes over); q̈₀ stays in the
+    workspace's ddq for a second solve."""
+    if not stamped_for(ws, mb):
+        return -2
+    mi, mf = split_model(mb)
+    status = aba_entry(mi, mf, ws, q, v, tau, False)
+    if status != 0:
+        return -1
+    mv, dv = model_views(mi, mf), data_views(ws, mi)
+    loop_kernel(mv.parents, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR, dv.op, li, lf, True, J, res,
+                Jdv)  # fmt: skip
+    a0 = dv.ddq  # q̈₀, read-only below: the reaction solve writes q̈ into a
+    return reaction_kernel(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
+                           dv.I_hat_inv, J, Jdv, res, v, a0, kp, kd, rcond, a, lam)  # fmt: skip
+
+
 def constrained_forward_dynamics(
     model: Model, data: Data, q, v, tau, fext=None, baumgarte=(0.0, 0.0), rcond: float = 1e-10
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -140,9 +168,23 @@ def constrained_forward_dynamics(
     need_loops(model, "constrained_forward_dynamics")
     _one_state(q, v, tau, "tau", "constrained_forward_dynamics")
     kp, kd = baumgarte_gains(baumgarte)
-    a0 = forward_dynamics(model, data, q, v, tau, fext)  # fills the UDUᵀ factors, t and ṫ (q̈ = 0)
-    st = LoopState(model, data, True, np.asarray(q, dtype=float))
-    a, lam = np.empty(model.nv), np.empty(model.n_constraints)
+    m = model.n_constraints
+    a, lam, rank = np.empty(model.nv), np.empty(m), -1
+    if fext is None and not model.coupled:  # the fast path: one compiled call
+        J, Jdv, r = np.empty((m, model.nv)), np.empty(m), np.empty(m)
+        li, lf = model.cut_buffers
+        try:
+            rank = cfd_fast(model.mb, data.ws, li, lf, q, v, tau, kp, kd, float(rcond), J, Jdv, r, a, lam)
+        except (TypeError, AttributeError):  # not float64 arrays, or not a Data: the checked path below
+            rank = -1
+        if rank == m:
+            data.ddq[:] = a
+            return a, lam
+    if rank < 0:  # the checked path: external forces, couplings, or arguments to check and convert
+        forward_dynamics(model, data, q, v, tau, fext)  # q̈₀ into data.ddq; the UDUᵀ factors, t and ṫ (q̈ = 0)
+        st = LoopState(model, data, True, np.asarray(q, dtype=float))
+        J, Jdv, r = st.J, st.Jdv, st.r
+    a0 = data.ddq.copy()
     v = np.ascontiguousarray(v, dtype=float)
 
     def solve(J, Jdv, r, lam, rcond):
@@ -150,15 +192,16 @@ def constrained_forward_dynamics(
                                data.r, data.S, data.Psi, data.I_hat_inv, J, Jdv, r, v, a0, kp, kd, rcond, a,
                                lam)  # fmt: skip
 
-    rank = solve(st.J, st.Jdv, st.r, lam, float(rcond))
-    if rank < model.n_constraints and not independent_count(st.J, RANK_RTOL) == rank == independent_count(st.J, 1e-8):
+    if rank < 0:
+        rank = solve(J, Jdv, r, lam, float(rcond))
+    if rank < m and not independent_count(J, RANK_RTOL) == rank == independent_count(J, 1e-8):
         # The rank is J's (``independent_rows``), as for assemble and the inverse problem, not N_c's, whose
         # eigenvalues also carry the masses.  Where J has no singular value between 1e-8 and RANK_RTOL of the largest
         # (redundant to rounding, as a planar loop in 3-D) and N_c drops as many, both drop the same directions and
         # the solve stands; otherwise the independent rows U_rᵀ J are solved, λ = U_r λ_r.
-        U = independent_rows(st.J)
+        U = independent_rows(J)
         lam_r = np.empty(U.shape[1])
-        solve(np.ascontiguousarray(U.T @ st.J), U.T @ st.Jdv, U.T @ st.r, lam_r, 1e-14)
+        solve(np.ascontiguousarray(U.T @ J), U.T @ Jdv, U.T @ r, lam_r, 1e-14)
         lam = U @ lam_r
     data.ddq[:] = a
     return a, lam
