@@ -25,7 +25,7 @@ def mujoco_model(path):
     return m
 
 
-@pytest.mark.parametrize("name", ["four_bar", "angles", "chain_weld"])
+@pytest.mark.parametrize("name", ["four_bar", "angles", "chain_weld", "leg"])
 def test_the_tree_against_mujoco(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.ModelWarning)  # the actuator, named once (tested below)
@@ -90,6 +90,17 @@ def test_connect_and_weld_against_pinocchio_and_the_dense_kkt():
     assert (c.joint, c.reference, c.multiplier, c.offset) == ("j2", "j1", -0.5, 0.0)
     checks = compare_loops(chain, dp.to_pinocchio(chain), samples=2)
     assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+
+
+def test_a_cassie_like_leg_closed_by_two_connects():
+    """Two rods on the leg (one hanging from a ball joint), each held by a connect: closed at q = 0 as MuJoCo
+    defines it, against the 50-digit referee and Pinocchio's constraintDynamics."""
+    leg = dp.load_mjcf(MJCF / "leg.xml")
+    assert [(lp.name, lp.type) for lp in leg.loops] == [("achilles_heel", "spherical"), ("plantar_foot", "spherical")]
+    assert np.abs(dp.loop_residual(leg, dp.neutral(leg))).max() < 1e-15
+    checks = compare_loops(leg, dp.to_pinocchio(leg), samples=3)
+    assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+    assert {c.reference for c in checks} >= {"50 digits (pin M, h, J)", "dense KKT (denoc_matrices)"}
 
 
 def test_a_joint_equality_reads_its_offset(tmp_path):
