@@ -25,7 +25,7 @@ from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .sdf import ROOT_JOINTS
+from .sdf import ROOT_JOINTS, Pose, _compose, _inverse
 from .urdf import _check_inertia, body_inertias
 from .urdf_xml import parse_xml, quoted, robot_file
 
@@ -34,15 +34,6 @@ __all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
 MJCF_JOINT_TYPES = {"hinge": REVOLUTE, "slide": PRISMATIC, "ball": SPHERICAL, "free": FREE_FLYER}
 IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
-Pose = tuple[np.ndarray, np.ndarray]
-
-
-def _compose(a: Pose, b: Pose) -> Pose:
-    return a[0] @ b[0], a[0] @ b[1] + a[1]
-
-
-def _inverse(a: Pose) -> Pose:
-    return a[0].T, -a[0].T @ a[1]
 
 
 class _Reader:

@@ -23,10 +23,10 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
-from ..core.spatial import axis_angle, quaternion_rotation
+from ..core.spatial import quaternion_rotation
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .urdf import _check_inertia, body_inertias
+from .urdf import _check_inertia, _rpy, body_inertias
 from .urdf_xml import parse_xml, quoted, robot_file
 
 __all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "load_sdf", "sdf_visuals"]
@@ -183,12 +183,6 @@ def _number(doc: _Doc, el, tag: str, default: float | None) -> float | None:
     return default if sub is None else _numbers(doc, sub, 1)[0]
 
 
-def _rpy(r: float, p: float, y: float) -> np.ndarray:
-    """SDF's (and URDF's) roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
-    ex, ey, ez = np.eye(3)
-    return axis_angle(ez, y) @ axis_angle(ey, p) @ axis_angle(ex, r)
-
-
 def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
     """(pose, scoped relative_to or None) of ``el``'s ``<pose>`` (identity if absent)."""
     pose_el = el.find("pose")
@@ -211,7 +205,7 @@ def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
         angles = values[3:]
         if pose_el.get("degrees", "false").strip().lower() in ("true", "1"):
             angles = [math.radians(a) for a in angles]
-        R = _rpy(*angles)
+        R = _rpy(angles)
     rel = pose_el.get("relative_to")
     if rel is None and pose_el.get("frame"):  # SDF 1.5–1.6's frame attribute, read as 1.7's relative_to
         rel = pose_el.get("frame")

@@ -378,7 +378,7 @@ def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, c
 
 
 def _rpy(rpy) -> np.ndarray:
-    """URDF's fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    """URDF's (and SDF's) fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
     r, p, y = rpy
     ex, ey, ez = np.eye(3)
     return axis_angle(ez, y) @ axis_angle(ey, p) @ axis_angle(ex, r)

@@ -8,7 +8,7 @@ import numpy as np
 from ..algorithms.configuration import difference, integrate, normalize
 from ..model import Model, configuration
 from .dynamics import dof_of
-from .kernel import RANK_RTOL, LoopState, kinematics, loop_jacobian, loop_residual, need_loops
+from .kernel import LoopState, independent_svd, kinematics, loop_jacobian, loop_residual, need_loops
 from .types import AssemblyError
 
 __all__ = ["ASSEMBLY_STARTS", "REDUNDANT_TOL", "assemble", "loop_mobility"]
@@ -58,9 +58,7 @@ def _newton(model: Model, data, q, free, tol: float, max_iter: int) -> tuple[np.
     r = loop_residual(model, q, data)
     err = np.inf
     for _ in range(max_iter + 1):
-        U, s, Vt = np.linalg.svd(LoopState(model, data, False, q).J[:, free], full_matrices=False)
-        k = int((s > RANK_RTOL * s[0]).sum()) if s.size and s[0] > 0 else 0
-        U, s, Vt = U[:, :k], s[:k], Vt[:k]
+        U, s, Vt = independent_svd(LoopState(model, data, False, q).J[:, free])
         err = _closure_error(r, U)
         if err <= tol:
             break

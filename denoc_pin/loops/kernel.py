@@ -14,7 +14,7 @@ from ..core.joints import CONTINUOUS
 from ..core.spatial import cross3, log3, mtv3, mv3
 from ..model import Data, Model, ModelError, check_data, configuration
 
-__all__ = ["RANK_RTOL", "independent_rows", "loop_jacobian", "loop_residual"]
+__all__ = ["RANK_RTOL", "independent_rows", "independent_svd", "loop_jacobian", "loop_residual"]
 
 RANK_RTOL = 1e-6
 """Constraint directions whose singular value in J is below RANK_RTOL × the largest are redundant: a loop described
@@ -24,11 +24,16 @@ them, ``constrained_forward_dynamics`` solves the other rows, ``constrained_inve
 meet them."""
 
 
+def independent_svd(J: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(U_r, s_r, V_rᵀ): J's singular triplets whose singular values are at least ``RANK_RTOL`` × the largest."""
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    r = int((s > RANK_RTOL * s[0]).sum()) if s.size and s[0] > 0 else 0
+    return U[:, :r], s[:r], Vt[:r]
+
+
 def independent_rows(J: np.ndarray) -> np.ndarray:
-    """U_r (m, r): the constraint directions that count, J's left singular vectors whose singular values are at
-    least ``RANK_RTOL`` × the largest."""
-    U, s, _ = np.linalg.svd(J, full_matrices=False)
-    return U[:, : int((s > RANK_RTOL * s[0]).sum())] if s.size and s[0] > 0 else U[:, :0]
+    """U_r (m, r): the constraint directions that count (``independent_svd``)."""
+    return independent_svd(J)[0]
 
 
 @njit(cache=True)

@@ -63,6 +63,7 @@ __all__ = [
     "pinocchio_loop_constraints",
     "pinocchio_world_twists",
     "reference_constrained_dynamics",
+    "reference_coupling_rows",
     "reference_loop_bias",
     "reference_loop_jacobian",
 ]
@@ -281,12 +282,16 @@ def reference_loop_jacobian(model: Model, q) -> np.ndarray:
         if cut.loop.type == "universal":
             sel[0, :3] = np.cross(Rc1.T @ frames[1][0] @ cut.axis2, cut.axis)
         rows.append(sel @ delta)
-    for c in model.coupled:  # θ − m θ_ref: one row each, after the cuts'
-        row = np.zeros((1, model.nv))
-        row[0, model.idx_v[c.body]] += 1.0
-        row[0, model.idx_v[c.reference]] -= c.multiplier
-        rows.append(row)
-    return np.vstack(rows) if rows else np.zeros((0, model.nv))
+    return np.vstack([*rows, reference_coupling_rows(model)])
+
+
+def reference_coupling_rows(model: Model) -> np.ndarray:
+    """(n_couplings, nv): the rows of θ − m θ_ref, e_k − m e_ref, one per coupling (after the cuts' rows)."""
+    rows = np.zeros((len(model.coupled), model.nv))
+    for i, c in enumerate(model.coupled):
+        rows[i, model.idx_v[c.body]] += 1.0
+        rows[i, model.idx_v[c.reference]] -= c.multiplier
+    return rows
 
 
 def reference_loop_bias(model: Model, q, v, h: float = 1e-3) -> np.ndarray:
@@ -348,12 +353,8 @@ def high_precision_constrained_dynamics(model: Model, pin_model, q, v, tau, digi
         keep = slice(0, 3) if c.loop.type == "spherical" else slice(0, 6)
         rows.append(Jd[keep])
         gamma.append(-ad[keep])
-    for c in model.coupled:
-        row = np.zeros((1, model.nv))
-        row[0, model.idx_v[c.body]] += 1.0
-        row[0, model.idx_v[c.reference]] -= c.multiplier
-        rows.append(row)
-        gamma.append(np.zeros(1))
+    rows.append(reference_coupling_rows(model))  # J̇ q̇ = 0 for them
+    gamma.append(np.zeros(len(model.coupled)))
     J, g = np.vstack(rows), np.concatenate(gamma)
     U = independent_rows(J)
     Jr, gr, r, n = U.T @ J, U.T @ g, U.shape[1], model.nv
