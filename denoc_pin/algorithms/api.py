@@ -134,7 +134,7 @@ def solve(model: Model, data: Data, phi: np.ndarray, eta: np.ndarray, mu: np.nda
     """U D Uᵀ X = φ for the factors in data (m right-hand sides; Table 3)."""
     udut_solve(
         model.parents, model.module_ptr, model.module_bodies, model.idx_v, model.nvs,
-        data.E, data.r, data.S, data.Psi, data.I_hat_inv, phi, eta, mu, out,
+        data.E, data.r, data.S, data.Psi, data.I_hat_inv, phi, eta, mu, out, np.empty(6),
     )  # fmt: skip
     return out
 

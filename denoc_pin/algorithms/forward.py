@@ -8,7 +8,6 @@ U D Uᵀ q̈ = φ is solved by one backward and one forward recursion.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ..core.layout import FMA, data_views, model_views
@@ -133,14 +132,13 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
 
 
 @njit(cache=True, inline="always")
-def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, phi, eta, mu, ddq):
+def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, phi, eta, mu, ddq, phi_hat):
     """Solve U D Uᵀ q̈ = φ for m right-hand sides (Table 3, A.8).
 
     phi, ddq: (nv, m); eta, mu: (njoints, m, 6) workspaces for η_k and μ_k.  They may be one
-    array: step 2 writes μ_k only where step 1's η_k is spent.
+    array: step 2 writes μ_k only where step 1's η_k is spent.  phi_hat: (≥ zmax,) workspace for φ̂_k.
     """
     m = phi.shape[1]
-    phi_hat = np.empty(6)
     eta[:, :, :] = 0.0
     # Step 1, backward recursion: U φ̂ = φ and D φ̃ = φ̂.
     for i in range(len(module_ptr) - 2, -1, -1):
@@ -243,5 +241,5 @@ def solve_step(mi, mf, ws):
     eta = dv.eta.reshape(nj, 1, 6)
     udut_solve(
         mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
-        dv.phi.reshape(nv, 1), eta, eta, dv.ddq.reshape(nv, 1),
+        dv.phi.reshape(nv, 1), eta, eta, dv.ddq.reshape(nv, 1), dv.scratch,  # the kinematics' scratch is free here
     )  # fmt: skip

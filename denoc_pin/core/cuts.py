@@ -15,7 +15,11 @@ point_on_line 2                        v: b₁, b₂ (⟂ axis): a pin in a slot
 ========== == ==================================================
 
 (b₁, b₂, axis) is a right-handed orthonormal triad fixed in C1.  The codes are ``CUT_*``, a
-namespace of their own: a cut kind is not a tree joint kind (``core.joints``).
+namespace of their own: a cut kind is not a tree joint kind (``core.joints``).  A joint coupling
+(θ = multiplier · θ_ref + offset) is one more constraint kind, ``CUT_COUPLING``, of one row.
+
+The loop kernel reads every cut and coupling from one float64 buffer (``ResolvedLoops.packed``), one
+row each, whose columns ``PACKED`` declares once (a numba call costs about 0.1 µs per array argument).
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CUT_KINDS", "CUT_WITH_AXIS", "Coupling", "Cut", "ResolvedLoops", "cut_rows", "perpendicular_pair"]
+__all__ = ["CUT_KINDS", "CUT_WITH_AXIS", "PACKED", "Coupling", "Cut", "ResolvedLoops", "cut_rows",
+           "perpendicular_pair"]  # fmt: skip
 
-CUT_FIXED, CUT_REVOLUTE, CUT_PRISMATIC, CUT_UNIVERSAL, CUT_SPHERICAL, CUT_POINT_ON_LINE = range(6)
+CUT_FIXED, CUT_REVOLUTE, CUT_PRISMATIC, CUT_UNIVERSAL, CUT_SPHERICAL, CUT_POINT_ON_LINE, CUT_COUPLING = range(7)
 CUT_KINDS: dict[str, tuple[int, int]] = {
     "fixed": (CUT_FIXED, 6),
     "revolute": (CUT_REVOLUTE, 5),
@@ -37,7 +42,29 @@ CUT_KINDS: dict[str, tuple[int, int]] = {
 }
 """Cut-joint type name -> (code, number of constraints)."""
 CUT_WITH_AXIS = ("revolute", "prismatic", "universal", "point_on_line")
-_PACKED = 72  # floats per cut: R1 (9), p1, R2 (9), p2, axis, axis2, b1, b2 (3 each), 6 x 6 selection rows
+
+PACKED = (
+    ("body1", 1, "body of link1; a coupling: the coupled joint's body (integers held exactly as floats)"),
+    ("body2", 1, "body of link2; a coupling: the reference joint's body"),
+    ("kind", 1, "CUT_* code"),
+    ("row", 1, "its first constraint row"),
+    ("R1", 9, "rotation of C1 in link1's frame, row by row"),
+    ("p1", 3, "origin of C1 in link1's frame"),
+    ("R2", 9, "rotation of C2 in link2's frame, row by row"),
+    ("p2", 3, "origin of C2 in link2's frame"),
+    ("axis", 3, "the cut's axis, in C1"),
+    ("axis2", 3, "a universal cut's second axis, in C2"),
+    ("b1", 3, "b₁ ⟂ axis, in C1"),
+    ("b2", 3, "b₂ = axis × b₁, in C1"),
+    ("rows", 36, "the constant selection rows of Δ (``cut_rows``), 6 x 6 row by row, zero below the cut's count"),
+    ("multiplier", 1, "a coupling's multiplier"),
+    ("offset", 1, "a coupling's offset"),
+)
+"""The columns of the packed buffer: (name, width, meaning); a cut leaves multiplier and offset zero, a coupling
+everything but them, its bodies, kind and row."""
+# Each column's start, and the row's width, as constants the compiled kernel reads.
+(P_BODY1, P_BODY2, P_KIND, P_ROW, P_R1, P_P1, P_R2, P_P2, P_AXIS, P_AXIS2, P_B1, P_B2, P_ROWS, P_MULTIPLIER, P_OFFSET,
+ P_WIDTH) = np.cumsum([0] + [w for _, w, _ in PACKED]).tolist()  # fmt: skip
 
 
 def perpendicular_pair(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,9 +130,8 @@ class ResolvedLoops:
     """The cut joints and joint couplings of a model, resolved (``loops.resolve_loops``), the cuts packed for the
     loop kernel.  Their constraint rows: every cut's in order, then one row per coupling.
 
-    cuts: tuple of :class:`Cut`; packed = (li, lf): per cut, ints (body1, body2, kind code, first row)
-    and the 72 floats R1, p1, R2, p2, axis, axis2, b1, b2, then the 6 x 6 selection rows.
-    couplings: tuple of :class:`Coupling`."""
+    cuts: tuple of :class:`Cut`; couplings: tuple of :class:`Coupling`; ``packed()``: both as the loop kernel
+    reads them (``PACKED``)."""
 
     cuts: tuple[Cut, ...] = ()
     couplings: tuple[Coupling, ...] = ()
@@ -118,17 +144,20 @@ class ResolvedLoops:
     def n_constraints(self) -> int:
         return sum(c.n_constraints for c in self.cuts) + len(self.couplings)
 
-    def packed(self) -> tuple[np.ndarray, np.ndarray]:
-        li = np.zeros((len(self.cuts), 4), dtype=np.int64)
-        lf = np.zeros((len(self.cuts), _PACKED))
+    def packed(self) -> np.ndarray:
+        """(n_cuts + n_couplings, P_WIDTH) read-only: one row per cut, then per coupling (``PACKED``)."""
+        out = np.zeros((len(self.cuts) + len(self.couplings), P_WIDTH))
         row = 0
         for c, cut in enumerate(self.cuts):
-            li[c] = (cut.body1, cut.body2, CUT_KINDS[cut.loop.type][0], row)
             rows = np.zeros((6, 6))
             rows[: len(cut.rows)] = cut.rows
-            lf[c] = np.concatenate([cut.R1.ravel(), cut.p1, cut.R2.ravel(), cut.p2, cut.axis, cut.axis2, cut.b1,
-                                    cut.b2, rows.ravel()])  # fmt: skip
+            out[c] = np.concatenate([(cut.body1, cut.body2, CUT_KINDS[cut.loop.type][0], row), cut.R1.ravel(), cut.p1,
+                                     cut.R2.ravel(), cut.p2, cut.axis, cut.axis2, cut.b1, cut.b2, rows.ravel(),
+                                     (0.0, 0.0)])  # fmt: skip
             row += cut.n_constraints
-        li.setflags(write=False)
-        lf.setflags(write=False)
-        return li, lf
+        for c, cp in enumerate(self.couplings, start=len(self.cuts)):
+            out[c, [P_BODY1, P_BODY2, P_KIND, P_ROW, P_MULTIPLIER, P_OFFSET]] = (
+                cp.body, cp.reference, CUT_COUPLING, row, cp.multiplier, cp.offset)  # fmt: skip
+            row += 1
+        out.setflags(write=False)
+        return out

@@ -42,11 +42,14 @@ __all__ = [
     "FMA",
     "FRAME_ROW",
     "HEADER",
+    "LOOP_FLOATS",
+    "LOOP_HEADER",
     "MODEL_FLOATS",
     "MODEL_INTS",
     "SIZES",
     "WS_HEADER",
     "DataViews",
+    "LoopViews",
     "ModelViews",
     "all_finite",
     "articulated_slots",
@@ -54,6 +57,9 @@ __all__ = [
     "buffer_sizes",
     "data_views",
     "frame_rows",
+    "leading",
+    "loop_views",
+    "loop_workspace_size",
     "model_buffer",
     "model_buffer_sizes",
     "model_views",
@@ -112,7 +118,7 @@ DATA_FLOATS = (
         "scratch",
         (78,),
         "a frame's world pose [R | p] (3 x 4, row by row), two world twists (6 each), two 3 x 3, "
-        "and four 3 x 3 for a multi-DOF joint's transform",
+        "and four 3 x 3 for a multi-DOF joint's transform; φ̂_k of the forward solve (Table 3)",
     ),
     ("t", ("nj", 6), "twist t_k = [ω_k; ȯ_k], body frame (eq. 5)"),
     (
@@ -132,6 +138,27 @@ DATA_FLOATS = (
     ("tau", ("nv",), "τ of the last inverse dynamics; h(q, q̇) inside forward dynamics"),
     ("phi", ("nv",), "φ = τ − C q̇ − gravity (A.1)"),
     ("ddq", ("nv",), "q̈ of the last forward dynamics"),
+)
+
+LOOP_HEADER = 1  # lw[0] = m, the number of constraint rows; the views follow
+LOOP_FLOATS = (
+    ("J", ("m", "nv"), "constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.kernel)"),
+    ("res", ("m",), "residual r(q) of every row"),
+    ("Jdv", ("m",), "J̇ q̇: the rows of Δ̇ at q̈ = 0"),
+    ("lam", ("m",), "λ of the last constrained forward dynamics, the reaction of link1 on link2 in C1"),
+    ("ddq0", ("nv",), "q̈₀ = GIM⁻¹ (τ − h), the tree's accelerations (Schiehlen eq. 18)"),
+    ("G", ("m", "m"), "J Jᵀ, then its pivoted Cholesky factor L (lower, in pivot order): the rank rule"),
+    ("order", ("m",), "the rows in pivot order (integers held as floats), the independent ones first"),
+    ("B", ("m", "m"), "B (m x rank): the basis of J's range the reactions live in, λ = B x"),
+    ("JT", ("nv", "m"), "(Bᵀ J)ᵀ, the rows that are solved"),
+    ("Y", ("nv", "m"), "Y = GIM⁻¹ Jᵀ B (Schiehlen eq. 19)"),
+    ("eta", ("nj", "m", 6), "η_k of Table 3 for each column of Y"),
+    ("N", ("m", "m"), "N_c = Bᵀ J Y (eq. 20), then its Cholesky factor or its eigen-decomposition"),
+    ("V", ("m", "m"), "eigenvectors of the Jacobi solves"),
+    ("gamma", ("m",), "γ = −J̇ q̇ − 2 kd J q̇ − kp² r, the constraints' right-hand side with Baumgarte's terms"),
+    ("rhs", ("m",), "Bᵀ (γ − J q̈₀), the reaction system's right-hand side"),
+    ("x", ("m",), "the reaction system's solution, λ = B x"),
+    ("scratch", (69,), "Rc1, Rc2, R12 (3 x 3 each), a cut's selection rows (6 x 6) and φ̂ (6) of the solves"),
 )
 
 FRAME_ROW = (
@@ -155,6 +182,7 @@ def frame_rows(frames) -> np.ndarray:
 
 ModelViews = namedtuple("ModelViews", [f[0] for f in MODEL_INTS + MODEL_FLOATS])
 DataViews = namedtuple("DataViews", [f[0] for f in DATA_FLOATS])
+LoopViews = namedtuple("LoopViews", [f[0] for f in LOOP_FLOATS])
 
 
 def _size(shape) -> str:
@@ -167,12 +195,15 @@ _HEAD = f"    {', '.join(SIZES)} = " + ", ".join(f"head[{i}]" for i in range(len
 # Each buffer as (its argument name, its table, where its first field starts).
 _MODEL_PARTS = (("mi", MODEL_INTS, "HEADER"), ("mf", MODEL_FLOATS, "0"))
 _DATA_PARTS = (("ws", DATA_FLOATS, "WS_HEADER"),)
+_LOOP_PARTS = (("lw", LOOP_FLOATS, "LOOP_HEADER"),)
+_LOOP_SIZE = "    m = int(lw[0])\n"  # the loop workspace's own size, in its header
 
 
-def _views_source(name: str, args: str, parts, result: str) -> str:
+def _views_source(name: str, args: str, parts, result: str, sizes: str = "") -> str:
     """A function ``name(args)`` that cuts each buffer of ``parts`` into the views of its table, in order, and
-    returns them as the named tuple ``result`` (``head``: mi, whose header has SIZES)."""
-    body, fields = "", []
+    returns them as the named tuple ``result`` (``head``: mi, whose header has SIZES; ``sizes``: lines that
+    read more sizes)."""
+    body, fields = sizes, []
     for buf, table, start in parts:
         body += f"    o = {start}\n"
         for field, shape, _ in table:
@@ -181,10 +212,10 @@ def _views_source(name: str, args: str, parts, result: str) -> str:
     return f"def {name}({args}):\n    head = mi\n{_HEAD}{body}    return {result}({', '.join(fields)})\n"
 
 
-def _sizes_source(name: str, parts) -> str:
-    """A function ``name(head)`` returning the size of each buffer of ``parts``."""
+def _sizes_source(name: str, parts, args: str = "head") -> str:
+    """A function ``name(args)`` returning the size of each buffer of ``parts``."""
     sums = [" + ".join([start] + [_size(shape) for _, shape, _ in table]) for _, table, start in parts]
-    return f"def {name}(head):\n{_HEAD}    return {', '.join(sums)}\n"
+    return f"def {name}({args}):\n{_HEAD}    return {', '.join(sums)}\n"
 
 
 def _compile(source: str, name: str, jit: bool = True):
@@ -237,6 +268,13 @@ def _view(buf, offset, shape):
 
 
 @njit(cache=True, inline="always")
+def leading(a, shape):
+    """The first prod(shape) elements of a C-contiguous array as an array of ``shape`` that takes no reference
+    (a workspace sized for the most columns, used with fewer)."""
+    return numba.carray(_address(a, 0), shape)
+
+
+@njit(cache=True, inline="always")
 def borrow(a):
     """``a`` as a view that takes no reference, for the hot loops of the call whose argument ``a`` is."""
     return numba.carray(_address(a, 0), a.shape)
@@ -251,6 +289,10 @@ data_views = _compile(_views_source("data_views", "ws, mi", _DATA_PARTS, "DataVi
 model_buffer_sizes = _compile(_sizes_source("model_buffer_sizes", _MODEL_PARTS), "model_buffer_sizes")
 buffer_sizes = model_buffer_sizes.py_func
 workspace_size = _compile(_sizes_source("workspace_size", _DATA_PARTS), "workspace_size", jit=False)
+# loop_views(lw, mi) -> LoopViews and loop_workspace_size(head, m): the same for the loop workspace (Data.lw).
+loop_views = _compile(_views_source("loop_views", "lw, mi", _LOOP_PARTS, "LoopViews", _LOOP_SIZE), "loop_views")
+loop_workspace_size = _compile(_sizes_source("loop_workspace_size", _LOOP_PARTS, "head, m"), "loop_workspace_size",
+                               jit=False)  # fmt: skip
 
 
 def model_buffer(mi: np.ndarray, nf: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
+    "add3",
     "add_symmetric_of",
     "add_transferred_wrench",
     "add_transferred_wrench_of",
@@ -39,6 +40,7 @@ __all__ = [
     "axis_angle_into",
     "congruence_of",
     "cross3",
+    "dot3",
     "from_pinocchio_matrix",
     "from_pinocchio_order",
     "inertia_about_origin",
@@ -61,6 +63,7 @@ __all__ = [
     "skew",
     "spd_inverse_into",
     "store_column",
+    "sub3",
     "store_motion",
     "sum_of",
     "symmetric_of",
@@ -135,47 +138,75 @@ def skew(x):
     return S
 
 
-@njit(cache=True)
+# The 3-vectors below are tuples: values that live in registers, where a new array would cost an allocation.
+
+
+@njit(cache=True, inline="always")
 def mv3(R, x):
-    """R x for a 3 x 3 R, as a new 3-vector."""
-    return np.array([R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2], R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
-                     R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2]])  # fmt: skip
+    """R x for a 3 x 3 R (x: any 3 indexable), a tuple."""
+    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2], R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
+            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2])  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mtv3(R, x):
-    """Rᵀ x for a 3 x 3 R, as a new 3-vector."""
-    return np.array([R[0, 0] * x[0] + R[1, 0] * x[1] + R[2, 0] * x[2], R[0, 1] * x[0] + R[1, 1] * x[1] + R[2, 1] * x[2],
-                     R[0, 2] * x[0] + R[1, 2] * x[1] + R[2, 2] * x[2]])  # fmt: skip
+    """Rᵀ x for a 3 x 3 R, a tuple."""
+    return (R[0, 0] * x[0] + R[1, 0] * x[1] + R[2, 0] * x[2], R[0, 1] * x[0] + R[1, 1] * x[1] + R[2, 1] * x[2],
+            R[0, 2] * x[0] + R[1, 2] * x[1] + R[2, 2] * x[2])  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cross3(a, b):
-    """a × b as a new 3-vector."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    """a × b, a tuple."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True, inline="always")
+def add3(a, b):
+    """a + b, a tuple."""
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(cache=True, inline="always")
+def sub3(a, b):
+    """a − b, a tuple."""
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True, inline="always")
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 @njit(cache=True)
 def log3(R):
-    """Rotation vector of R (its matrix logarithm), accurate near 0 and π."""
+    """Rotation vector of R (its matrix logarithm), accurate near 0 and π; a tuple."""
     c = min(1.0, max(-1.0, (R[0, 0] + R[1, 1] + R[2, 2] - 1.0) / 2.0))
-    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-    s = np.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) / 2.0
+    w0, w1, w2 = R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]
+    s = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2) / 2.0
     theta = np.arctan2(s, c)
     if theta < 1e-6:
-        return w / 2.0 * (1.0 + theta * theta / 6.0)
+        f = (1.0 + theta * theta / 6.0) / 2.0
+        return (w0 * f, w1 * f, w2 * f)
     if np.pi - theta > 1e-6:
-        return w * (theta / (2.0 * s))
-    B = (R + R.T) / 2.0  # near π the axis comes from the symmetric part
+        f = theta / (2.0 * s)
+        return (w0 * f, w1 * f, w2 * f)
+    # near π the axis comes from the symmetric part B = (R + Rᵀ)/2 − c I: its largest diagonal's column
     i = 0
     for k in range(3):
-        B[k, k] -= c
-        if B[k, k] > B[i, i]:
+        if R[k, k] > R[i, i]:
             i = k
-    a = B[:, i] / np.sqrt(max(B[i, i], 1e-300))
-    if a[0] * w[0] + a[1] * w[1] + a[2] * w[2] < 0:
-        a = -a
-    return theta * a
+    b0, b1, b2 = (R[0, i] + R[i, 0]) / 2.0, (R[1, i] + R[i, 1]) / 2.0, (R[2, i] + R[i, 2]) / 2.0
+    if i == 0:
+        b0 -= c
+    elif i == 1:
+        b1 -= c
+    else:
+        b2 -= c
+    f = theta / np.sqrt(max(R[i, i] - c, 1e-300))
+    if b0 * w0 + b1 * w1 + b2 * w2 < 0:
+        f = -f
+    return (b0 * f, b1 * f, b2 * f)
 
 
 @njit(cache=True)

@@ -1,5 +1,7 @@
 """Loop kinematics from the tree's workspace (E, r, S after the kinematics; t, ṫ after Table 1): the Jacobian
-rows J, the residual r(q) and J̇ q̇ of every cut joint (conventions: ``denoc_pin.loops``)."""
+rows J, the residual r(q) and J̇ q̇ of every cut joint and joint coupling (conventions: ``denoc_pin.loops``).
+All of it in one compiled kernel that allocates nothing: its 3-vectors are tuples, its matrices live in the loop
+workspace (``Data.lw``)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ import numpy as np
 from numba import njit
 
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
-from ..core.cuts import CUT_FIXED, CUT_POINT_ON_LINE, CUT_PRISMATIC, CUT_REVOLUTE, CUT_SPHERICAL, CUT_UNIVERSAL
+from ..core import cuts as ck  # the cut kinds (CUT_*) and the packed buffer's columns (P_*)
 from ..core.joints import CONTINUOUS
-from ..core.spatial import cross3, log3, mtv3, mv3
+from ..core.layout import data_views, loop_views, model_views
+from ..core.spatial import add3, cross3, dot3, log3, matmul_into, matmul_tn_into, mtv3, mv3, sub3
 from ..model import Data, Model, ModelError, check_data, configuration
 
 __all__ = ["RANK_RTOL", "independent_rows", "independent_svd", "loop_jacobian", "loop_residual"]
@@ -36,108 +39,153 @@ def independent_rows(J: np.ndarray) -> np.ndarray:
     return independent_svd(J)[0]
 
 
-@njit(cache=True)
-def loop_kernel(parents, idx_v, nvs, E, r, S, t, tdot, Rw, ow, li, lf, with_bias, J, res, Jdv):
-    """J (rows of Δ = J q̇), residual r and, if ``with_bias``, the rows of Δ̇ of every cut joint.
+@njit(cache=True, inline="always")
+def joint_position_of(kinds, idx_q, q, k):
+    """θ of a 1-DOF joint: q itself, or a continuous joint's angle atan2(sin, cos)."""
+    i = idx_q[k]
+    return math.atan2(q[i + 1], q[i]) if kinds[k] == CONTINUOUS else q[i]
+
+
+@njit(cache=True, inline="always")
+def cut_count(kind):
+    """The rows of a cut of this kind (``core.cuts``)."""
+    if kind == ck.CUT_FIXED:
+        return 6
+    if kind <= ck.CUT_PRISMATIC:
+        return 5
+    if kind == ck.CUT_UNIVERSAL:
+        return 4
+    return 3 if kind == ck.CUT_SPHERICAL else 2
+
+
+@njit(cache=True, inline="always")
+def selected(sel, i, a, l):
+    """Row i of the selection rows applied to [a; l]."""
+    return (sel[i, 0] * a[0] + sel[i, 1] * a[1] + sel[i, 2] * a[2] + sel[i, 3] * l[0] + sel[i, 4] * l[1]
+            + sel[i, 5] * l[2])  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q, with_bias, J, res, Jdv, scratch):
+    """J (rows of Δ = J q̇), residual r and, if ``with_bias``, the rows of Δ̇ of every cut joint and coupling
+    (``cb``: ``core.cuts.PACKED``).
 
     Inputs are the tree's workspace: E, r, S after kinematics, and t, ṫ of Table 1.  Δ̇ = J q̈ + J̇ q̇
     for the q̈ that Table 1 used: J̇ q̇ when it ran with q̈ = 0.  Table 1 adds −g to every
     acceleration (gravity as base acceleration): it cancels in the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
     """
-    nv = J.shape[1]
     world_poses_into(parents, E, r, Rw, ow)  # the placements of forward_kinematics, into data.oR, data.op
-    W = np.zeros((6, nv))
-    for ci in range(li.shape[0]):
-        b1, b2, kind, row0 = li[ci, 0], li[ci, 1], li[ci, 2], li[ci, 3]
-        f = lf[ci]
-        R1, p1, R2, p2 = f[0:9].reshape(3, 3), f[9:12], f[12:21].reshape(3, 3), f[21:24]
-        ax, ax2, B1, B2 = f[24:27], f[27:30], f[30:33], f[33:36]
-        sel = f[36:72].reshape(6, 6).copy()
-        Rc1, Rc2 = Rw[b1] @ R1, Rw[b2] @ R2
-        pc1, pc2 = ow[b1] + mv3(Rw[b1], p1), ow[b2] + mv3(Rw[b2], p2)
-        R12 = Rc1.T @ Rc2
+    Rc1, Rc2, R12 = scratch[0:9].reshape(3, 3), scratch[9:18].reshape(3, 3), scratch[18:27].reshape(3, 3)
+    sel = scratch[27:63].reshape(6, 6)
+    for ci in range(cb.shape[0]):
+        c = cb[ci]
+        b1, b2, kind, row0 = int(c[ck.P_BODY1]), int(c[ck.P_BODY2]), int(c[ck.P_KIND]), int(c[ck.P_ROW])
+        if kind == ck.CUT_COUPLING:  # θ − m θ_ref − offset = 0: J = e_k − m e_ref, J̇ q̇ = 0 (v holds each θ̇)
+            mult = c[ck.P_MULTIPLIER]
+            J[row0, :] = 0.0
+            J[row0, idx_v[b1]] += 1.0
+            J[row0, idx_v[b2]] -= mult
+            e = joint_position_of(kinds, idx_q, q, b1) - mult * joint_position_of(kinds, idx_q, q, b2) - c[ck.P_OFFSET]
+            if kinds[b1] == CONTINUOUS:  # an angle: the nearest turn
+                e -= 2.0 * math.pi * np.rint(e / (2.0 * math.pi))
+            res[row0] = e
+            if with_bias:
+                Jdv[row0] = 0.0
+            continue
+        m = cut_count(kind)
+        R1, p1 = c[ck.P_R1 : ck.P_R1 + 9].reshape(3, 3), c[ck.P_P1 : ck.P_P1 + 3]
+        R2, p2 = c[ck.P_R2 : ck.P_R2 + 9].reshape(3, 3), c[ck.P_P2 : ck.P_P2 + 3]
+        ax, ax2 = c[ck.P_AXIS : ck.P_AXIS + 3], c[ck.P_AXIS2 : ck.P_AXIS2 + 3]
+        B1, B2 = c[ck.P_B1 : ck.P_B1 + 3], c[ck.P_B2 : ck.P_B2 + 3]
+        sel[:, :] = c[ck.P_ROWS : ck.P_ROWS + 36].reshape(6, 6)
+        matmul_into(Rw[b1], R1, Rc1)
+        matmul_into(Rw[b2], R2, Rc2)
+        matmul_tn_into(Rc1, Rc2, R12)
+        pc1, pc2 = add3(ow[b1], mv3(Rw[b1], p1)), add3(ow[b2], mv3(Rw[b2], p2))
         u2 = mv3(R12, ax2)
-        m = (
-            6
-            if kind == CUT_FIXED
-            else 5
-            if kind <= CUT_PRISMATIC
-            else 4
-            if kind == CUT_UNIVERSAL
-            else 3
-            if kind == CUT_SPHERICAL
-            else 2
-        )
-        if kind == CUT_UNIVERSAL:  # the blocked rotation is about n = (R₁₂ axis2) × axis, which turns
-            sel[0, 0:3] = cross3(u2, ax)
-        # Δ = Rc1ᵀ [ω₂ − ω₁; ṗ₂ − ṗ₁] = W q̇ through the world Jacobians of the two points
-        W[:, :] = 0.0
-        for side in range(2):
-            sign = -1.0 if side == 0 else 1.0
-            j = b1 if side == 0 else b2
-            pc = pc1 if side == 0 else pc2
-            while j > 0:
-                rho = pc - ow[j]
-                for d in range(nvs[j]):
-                    om = mv3(Rw[j], S[j, 0:3, d])
-                    vv = mv3(Rw[j], S[j, 3:6, d]) + cross3(om, rho)
-                    col = idx_v[j] + d
-                    for c in range(3):
-                        W[c, col] += sign * om[c]
-                        W[3 + c, col] += sign * vv[c]
-                j = parents[j]
-        for col in range(nv):
-            wa = mtv3(Rc1, W[0:3, col])
-            wl = mtv3(Rc1, W[3:6, col])
-            for i in range(m):
-                J[row0 + i, col] = (sel[i, 0] * wa[0] + sel[i, 1] * wa[1] + sel[i, 2] * wa[2] + sel[i, 3] * wl[0]
-                                    + sel[i, 4] * wl[1] + sel[i, 5] * wl[2])  # fmt: skip
+        if kind == ck.CUT_UNIVERSAL:  # the blocked rotation is about n = (R₁₂ axis2) × axis, which turns
+            n = cross3(u2, ax)
+            sel[0, 0], sel[0, 1], sel[0, 2] = n[0], n[1], n[2]
+        # Δ = Rc1ᵀ [ω₂ − ω₁; ṗ₂ − ṗ₁] = J q̇, through the world Jacobians of the two points: first the joints
+        # between C1 and C2, up to their common ancestor
+        J[row0 : row0 + m, :] = 0.0
+        j1, j2 = b1, b2
+        while j1 != j2:  # parents[k] < k: the larger index is never the common ancestor
+            if j1 > j2:
+                j, sign, pc = j1, -1.0, pc1
+                j1 = parents[j1]
+            else:
+                j, sign, pc = j2, 1.0, pc2
+                j2 = parents[j2]
+            rho = sub3(pc, ow[j])
+            for d in range(nvs[j]):
+                om = mv3(Rw[j], (S[j, 0, d], S[j, 1, d], S[j, 2, d]))
+                vv = add3(mv3(Rw[j], (S[j, 3, d], S[j, 4, d], S[j, 5, d])), cross3(om, rho))
+                wa, wl = mtv3(Rc1, om), mtv3(Rc1, vv)
+                col = idx_v[j] + d
+                for i in range(m):
+                    J[row0 + i, col] += sign * selected(sel, i, wa, wl)
+        # above the common ancestor both points turn together: ṗ₂ − ṗ₁ = ω × (p₂ − p₁), ω₂ − ω₁ = 0
+        gap, zero = sub3(pc2, pc1), (0.0, 0.0, 0.0)
+        j = j1
+        while j > 0:
+            for d in range(nvs[j]):
+                om = mv3(Rw[j], (S[j, 0, d], S[j, 1, d], S[j, 2, d]))
+                wl = mtv3(Rc1, cross3(om, gap))
+                col = idx_v[j] + d
+                for i in range(m):
+                    J[row0 + i, col] += selected(sel, i, zero, wl)
+            j = parents[j]
         # residual: angular rows (rotation error), then linear rows (C1→C2 in C1)
-        e = mtv3(Rc1, pc2 - pc1)
+        e = mtv3(Rc1, sub3(pc2, pc1))
         i = row0
-        if kind == CUT_FIXED or kind == CUT_PRISMATIC:
+        if kind == ck.CUT_FIXED or kind == ck.CUT_PRISMATIC:
             lg = log3(R12)
-            res[i : i + 3] = lg
+            res[i], res[i + 1], res[i + 2] = lg[0], lg[1], lg[2]
             i += 3
-        elif kind == CUT_REVOLUTE:
+        elif kind == ck.CUT_REVOLUTE:
             u = mv3(R12, ax)
-            res[i] = -(B2[0] * u[0] + B2[1] * u[1] + B2[2] * u[2])
-            res[i + 1] = B1[0] * u[0] + B1[1] * u[1] + B1[2] * u[2]
+            res[i] = -dot3(B2, u)
+            res[i + 1] = dot3(B1, u)
             i += 2
-        elif kind == CUT_UNIVERSAL:
-            res[i] = ax[0] * u2[0] + ax[1] * u2[1] + ax[2] * u2[2]
+        elif kind == ck.CUT_UNIVERSAL:
+            res[i] = dot3(ax, u2)
             i += 1
-        if kind == CUT_PRISMATIC or kind == CUT_POINT_ON_LINE:
-            res[i] = B1[0] * e[0] + B1[1] * e[1] + B1[2] * e[2]
-            res[i + 1] = B2[0] * e[0] + B2[1] * e[1] + B2[2] * e[2]
+        if kind == ck.CUT_PRISMATIC or kind == ck.CUT_POINT_ON_LINE:
+            res[i] = dot3(B1, e)
+            res[i + 1] = dot3(B2, e)
         else:
-            res[i : i + 3] = e
+            res[i], res[i + 1], res[i + 2] = e[0], e[1], e[2]
         if not with_bias:
             continue
-        # J̇ q̇ = d/dt of the rows of Δ with q̈ = 0; C1 turns, so d/dt (Rc1ᵀ x) = Rc1ᵀ ẋ − ω₁ × (Rc1ᵀ x)
-        oms = np.zeros((2, 3))
-        vels = np.zeros((2, 3))
-        als = np.zeros((2, 3))
-        accs = np.zeros((2, 3))
-        for side in range(2):
-            b = b1 if side == 0 else b2
-            rho = (pc1 if side == 0 else pc2) - ow[b]
-            om, vo = mv3(Rw[b], t[b, 0:3]), mv3(Rw[b], t[b, 3:6])
-            al, ao = mv3(Rw[b], tdot[b, 0:3]), mv3(Rw[b], tdot[b, 3:6])
-            oms[side], vels[side] = om, vo + cross3(om, rho)
-            als[side], accs[side] = al, ao + cross3(al, rho) + cross3(om, cross3(om, rho))
-        w1 = mtv3(Rc1, oms[0])
-        d_om = mtv3(Rc1, oms[1] - oms[0])
-        d_v = mtv3(Rc1, vels[1] - vels[0])
-        dd_a = mtv3(Rc1, als[1] - als[0]) - cross3(w1, d_om)
-        dd_l = mtv3(Rc1, accs[1] - accs[0]) - cross3(w1, d_v)
+        # J̇ q̇ = d/dt of the rows of Δ with q̈ = 0; C1 turns, so d/dt (Rc1ᵀ x) = Rc1ᵀ ẋ − ω₁ × (Rc1ᵀ x).
+        # Each point's world angular velocity, velocity, angular acceleration and acceleration:
+        rho1, rho2 = sub3(pc1, ow[b1]), sub3(pc2, ow[b2])
+        om1, om2 = mv3(Rw[b1], t[b1, 0:3]), mv3(Rw[b2], t[b2, 0:3])
+        vel1 = add3(mv3(Rw[b1], t[b1, 3:6]), cross3(om1, rho1))
+        vel2 = add3(mv3(Rw[b2], t[b2, 3:6]), cross3(om2, rho2))
+        al1, al2 = mv3(Rw[b1], tdot[b1, 0:3]), mv3(Rw[b2], tdot[b2, 0:3])
+        acc1 = add3(add3(mv3(Rw[b1], tdot[b1, 3:6]), cross3(al1, rho1)), cross3(om1, cross3(om1, rho1)))
+        acc2 = add3(add3(mv3(Rw[b2], tdot[b2, 3:6]), cross3(al2, rho2)), cross3(om2, cross3(om2, rho2)))
+        w1 = mtv3(Rc1, om1)
+        d_om = mtv3(Rc1, sub3(om2, om1))
+        d_v = mtv3(Rc1, sub3(vel2, vel1))
+        dd_a = sub3(mtv3(Rc1, sub3(al2, al1)), cross3(w1, d_om))
+        dd_l = sub3(mtv3(Rc1, sub3(acc2, acc1)), cross3(w1, d_v))
         for i in range(m):
-            Jdv[row0 + i] = (sel[i, 0] * dd_a[0] + sel[i, 1] * dd_a[1] + sel[i, 2] * dd_a[2] + sel[i, 3] * dd_l[0]
-                             + sel[i, 4] * dd_l[1] + sel[i, 5] * dd_l[2])  # fmt: skip
-        if kind == CUT_UNIVERSAL:  # ṅ = (Δω × u₂) × axis
-            nd = cross3(cross3(d_om, u2), ax)
-            Jdv[row0] += nd[0] * d_om[0] + nd[1] * d_om[1] + nd[2] * d_om[2]
+            Jdv[row0 + i] = selected(sel, i, dd_a, dd_l)
+        if kind == ck.CUT_UNIVERSAL:  # ṅ = (Δω × u₂) × axis
+            Jdv[row0] += dot3(cross3(cross3(d_om, u2), ax), d_om)
     return 0
+
+
+@njit(cache=True)
+def loop_step(mi, mf, ws, cb, lw, q, with_bias):
+    """``loop_rows`` on the flat buffers: J, r and (``with_bias``) J̇ q̇ into the loop workspace lw, the tree's
+    kinematics (and Table 1 for the bias) already in ws."""
+    mv, dv, lv = model_views(mi, mf), data_views(ws, mi), loop_views(lw, mi)
+    return loop_rows(mv.parents, mv.kinds, mv.idx_q, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR,
+                     dv.op, cb, q, with_bias, lv.J, lv.res, lv.Jdv, lv.scratch)  # fmt: skip
 
 
 class LoopState:
@@ -145,37 +193,15 @@ class LoopState:
     tree's workspace in ``data`` (kinematics done at q; t and ṫ of Table 1 with q̈ = 0 for the bias)."""
 
     def __init__(self, model: Model, data: Data, with_velocity: bool, q: np.ndarray):
-        nc = model.n_constraints
-        self.J = np.zeros((nc, model.nv))
-        self.r = np.empty(nc)
-        self.Jdv = np.empty(nc) if with_velocity else None
-        li, lf = model.cut_buffers
-        loop_kernel(model.parents, model.idx_v, model.nvs, data.E, data.r, data.S, data.t, data.tdot, data.oR, data.op,
-                    li, lf, with_velocity, self.J, self.r, self.Jdv if with_velocity else self.r)  # fmt: skip
-        if model.coupled:
-            coupling_rows(model, q, self.J, self.r, self.Jdv)
-
-
-def joint_position(model: Model, q: np.ndarray, k: int) -> float:
-    """θ of a 1-DOF joint: q itself, or a continuous joint's angle atan2(sin, cos)."""
-    i = int(model.idx_q[k])
-    return math.atan2(q[i + 1], q[i]) if model.kinds[k] == CONTINUOUS else float(q[i])
-
-
-def coupling_rows(model: Model, q: np.ndarray, J: np.ndarray, r: np.ndarray, Jdv: np.ndarray | None) -> None:
-    """The coupling rows, after the cuts': θ − m θ_ref − offset = 0, so J = e_k − m e_ref and J̇ q̇ = 0 (v holds
-    each joint's rate θ̇, a continuous joint's too)."""
-    row = model.n_constraints - len(model.coupled)
-    for c in model.coupled:
-        J[row, model.idx_v[c.body]] += 1.0
-        J[row, model.idx_v[c.reference]] -= c.multiplier
-        e = joint_position(model, q, c.body) - c.multiplier * joint_position(model, q, c.reference) - c.offset
-        if model.kinds[c.body] == CONTINUOUS:  # an angle: the nearest turn
-            e = math.remainder(e, 2.0 * math.pi)
-        r[row] = e
-        if Jdv is not None:
-            Jdv[row] = 0.0
-        row += 1
+        if data.lw is None:  # a tree: no rows
+            self.J, self.r = np.zeros((0, model.nv)), np.zeros(0)
+            self.Jdv = np.zeros(0) if with_velocity else None
+            return
+        loop_step(model.mi, model.mf, data.ws, model.constraint_buffer, data.lw, np.ascontiguousarray(q, dtype=float),
+                  with_velocity)  # fmt: skip
+        lp = data.loop
+        self.J, self.r = lp.J.copy(), lp.res.copy()
+        self.Jdv = lp.Jdv.copy() if with_velocity else None
 
 
 def kinematics(model: Model, data: Data, q: np.ndarray) -> None:

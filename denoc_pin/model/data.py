@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.joints import motion_subspaces
-from ..core.layout import HEADER, DataViews, data_views, numpy_views, workspace_size
+from ..core.layout import HEADER, DataViews, data_views, loop_views, loop_workspace_size, numpy_views, workspace_size
 
 if TYPE_CHECKING:  # Model makes its Data (Model.create_data): this module must not need model.py at run time
     from .model import Model
@@ -52,6 +52,10 @@ class Data:
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
       (allocated on first use); ``gim_ws``: the GIM's array once allocated, else None (the fast path reads it).
+    - ``lw``, ``loop``: a model with loops or couplings has a second flat buffer, the loop workspace
+      (``core.layout.LOOP_FLOATS``), and ``loop`` names its views: ``loop.J`` (n_constraints, nv), ``loop.res``,
+      ``loop.Jdv``, ``loop.lam`` (n_constraints,) of the last closed-loop call, and the reaction solve's work
+      arrays.  None for a tree.
     """
 
     def __init__(self, model: Model):
@@ -68,6 +72,12 @@ class Data:
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}
         self.gim_ws = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
+        self.lw = None
+        m = model.n_constraints
+        if m:
+            self.lw = np.zeros(loop_workspace_size(model.mi[:HEADER], m))
+            self.lw[0] = m
+        self._set_loop_views()
 
     def _set_views(self) -> None:
         """Stamp ``ws`` with its model's buffer (layout.stamped_for: the fast calls check it); fields as its views."""
@@ -75,14 +85,18 @@ class Data:
         for field, view in numpy_views(data_views(self.ws, self.model.mi), self.ws)._asdict().items():
             setattr(self, field, view)
 
+    def _set_loop_views(self) -> None:
+        self.loop = None if self.lw is None else numpy_views(loop_views(self.lw, self.model.mi), self.lw)
+
     def __getstate__(self) -> dict:
         # Pickle would copy each view into an array of its own, cut off from ws (what the kernels write): only ws
         # goes, and the views are made again from it, stamped for the model as unpickled (its buffer moved).
-        return {k: v for k, v in self.__dict__.items() if k not in DataViews._fields}
+        return {k: v for k, v in self.__dict__.items() if k not in DataViews._fields and k != "loop"}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._set_views()
+        self._set_loop_views()
 
     def dense(self, name: str) -> np.ndarray:
         """The nv x nv workspace ``name`` ("gim", "gim_inv", "U", "D"), allocated on first use:

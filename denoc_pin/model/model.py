@@ -188,7 +188,8 @@ class Model:
     The arrays the kernels read are views of one read-only float64 buffer ``mb``: its first part ``mi``
     (int64, bit for bit) holds the sizes (``core.layout.SIZES``) and ``MODEL_INTS``, the rest ``mf`` holds
     ``MODEL_FLOATS``; ``core/layout.py`` declares both tables.  ``cuts`` are the loop joints resolved onto the
-    bodies (``core.cuts.Cut``) and ``cut_buffers`` = (li, lf) their packed form for the loop kernel.
+    bodies (``core.cuts.Cut``), and ``constraint_buffer`` the cuts and couplings as the loop kernel reads them
+    (``core.cuts.PACKED``).
     ``nqs``, ``body_module``, ``inertias`` and ``M`` are formed on first access (no kernel reads them: at
     100,000 bodies they would take 11 MB).
     """
@@ -334,7 +335,7 @@ class Model:
             )
         set_(self, "loops", loops.joints)
         set_(self, "cuts", loops.cuts)
-        set_(self, "cut_buffers", loops.packed())
+        set_(self, "constraint_buffer", loops.packed())
         set_(self, "coupled", loops.couplings)
         set_(self, "couplings", tuple(c.coupling for c in loops.couplings))
         set_(self, "n_constraints", loops.n_constraints)

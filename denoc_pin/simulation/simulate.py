@@ -13,8 +13,9 @@ a free-flyer, spherical or planar joint, composing q ⊕ c dt v_i with the v_i o
 instead would lose two orders (the step would be second order on SE(3), measured).  On every
 other joint K_i = v_i and this is the classical RK4.
 
-With ``tau`` None or constant, the loop runs inside compiled code (no Python call per step);
-a callable ``tau(t, q, v)`` (a controller) is called once per stage from Python.
+With ``tau`` None or constant, the loop runs inside compiled code (no Python call per step), for a
+closed-loop model too (its stages are ``loops.dynamics.cfd_entry``); a callable ``tau(t, q, v)`` (a
+controller) is called once per stage from Python.
 
 The adaptive methods (``rk45``, ``dop853``: scipy's embedded Dormand–Prince pairs with error
 control and dense output) integrate in a chart about a base point q_c: y = (δ, v, w) with
@@ -44,8 +45,9 @@ from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.configuration import dexp_inv, integrate
 from ..algorithms.energy import energy, energy_core
 from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
-from ..core.layout import data_views, model_views
+from ..core.layout import HEADER, data_views, loop_views, loop_workspace_size, model_views
 from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
+from ..loops.dynamics import RCOND, cfd_entry
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector
 from .edits import transfer_state
@@ -93,17 +95,28 @@ def rk4_stage(i, kinds, idx_q, idx_v, nvs, dt, q, v, a, tau, x, qs, vs, K, Ks, A
     return P
 
 
+@njit(cache=True, inline="always")
+def stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau, loops):
+    """The forward dynamics of a stage into ws's q̈: the tree's, or with ``loops`` the closed-loop one (Baumgarte's
+    kp, kd; λ into lw).  The kernel's status."""
+    if loops:
+        return cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, RCOND, False)
+    return aba_entry(mi, mf, ws, q, v, tau, False)
+
+
 @njit(cache=True)
-def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, info):
+def rk4_kernel(mi, mf, ws, cb, lw, kp, kd, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, LAM, info):
     """nsteps RK4 steps (``rk4_stage``) from (q0, v0) under a constant τ, recording every ``stride``-th state
-    (row 0 is the start) and the work of τ.  Returns 0, or the kernel status (1 non-finite state, 2 + k
-    singular at body k) of the step that failed.  info (3,): the step reached (on failure, the first step
-    whose state is not finite), and the largest |v| of the states before it with its index in v — what a
-    user needs to choose dt."""
+    (row 0 is the start), the work of τ and, for a model with loops (LAM has n_constraints columns), the
+    reactions λ (``cfd_entry`` with Baumgarte's kp, kd; cb and lw: the model's constraint buffer and the loop
+    workspace).  Returns 0, or the kernel status (1 non-finite state, 2 + k singular at body k) of the step that
+    failed.  info (3,): the step reached (on failure, the first step whose state is not finite), and the largest
+    |v| of the states before it with its index in v — what a user needs to choose dt."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     kinds, idx_q, idx_v, nvs = mv.kinds, mv.idx_q, mv.idx_v, mv.nvs
     ddq = dv.ddq
+    loops = LAM.shape[1] > 0
     nv = len(v0)
     q = q0.copy()
     v = v0.copy()
@@ -113,7 +126,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, 
     row = 0
     for i in range(nsteps + 1):
         info[0] = i
-        s = aba_entry(mi, mf, ws, q, v, tau, False)  # a_1 = FD(q, v)
+        s = stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau, loops)  # a_1 = FD(q, v)
         if s:
             return s
         for c in range(nv):
@@ -126,6 +139,8 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, 
             Q[row, :] = q
             V[row, :] = v
             A[row, :] = a1
+            if loops:
+                LAM[row, :] = loop_views(lw, mi).lam
             KE[row], PE[row] = energy_core(mv, dv, v)
             W[row] = work
             row += 1
@@ -135,7 +150,7 @@ def rk4_kernel(mi, mf, ws, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, 
         vs[:] = v
         P = rk4_stage(1, kinds, idx_q, idx_v, nvs, dt, q, v, a1, tau, x, qs, vs, K, Ks, As, 0.0)
         for stage in range(2, 5):
-            s = aba_entry(mi, mf, ws, qs, vs, tau, False)
+            s = stage_accel(mi, mf, ws, cb, lw, kp, kd, qs, vs, tau, loops)
             if s:
                 info[0] = i + 1  # the state of step i + 1 is the first one that cannot be formed
                 return s
@@ -354,21 +369,16 @@ def simulate(
         T, stats = _simulate_adaptive(model, data, q0, v0, tau_fn, t, method, rtol, atol, Q, V, A, KE, PE, W,
                                       progress, lam, baumgarte)  # fmt: skip
         return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam, stats)
-    if model.n_constraints:
-        tau_c = np.zeros(model.nv) if tau is None or callable(tau) else vector(tau, model.nv, "tau")
-        tau_fn = tau if callable(tau) else (lambda t, q, v: tau_c)
-        T = _simulate_python(model, data, q0, v0, tau_fn, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam,
-                             baumgarte)  # fmt: skip
-        t = np.arange(nrec) * stride * dt
-        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam)
     if callable(tau):
-        T = _simulate_python(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress)
+        T = _simulate_python(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam,
+                             baumgarte)  # fmt: skip
     else:
         tau_c = np.zeros(model.nv) if tau is None else np.ascontiguousarray(vector(tau, model.nv, "tau"))
-        _simulate_compiled(model, data, q0, v0, tau_c, dt, nsteps, stride, Q, V, A, KE, PE, W, progress)
+        _simulate_compiled(model, data, q0, v0, tau_c, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam,
+                           baumgarte)  # fmt: skip
         T = np.broadcast_to(tau_c, (nrec, model.nv)).copy()
     t = np.arange(nrec) * stride * dt
-    return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name)
+    return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam)
 
 
 def _progress_bar(progress, nsteps: int, seconds_per_step: float):
@@ -398,12 +408,20 @@ def _raise(model: Model, status: int, step: int, dt: float, info) -> None:
     raise ValueError(f"the GIM became singular at step {int(info[0]) + step} at joint {model.names[status - 2]!r}")
 
 
-def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress) -> None:
-    # Chunks of whole strides, so that a progress bar can move between compiled calls.
+def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam=None,
+                       baumgarte=(0.0, 0.0)) -> None:  # fmt: skip
+    """``rk4_kernel`` in chunks of whole strides, so that a progress bar can move between compiled calls; with
+    ``lam`` (n_rec, n_constraints), the closed-loop forward dynamics under Baumgarte's gains."""
+    kp, kd = baumgarte_gains(baumgarte)
+    if lam is None:  # a tree: an empty loop workspace, never read
+        lam, lw = np.empty((len(Q), 0)), np.zeros(loop_workspace_size(model.mi[:HEADER], 0))
+    else:
+        lw = data.lw
+    buffers = (model.mi, model.mf, data.ws, model.constraint_buffer, lw, kp, kd)
     t0 = time.perf_counter()
     one = np.empty((1, model.nq)), np.empty((1, model.nv)), np.empty((1, model.nv)), *np.empty((3, 1))
     info = np.zeros(3)
-    rk4_kernel(model.mi, model.mf, data.ws, q0, v0, tau, dt, 0, 1, *one, info)
+    rk4_kernel(*buffers, q0, v0, tau, dt, 0, 1, *one, np.empty((1, lam.shape[1])), info)
     per_step = 4.0 * (time.perf_counter() - t0)
     bar = _progress_bar(progress, nsteps, per_step)
     chunk = nsteps if bar is None else max(stride, (nsteps // 100) // stride * stride)
@@ -413,9 +431,8 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
         rows = n // stride + 1
         sl = slice(row, row + rows)
         Wc = np.empty(rows)
-        status = rk4_kernel(
-            model.mi, model.mf, data.ws, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc, info
-        )
+        status = rk4_kernel(*buffers, q, v, tau, dt, n, stride, Q[sl], V[sl], A[sl], KE[sl], PE[sl], Wc, lam[sl],
+                            info)  # fmt: skip
         if status:
             _raise(model, status, done, dt, info)
         W[sl] = Wc + work
