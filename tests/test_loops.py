@@ -341,6 +341,14 @@ def test_inverse_dynamics_singular_and_bad_input():
         dp.constrained_forward_dynamics(model, data, q, v, np.zeros(2))
     with pytest.raises(ValueError, match="baumgarte gains must be finite"):
         dp.constrained_forward_dynamics(model, data, q, v, np.zeros(3), baumgarte=(-1, 0))
+    with pytest.raises(ValueError, match="baumgarte gains must be finite"):
+        dp.constrained_forward_dynamics(model, data, q, v, np.zeros(3), baumgarte=(np.inf, 0.0))
+    with pytest.raises(ValueError, match="rcond must be a finite non-negative number"):
+        dp.constrained_forward_dynamics(model, data, q, v, np.zeros(3), rcond=-1.0)
+    with pytest.raises(ValueError, match=r"v has non-finite entries \(NaN or inf\) at indices \[1\]"):
+        dp.constrained_forward_dynamics(model, data, q, np.array([0.0, np.nan, 0.0]), np.zeros(3))
+    with pytest.raises(ValueError, match=r"a batch of 2 states needs v of shape \(2, 3\)"):
+        dp.constrained_forward_dynamics(model, data, np.stack([q, q]), v, np.zeros((2, 3)))
     with pytest.raises(dp.ModelError, match="joints are: crank_joint, coupler_joint, rocker_joint"):
         dp.constrained_inverse_dynamics(model, data, q, v, a, actuated=["motor"])
     # toggle position: crank and coupler in line, the rocker at the end of its swing; there the rocker
@@ -479,3 +487,75 @@ def test_assemble_closes_every_bundled_mechanism_from_the_neutral_configuration(
             e = pd.oMi[cut.body1].rotation @ cut.R1 @ cut.axis
             d -= (d @ e) * e
         assert np.abs(d).max() <= 1e-12
+
+
+def test_batches_give_what_each_state_gives():
+    """(B, nq) states: the rows of one threaded call equal the calls one by one; with external forces and
+    Baumgarte's terms, on a model with a revolute cut and on one with a coupling."""
+    for model in (dp.load_urdf(URDF / "four_bar.urdf"), dp.load_mjcf(ROOT / "tests" / "mjcf" / "chain_weld.xml")):
+        rng = np.random.default_rng(7)
+        data = model.create_data()
+        Q = np.stack([integrate(model, dp.assemble(model, dp.random_configuration(model, rng)),
+                                rng.uniform(-1, 1, model.nv) * 1e-3) for _ in range(5)])  # fmt: skip
+        V, T = rng.uniform(-1, 1, (5, model.nv)), rng.uniform(-2, 2, (5, model.nv))
+        fext = list(rng.uniform(-1, 1, (model.njoints, 6)))  # Pinocchio's layout: one wrench per joint
+        A, L = dp.constrained_forward_dynamics(model, data, Q, V, T, fext=fext, baumgarte=(4.0, 3.0))
+        assert A.shape == (5, model.nv) and L.shape == (5, model.n_constraints)
+        for i in range(5):
+            a, lam = dp.constrained_forward_dynamics(model, data, Q[i], V[i], T[i], fext=fext, baumgarte=(4.0, 3.0))
+            assert_close(A[i], a, 1e-14)
+            assert_close(L[i], lam, 1e-14)
+        A0, _ = dp.constrained_forward_dynamics(model, data, Q, V, T, baumgarte=(4.0, 3.0))
+        assert np.abs(A0 - A).max() > 1e-6  # the forces did act
+        for i in range(5):
+            assert_close(A0[i], kkt_reference(model, Q[i], V[i], T[i], baumgarte=(4.0, 3.0))[0], 1e-9)
+
+
+def test_the_closed_loop_call_allocates_nothing():
+    """The compiled call behind constrained_forward_dynamics (cfd_fast: the tree's forward dynamics, the loop rows
+    and the reaction solve) makes no allocation, counted by numba's runtime (NUMBA_NRT_STATS), on a full-rank
+    loop with a spherical joint (spatial four-bar), a redundant one (3-RRR) and one with a coupling."""
+    import subprocess
+    import sys
+
+    script = """
+import numpy as np, denoc_pin as dp
+from numba import njit
+from numba.core.runtime import rtsys
+from denoc_pin.loops.dynamics import cfd_fast
+
+@njit
+def calls(n, mb, ws, cb, lw, q, v, tau):  # from compiled code: a call from Python allocates its arguments' handles
+    s = 0
+    for _ in range(n):
+        s += cfd_fast(mb, ws, cb, lw, q, v, tau, 1.0, 1.0, 1e-14)
+    return s
+
+for model in (dp.models.spatial_four_bar(), dp.load_urdf("urdf/rrr_3.urdf"), dp.load_mjcf("tests/mjcf/chain_weld.xml")):
+    q = dp.assemble(model, dp.neutral(model))
+    v, tau, data = np.zeros(model.nv), np.ones(model.nv), model.create_data()
+    args = (model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau)
+    counts = []
+    for n in (0, 0, 10):
+        before = rtsys.get_allocation_stats().alloc
+        assert calls(n, *args) == 0
+        counts.append(rtsys.get_allocation_stats().alloc - before)
+    print(counts[2] - counts[1])
+"""
+    env = {**__import__("os").environ, "NUMBA_NRT_STATS": "1"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["0", "0", "0"]
+
+
+def test_closed_loop_simulation_compiled_and_from_python_agree():
+    """A constant τ runs the closed-loop RK4 in compiled code; a τ callback runs the same steps from Python."""
+    model = dp.load_urdf(URDF / "four_bar.urdf")
+    q0 = dp.assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
+    v0 = consistent_velocity(model, q0, np.random.default_rng(1))
+    tau = np.array([0.5, 0.0, 0.0])
+    fast = dp.simulate(model, q0, v0, 0.3, dt=1e-3, tau=tau, progress=False)
+    slow = dp.simulate(model, q0, v0, 0.3, dt=1e-3, tau=lambda t, q, v: tau, progress=False)
+    for x, y in ((fast.q, slow.q), (fast.v, slow.v), (fast.a, slow.a), (fast.lam, slow.lam)):
+        assert_close(x, y, 1e-12)
+    assert_close(fast.energy["total"], slow.energy["total"], 1e-12)

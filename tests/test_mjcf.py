@@ -54,6 +54,41 @@ def test_the_tree_against_mujoco(name):
             assert_close(0.5 * v @ dp.gim(model, data, q) @ v, 0.5 * d.qvel @ M @ d.qvel, 1e-9)
 
 
+def test_the_tree_against_pinocchios_mjcf_parser():
+    """Pinocchio's buildModelFromMJCF as a second referee where it reads the file as MuJoCo does (one top-level
+    body, inertias given, no armature): the mass matrix, the bias forces, forward dynamics and every body's
+    placement relative to the top body.  Where it does not (several top-level bodies), it reads less of the file
+    than we do."""
+    import pinocchio as pin
+
+    for name in ("chain_parts", "leg"):
+        model, pm = dp.load_mjcf(MJCF / f"{name}.xml"), pin.buildModelFromMJCF(str(MJCF / f"{name}.xml"))
+        assert (model.nq, model.nv) == (pm.nq, pm.nv) and not pm.armature.any()
+        data, pd = model.create_data(), pm.createData()
+        rng = np.random.default_rng(2)
+        for _ in range(3):
+            q = dp.random_configuration(model, rng)
+            v, tau = rng.uniform(-1, 1, model.nv), rng.uniform(-1, 1, model.nv)
+            M = pin.crba(pm, pd, q)
+            assert_close(dp.gim(model, data, q), np.triu(M) + np.triu(M, 1).T, 1e-9, what=name)
+            assert_close(dp.nonlinear_effects(model, data, q, v), pin.nonLinearEffects(pm, pd, q, v), 1e-9)
+            assert_close(dp.forward_dynamics(model, data, q, v, tau), pin.aba(pm, pd, q, v, tau), 1e-9)
+            pin.framesForwardKinematics(pm, pd, q)
+            bodies = [f.name for f in pm.frames if f.type == pin.FrameType.BODY]
+            assert len(bodies) >= 4  # every MJCF body (ours adds one body per extra joint of a body)
+            # relative to the top body: Pinocchio drops the pos of a top body without a joint (leg.xml's pelvis)
+            base = dp.frame_placement(model, data, q, model.frame_id(bodies[0], type="body"))
+            pin_base = pd.oMf[pm.getFrameId(bodies[0], pin.FrameType.BODY)].homogeneous
+            for f in bodies:
+                P = np.linalg.solve(base, dp.frame_placement(model, data, q, model.frame_id(f, type="body")))
+                P_pin = np.linalg.solve(pin_base, pd.oMf[pm.getFrameId(f, pin.FrameType.BODY)].homogeneous)
+                assert_close(P, P_pin, 1e-12, what=f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        four = dp.load_mjcf(MJCF / "four_bar.xml")
+    assert pin.buildModelFromMJCF(str(MJCF / "four_bar.xml")).nv < four.nv  # the rocker, a second top body
+
+
 def test_a_free_joint_state_maps_to_the_same_motion():
     model = dp.load_mjcf(MJCF / "angles.xml")
     m = mujoco_model(MJCF / "angles.xml")

@@ -27,7 +27,8 @@ def inverse_dynamics_kernel(
     M_k enters as (m_k, d_k, I_k about o_k); fext is read only when ``with_fext``."""
     t[0, :] = 0.0
     tdot[0, 0:3] = 0.0
-    tdot[0, 3:6] = -gravity  # gravity as the base's acceleration (note under Table 1)
+    for c in range(3):
+        tdot[0, 3 + c] = -gravity[c]  # gravity as the base's acceleration (note under Table 1)
     # Step 1: forward recursion (inter-modular over i, intra-modular over k).
     for i in range(len(module_ptr) - 1):
         for j in range(module_ptr[i], module_ptr[i + 1]):

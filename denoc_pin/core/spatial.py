@@ -630,38 +630,47 @@ def mass_matrix_into(m, d, Io, out):
 
 @njit(cache=True)
 def spd_inverse_into(A, n, out):
-    """out[:n, :n] = A[:n, :n]⁻¹ by Cholesky; returns False when A is not positive definite."""
+    """out[:n, :n] = A[:n, :n]⁻¹ by Cholesky, A = L Lᵀ, A⁻¹ = L⁻ᵀ L⁻¹, all in out (no work arrays: it runs for
+    every multi-DOF joint in every call); returns False when A is not positive definite."""
     if n == 1:
         if not (A[0, 0] > 0.0):
             return False
         out[0, 0] = 1.0 / A[0, 0]
         return True
-    L = np.zeros((n, n))
-    for j in range(n):
+    for j in range(n):  # L into out's lower triangle
         s = A[j, j]
         for p in range(j):
-            s -= L[j, p] * L[j, p]
+            s -= out[j, p] * out[j, p]
         if not (s > 0.0):
             return False
-        L[j, j] = np.sqrt(s)
+        out[j, j] = np.sqrt(s)
         for i in range(j + 1, n):
             s = A[i, j]
             for p in range(j):
-                s -= L[i, p] * L[j, p]
-            L[i, j] = s / L[j, j]
-    # Linv, then A⁻¹ = Linvᵀ Linv.
-    Li = np.zeros((n, n))
+                s -= out[i, p] * out[j, p]
+            out[i, j] = s / out[j, j]
+    # L⁻¹ over L, column by column from the left: column j reads L only in columns > j and in its own
+    # rows below the one it writes
     for j in range(n):
-        Li[j, j] = 1.0 / L[j, j]
+        out[j, j] = 1.0 / out[j, j]
         for i in range(j + 1, n):
-            s = 0.0
-            for p in range(j, i):
-                s -= L[i, p] * Li[p, j]
-            Li[i, j] = s / L[i, i]
+            s = out[i, j] * out[j, j]
+            for p in range(j + 1, i):
+                s += out[i, p] * out[p, j]
+            out[i, j] = -s / out[i, i]
+    # A⁻¹ = L⁻ᵀ L⁻¹: the strict upper triangle first (it reads the diagonal), then the diagonal, then the mirror
     for i in range(n):
-        for j in range(n):
+        for j in range(i + 1, n):
             s = 0.0
-            for p in range(max(i, j), n):
-                s += Li[p, i] * Li[p, j]
+            for p in range(j, n):
+                s += out[p, i] * out[p, j]
             out[i, j] = s
+    for i in range(n):
+        s = 0.0
+        for p in range(i, n):
+            s += out[p, i] * out[p, i]
+        out[i, i] = s
+    for i in range(n):
+        for j in range(i + 1, n):
+            out[j, i] = out[i, j]
     return True
