@@ -163,15 +163,15 @@ def cholesky_solve(L, b, x):
 
 
 @njit(cache=True, inline="always")
-def gram_into(J, G):
-    """G = J Jᵀ."""
-    m, nv = J.shape
-    for i in range(m):
+def symmetric_product_into(A, B, out):
+    """out = Aᵀ B for a product known to be symmetric (J Jᵀ, N_c): the lower triangle, mirrored."""
+    n, r = A.shape
+    for i in range(r):
         for j in range(i + 1):
             s = 0.0
-            for k in range(nv):
-                s += J[i, k] * J[j, k]
-            G[i, j] = G[j, i] = s
+            for k in range(n):
+                s += A[k, i] * B[k, j]
+            out[i, j] = out[j, i] = s
 
 
 @njit(cache=True, inline="always")
@@ -234,7 +234,7 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond):
             jv += J[i, k] * v[k]
         gamma[i] = -lv.Jdv[i] - 2.0 * kd * jv - kp * kp * lv.res[i]  # γ: r̈ + 2 kd ṙ + kp² r = 0
     # The rank rule (``RANK_RTOL``): pivots of J Jᵀ far from its threshold decide; otherwise J's singular values.
-    gram_into(J, lv.G)
+    symmetric_product_into(J.T, J.T, lv.G)
     r, clear = pivoted_cholesky(lv.G, lv.order, 1e-2 * RANK_RTOL * RANK_RTOL, 1e4 * RANK_RTOL * RANK_RTOL)
     identity = clear and r == m
     B = leading(lv.B, (m, r))
@@ -280,18 +280,9 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond):
         for k in range(nv):
             s -= JT[k, i] * a0[k]
         rhs[i] = s  # Bᵀ (γ − J q̈₀)
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(nv):
-                s += JT[k, i] * Y[k, j]
-            N[i, j] = N[j, i] = s  # N_c (eq. 20)
+    symmetric_product_into(JT, Y, N)  # N_c (eq. 20)
     if not cholesky_in_place(N, rcond):  # N_c singular though J is not: its eigenvalues above rcond
-        for i in range(r):
-            for j in range(i + 1):
-                s = 0.0
-                for k in range(nv):
-                    s += JT[k, i] * Y[k, j]
-                N[i, j] = N[j, i] = s
+        symmetric_product_into(JT, Y, N)
         V = leading(lv.V, (r, r))
         jacobi_eigen(N, V)
         eigen_solve(N, V, rhs, rcond, x)
