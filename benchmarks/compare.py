@@ -1,4 +1,5 @@
-"""denoc_pin side by side with Pinocchio, in one run: per-call medians, batches, huge chains, memory, accuracy.
+"""denoc_pin side by side with Pinocchio and MuJoCo, in one run: per-call medians, batches, huge chains, memory,
+accuracy.
 
     python benchmarks/compare.py            # the table (about 3 minutes on 2 cores)
     python benchmarks/compare.py --json     # the same numbers for machines
@@ -427,6 +428,103 @@ def closed_loops(quick: bool = False) -> dict:
     return {"per_call": rows, "simulation": simulation}
 
 
+MUJOCO_MAX_DEPTH = 1023  # MuJoCo's compiler refuses a body tree deeper than this
+
+
+def mujoco_twin(model):
+    """The same bodies in MuJoCo, built with MjSpec: a hinge per revolute joint, two hinges in one body per universal
+    joint (MuJoCo composes a body's joints in order, as R(e₁, θ₁) R(e₂, θ₂)), each body's inertia about its centre
+    of mass; everything but the smooth dynamics disabled (no geoms, no constraints, no springs or dampers); RK4 at
+    1 ms."""
+    import mujoco
+
+    from denoc_pin.core.joints import REVOLUTE, UNIVERSAL
+
+    spec = mujoco.MjSpec()
+    spec.option.gravity = model.gravity
+    spec.option.timestep = 1e-3
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_DAMPER)
+    bodies = [spec.worldbody]
+    for k in range(1, model.njoints):
+        R, p = model.placement_rotation[k], model.placement_translation[k]
+        quat = np.empty(4)
+        mujoco.mju_mat2Quat(quat, np.ascontiguousarray(R).ravel())
+        m, c = model.masses[k], model.coms[k]
+        I = model.inertias_origin[k] - m * (c @ c * np.eye(3) - np.outer(c, c))  # about the centre of mass
+        full = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
+        body = bodies[model.parents[k]].add_body(pos=p, quat=quat, mass=m, ipos=c, fullinertia=full)
+        body.explicitinertial = True
+        if model.kinds[k] == REVOLUTE:
+            body.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=model.axes[k])
+        elif model.kinds[k] == UNIVERSAL:
+            body.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=model.axes[k])
+            body.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=model.axes2[k])
+        else:
+            raise ValueError(f"mujoco_twin: joint kind {model.kinds[k]} is not needed here")
+        bodies.append(body)
+    return spec.compile()
+
+
+def against_mujoco(quick: bool = False) -> dict:
+    """denoc_pin against MuJoCo on the same bodies, on spatial chains and the rope (``mujoco_case``), and whether
+    MuJoCo builds a chain deeper than its limit."""
+    cases = [(f"chain {n}", dp.models.chain(n)) for n in (10, 100, 300, 1000)] + [("rope (Fig. 7)", dp.models.rope())]
+    rows = [mujoco_case(name, model, quick) for name, model in cases]
+    deep = f"a chain of {MUJOCO_MAX_DEPTH + 1} bodies: "
+    try:
+        mujoco_twin(dp.models.chain(MUJOCO_MAX_DEPTH + 1))
+        deep += "built"
+    except ValueError as e:
+        deep += f"MuJoCo refuses it ({str(e).splitlines()[0]})"
+    return {"rows": rows, "deep": deep}
+
+
+def mujoco_case(name: str, model, quick: bool) -> dict:
+    """One state's q̈ first (they must agree), then per forward-dynamics evaluation (``mj_forward`` against
+    ``forward_dynamics``, from Python) and per RK4 step at 1 ms (MuJoCo's ``rollout`` in C against ``simulate``'s
+    compiled loop), in alternating rounds."""
+    import mujoco
+    from mujoco import rollout
+
+    m = mujoco_twin(model)
+    d = mujoco.MjData(m)
+    data = model.create_data()
+    q, v, _ = state(model)
+    tau = np.zeros(model.nv)
+    d.qpos[:], d.qvel[:] = q, v
+    mujoco.mj_forward(m, d)
+    a = dp.forward_dynamics(model, data, q, v, tau)
+    row = {"case": name, "nv": model.nv, "qacc_error": float(np.abs(a - d.qacc).max() / max(np.abs(a).max(), 1.0))}
+    row["FD"], row["mj_forward"], row["FD_ratio"] = paired_times(
+        lambda: dp.forward_dynamics(model, data, q, v, tau), lambda: mujoco.mj_forward(m, d)
+    )
+    steps = 200 if quick or model.nv >= 1000 else 1000
+    state0 = np.empty(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS))
+    mujoco.mj_getState(m, d, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    ours, theirs, row["step_ratio"] = paired_times(
+        lambda: dp.simulate(model, q, v, steps * 1e-3, dt=1e-3, progress=False),
+        lambda: rollout.rollout(m, d, state0, nstep=steps),
+        min_time=0.5,
+    )
+    row["step"], row["mj_step"] = ours / steps, theirs / steps
+    return row
+
+
+def report_mujoco(r: dict) -> str:
+    lines = ["Against MuJoCo on the same bodies (ratio = denoc_pin / MuJoCo, medians of alternating rounds):"]
+    lines.append("| case | nv | q̈ agree to | FD | mj_forward | ratio | RK4 step | MuJoCo RK4 step | ratio |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for c in r["rows"]:
+        lines.append(
+            f"| {c['case']} | {c['nv']} | {c['qacc_error']:.1e} | {us(c['FD'])} | {us(c['mj_forward'])} | "
+            f"{c['FD_ratio']:.2f} | {us(c['step'])} | {us(c['mj_step'])} | {c['step_ratio']:.2f} |"
+        )
+    lines.append(f"MuJoCo's depth limit: {r['deep']}.")
+    return "\n".join(lines)
+
+
 def us(x) -> str:
     if x is None:
         return "—"
@@ -450,9 +548,14 @@ def main(argv=None) -> int:
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--kinematics", action="store_true", help="only the kinematics tables")
     p.add_argument("--loops", action="store_true", help="only the closed-loop table")
+    p.add_argument("--mujoco", action="store_true", help="only the table against MuJoCo")
     args = p.parse_args(argv)
     import pinocchio as pin
 
+    if args.mujoco:
+        r = against_mujoco(args.quick)
+        print(json.dumps(r, indent=2) if args.json else report_mujoco(r))
+        return 0
     if args.loops:
         rows = closed_loops(args.quick)
         print(json.dumps(rows, indent=2) if args.json else report_loops(rows))
@@ -499,6 +602,7 @@ def main(argv=None) -> int:
     results["conditioning"] = [factor_conditioning(n) for n in (10, 100, 1000)]
     results["linear"] = linear_scaling([1000, 10000] + ([] if args.quick else [100000]))
     results["closed_loops"] = closed_loops(args.quick)
+    results["mujoco"] = against_mujoco(args.quick)
     results["cold_start_s"] = cold_start()
     scaling = [10, 30, 100, 200, 1000, 3000, 10000] + ([] if args.quick else [30000, 100000])
     results["scaling"] = []
@@ -518,7 +622,7 @@ def main(argv=None) -> int:
             entry["aba"] = median_time(lambda pm=pm, pd=pd, q=q, v=v, a=a: pin.aba(pm, pd, q, v, a), 0.05)
         results["scaling"].append(entry)
     if not args.no_plot:
-        results["plot"] = plot(results["scaling"])
+        results["plot"] = plot(results["scaling"], results["mujoco"]["rows"])
     if args.json:
         print(json.dumps(results, indent=2))
     else:
@@ -526,7 +630,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def plot(scaling) -> str | None:
+def plot(scaling, mujoco_rows=()) -> str | None:
     try:
         import matplotlib
 
@@ -545,9 +649,13 @@ def plot(scaling) -> str | None:
         if pts:
             x, y = zip(*pts, strict=True)
             ax.loglog(x, np.array(y) * 1e6, style, label=label)
+    pts = [(r["nv"], r["mj_forward"] / r["nv"]) for r in mujoco_rows if r["case"].startswith("chain")]
+    if pts:
+        x, y = zip(*pts, strict=True)
+        ax.loglog(x, np.array(y) * 1e6, "^:", label="mujoco mj_forward (stops at 1,023 bodies)")
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
-    ax.yaxis.set_major_locator(FixedLocator([0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10]))
+    ax.yaxis.set_major_locator(FixedLocator([0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10, 30, 100]))
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.xaxis.set_major_formatter(ScalarFormatter())
@@ -631,6 +739,8 @@ def report(r: dict) -> str:
             f"({e['speedup']:.2f}x)"
         )
     lines += ["", report_loops(r.get("closed_loops", {}))]
+    if r.get("mujoco"):
+        lines += ["", report_mujoco(r["mujoco"])]
     lines += ["", "Huge chains (fresh process each): build time and peak resident memory of the whole process"]
     lines.append("| n | build | denoc_pin peak RSS | pinocchio peak RSS |")
     lines.append("|---|---|---|---|")
