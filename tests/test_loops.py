@@ -559,3 +559,32 @@ def test_closed_loop_simulation_compiled_and_from_python_agree():
     for x, y in ((fast.q, slow.q), (fast.v, slow.v), (fast.a, slow.a), (fast.lam, slow.lam)):
         assert_close(x, y, 1e-12)
     assert_close(fast.energy["total"], slow.energy["total"], 1e-12)
+
+
+def test_a_slow_first_compile_says_so_once(capsys):
+    """The closed-loop kernel compiles at its first call, not at import (``compile_on_first_use``): for its one
+    signature, refusing others afterwards; if that takes over a second, one line on stderr says what compiles."""
+    import time
+
+    from numba import njit, types
+
+    from denoc_pin.algorithms._plumbing import compile_on_first_use
+
+    @njit
+    def twice(x):
+        return 2.0 * x
+
+    real = twice.compile
+    twice.compile = lambda sig: (time.sleep(1.5), real(sig))  # a compile that misses the cache
+    compile_on_first_use(twice, types.float64(types.float64), "twice", 1)
+    assert "denoc_pin: compiling twice, once (about 1 s" in capsys.readouterr().err
+    assert twice(2.0) == 4.0
+    with pytest.raises(TypeError):
+        twice(np.ones(2))  # no other signature
+    compile_on_first_use(twice, types.float64(types.float64), "twice", 1)  # already there: nothing said
+    assert capsys.readouterr().err == ""
+    from denoc_pin.loops import dynamics
+
+    model = dp.models.spatial_four_bar()
+    dp.constrained_forward_dynamics(model, model.create_data(), dp.neutral(model), np.zeros(5), np.zeros(5))
+    assert dynamics._fast_ready and dynamics.cfd_fast.signatures == [dynamics.CFD_FAST.args]

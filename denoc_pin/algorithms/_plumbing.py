@@ -16,6 +16,9 @@ a Python call, about 70 ns, to calls of 1.5–5 µs.
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import numba
 import numpy as np
 from numba import njit, types
@@ -44,6 +47,21 @@ FAST_GIM = types.int64(_MB, _VEC, _VEC, _MAT)  # (mb, ws, q, out)
 BAD_LENGTH = -1  # the status of an entry point given q, v or x of the wrong length
 NOT_STAMPED = -2  # the status of a fast entry point given a workspace made for another model
 NOT_READY = -3  # the status ``refused`` gives a call whose arguments are not in the kernels' form
+
+
+def compile_on_first_use(dispatcher, signature, what: str, seconds: int) -> None:
+    """Compile ``dispatcher`` for ``signature`` and let it refuse any other types, as an explicit signature would,
+    but at its first use rather than at import; if the cache does not answer within a second, one line on stderr
+    says what is compiling and for about how long."""
+    if signature.args not in dispatcher.overloads:
+        text = f"denoc_pin: compiling {what}, once (about {seconds} s on 2 cores); later runs load it from cache"
+        notice = threading.Timer(1.0, print, (text,), {"file": sys.stderr})
+        notice.start()
+        try:
+            dispatcher.compile(signature)
+        finally:
+            notice.cancel()
+    dispatcher.disable_compile()
 
 
 def ready(x, n: int) -> bool:

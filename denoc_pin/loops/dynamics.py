@@ -15,9 +15,10 @@ from ..algorithms._plumbing import (
     NOT_READY,
     NOT_STAMPED,
     aba_entry,
+    compile_on_first_use,
     raise_for_status,
     refused,
-    set_fext,  # fmt: skip
+    set_fext,
     states,
 )
 from ..algorithms.api import inverse_dynamics
@@ -341,9 +342,10 @@ _CB = types.Array(types.float64, 2, "C", readonly=True)  # model.constraint_buff
 CFD_FAST = types.int64(_MB, _VEC, _CB, _VEC, _VEC, _VEC, _VEC, types.float64, types.float64, types.float64)
 
 
-@njit(CFD_FAST, cache=True)
+@njit(cache=True)
 def cfd_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond):
-    """cfd_entry without external forces (the fast path)."""
+    """cfd_entry without external forces (the fast path), compiled for CFD_FAST alone at the first call
+    (``_compile_fast``)."""
     if not stamped_for(ws, mb):
         return NOT_STAMPED
     mi, mf = split_model(mb)
@@ -381,6 +383,17 @@ def cfd_batch(nchunks, mi, mf, ws, cb, lw, Q, V, T, kp, kd, rcond, with_fext, A,
     return status.max()
 
 
+_fast_ready = False
+
+
+def _compile_fast() -> None:
+    """cfd_fast for CFD_FAST alone, compiled at the first call (most users never close a loop, and this kernel takes
+    half a minute to compile)."""
+    global _fast_ready
+    compile_on_first_use(cfd_fast, CFD_FAST, "the closed-loop dynamics", 30)
+    _fast_ready = True
+
+
 def constrained_forward_dynamics(
     model: Model, data: Data, q, v, tau, fext=None, baumgarte=(0.0, 0.0), rcond: float = RCOND
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -406,6 +419,8 @@ def constrained_forward_dynamics(
     λ: reaction of link1 on link2 in C1 ([N·m] angular rows, [N] linear rows); see the module doc.
     """
     if fext is None:
+        if not _fast_ready:
+            _compile_fast()
         try:
             kp, kd = baumgarte
             status = cfd_fast(model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau, kp, kd, rcond)
