@@ -561,30 +561,17 @@ def test_closed_loop_simulation_compiled_and_from_python_agree():
     assert_close(fast.energy["total"], slow.energy["total"], 1e-12)
 
 
-def test_a_slow_first_compile_says_so_once(capsys):
-    """The closed-loop kernel compiles at its first call, not at import (``compile_on_first_use``): for its one
-    signature, refusing others afterwards; if that takes over a second, one line on stderr says what compiles."""
-    import time
-
-    from numba import njit, types
-
-    from denoc_pin.algorithms._plumbing import compile_on_first_use
-
-    @njit
-    def twice(x):
-        return 2.0 * x
-
-    real = twice.compile
-    twice.compile = lambda sig: (time.sleep(1.5), real(sig))  # a compile that misses the cache
-    compile_on_first_use(twice, types.float64(types.float64), "twice", 1)
-    assert "denoc_pin: compiling twice, once (about 1 s" in capsys.readouterr().err
-    assert twice(2.0) == 4.0
-    with pytest.raises(TypeError):
-        twice(np.ones(2))  # no other signature
-    compile_on_first_use(twice, types.float64(types.float64), "twice", 1)  # already there: nothing said
-    assert capsys.readouterr().err == ""
+def test_the_closed_loop_kernel_is_compiled_once_for_all_its_callers():
+    """cfd_entry compiles at its first use for its one signature (``compile_on_first_use``), which the fast entry,
+    the batches and the compiled simulation share: each would otherwise compile its own variant, half a minute
+    each."""
     from denoc_pin.loops import dynamics
 
     model = dp.models.spatial_four_bar()
-    dp.constrained_forward_dynamics(model, model.create_data(), dp.neutral(model), np.zeros(5), np.zeros(5))
-    assert dynamics._fast_ready and dynamics.cfd_fast.signatures == [dynamics.CFD_FAST.args]
+    data = model.create_data()
+    q = dp.assemble(model, np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], fixed=["crank"])
+    dp.constrained_forward_dynamics(model, data, q, np.zeros(5), np.zeros(5))
+    dp.constrained_forward_dynamics(model, data, np.tile(q, (3, 1)), np.zeros((3, 5)), np.zeros((3, 5)))
+    dp.simulate(model, q, np.zeros(5), 0.002, dt=1e-3)
+    assert dynamics.cfd_fast.signatures == [dynamics.CFD_FAST.args]
+    assert dynamics.cfd_entry.signatures == [dynamics.CFD_ENTRY.args]

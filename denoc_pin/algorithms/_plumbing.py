@@ -4,25 +4,23 @@ buffers, status codes, the fast path, argument conversion and batches.
 One state: q (nq,), v (nv,), x (nv,).  A batch: q (B, nq), v (B, nv), x (B, nv).
 
 The fast path hands the user's arrays straight to a compiled entry point with fixed signatures
-(``FAST_*`` below): numba's dispatcher checks dtype, dimension, layout and writability in C and
-refuses anything else instead of compiling for it; the kernel checks that data was made for
-model (its stamp), the lengths and finiteness, and returns a status.  A refusal is examined
-explicitly (``refused``): if an argument is not in the kernels' form, the call goes down the
-checked path here, which converts what it can and otherwise raises an error naming the array and
-its expected shape; if every argument was in form, the refusal is a bug and is raised.  The fast
-path is written out in each public function (``api.py``) rather than shared: a helper would add
-a Python call, about 70 ns, to calls of 1.5–5 µs.
+(``FAST_*`` below, compiled at the first call: ``compile_on_first_use``): numba's dispatcher checks dtype,
+dimension, layout and writability in C and refuses anything else instead of compiling for it; the
+kernel checks that data was made for model (its stamp), the lengths and finiteness, and returns a
+status.  A refusal is examined explicitly (``refused``): if an argument is not in the kernels'
+form, the call goes down the checked path here, which converts what it can and otherwise raises an
+error naming the array and its expected shape; if every argument was in form, the refusal is a bug
+and is raised.  The fast path is written out in each public function (``api.py``) rather than
+shared: a helper would add a Python call, about 70 ns, to calls of 1.5–5 µs.
 """
 
 from __future__ import annotations
-
-import sys
-import threading
 
 import numba
 import numpy as np
 from numba import njit, types
 
+from .._kernel_cache import compile_on_first_use, prepare
 from ..core.layout import FMA, all_finite, borrow, data_views, split_model, stamped_for
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 from .composite import gim_step
@@ -47,21 +45,6 @@ FAST_GIM = types.int64(_MB, _VEC, _VEC, _MAT)  # (mb, ws, q, out)
 BAD_LENGTH = -1  # the status of an entry point given q, v or x of the wrong length
 NOT_STAMPED = -2  # the status of a fast entry point given a workspace made for another model
 NOT_READY = -3  # the status ``refused`` gives a call whose arguments are not in the kernels' form
-
-
-def compile_on_first_use(dispatcher, signature, what: str, seconds: int) -> None:
-    """Compile ``dispatcher`` for ``signature`` and let it refuse any other types, as an explicit signature would,
-    but at its first use rather than at import; if the cache does not answer within a second, one line on stderr
-    says what is compiling and for about how long."""
-    if signature.args not in dispatcher.overloads:
-        text = f"denoc_pin: compiling {what}, once (about {seconds} s on 2 cores); later runs load it from cache"
-        notice = threading.Timer(1.0, print, (text,), {"file": sys.stderr})
-        notice.start()
-        try:
-            dispatcher.compile(signature)
-        finally:
-            notice.cancel()
-    dispatcher.disable_compile()
 
 
 def ready(x, n: int) -> bool:
@@ -160,7 +143,7 @@ def refused(refusal: Exception, model, data, *arrays) -> int:
 # ---------------------------------------------------------------------------------------
 
 
-@njit(ENTRY_STATE, cache=True)
+@njit(cache=True)
 def rnea_entry(mi, mf, ws, q, v, a, with_fext):
     """Kinematics and Table 1; τ into ws.  Returns 1 if an input is not finite, BAD_LENGTH if q, v or a has the
     wrong length."""
@@ -183,7 +166,7 @@ def factor_entry(mi, mf, ws, q):
     return 2 + k if k else 0
 
 
-@njit(ENTRY_STATE, cache=True)
+@njit(cache=True)
 def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     """q̈ = GIM⁻¹ (τ − h): φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3.  A status as
     raise_for_status reads it, or BAD_LENGTH if q, v or tau has the wrong length."""
@@ -206,7 +189,7 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     return 0
 
 
-@njit(ENTRY_GIM, cache=True, fastmath=FMA)  # gim_step is inlined here, and compiled with FMA contraction
+@njit(cache=True, fastmath=FMA)  # gim_step is inlined here, and compiled with FMA contraction
 def crba_entry(mi, mf, ws, q, out):
     """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; 1 if q is not finite, BAD_LENGTH
     if q has the wrong length."""
@@ -222,7 +205,7 @@ def crba_entry(mi, mf, ws, q, out):
 # The fast entry points: the model as one buffer, no flag, a workspace checked to be stamped for it.
 
 
-@njit(FAST_STATE, cache=True)
+@njit(cache=True)
 def rnea_fast(mb, ws, q, v, a):
     """rnea_entry without external forces (the fast path)."""
     if not stamped_for(ws, mb):
@@ -231,7 +214,7 @@ def rnea_fast(mb, ws, q, v, a):
     return rnea_entry(mi, mf, ws, q, v, a, False)
 
 
-@njit(FAST_STATE, cache=True)
+@njit(cache=True)
 def aba_fast(mb, ws, q, v, tau):
     """aba_entry without external forces (the fast path)."""
     if not stamped_for(ws, mb):
@@ -240,7 +223,7 @@ def aba_fast(mb, ws, q, v, tau):
     return aba_entry(mi, mf, ws, q, v, tau, False)
 
 
-@njit(FAST_GIM, cache=True)
+@njit(cache=True)
 def crba_fast(mb, ws, q, out):
     """crba_entry (the fast path)."""
     if not stamped_for(ws, mb):
@@ -248,6 +231,14 @@ def crba_fast(mb, ws, q, out):
     mi, mf = split_model(mb)
     return crba_entry(mi, mf, ws, q, out)
 
+
+# Each compiled at its first use, for its signature alone (``compile_on_first_use``), the entries before their callers.
+compile_on_first_use(rnea_entry, ENTRY_STATE)
+compile_on_first_use(aba_entry, ENTRY_STATE, after=(rnea_entry,))
+compile_on_first_use(crba_entry, ENTRY_GIM)
+compile_on_first_use(rnea_fast, FAST_STATE, exact=True, after=(rnea_entry,))
+compile_on_first_use(aba_fast, FAST_STATE, exact=True, after=(aba_entry,))
+compile_on_first_use(crba_fast, FAST_GIM, exact=True, after=(crba_entry,))
 
 # ---------------------------------------------------------------------------------------
 # Batches of states over all cores: one threaded loop for inverse and forward dynamics.
@@ -301,6 +292,7 @@ def batch(forward: bool, model: Model, data: Data, Q, V, X) -> tuple[np.ndarray,
     # One chunk a thread: each chunk copies the workspace (_run_rows).  Measured on
     # panda, 8 chunks on 2 threads ran at 1.5 µs a state against 0.9 µs for 2 chunks.
     nchunks = max(1, min(Q.shape[0], numba.get_num_threads()))
+    prepare(rnea_entry, aba_entry)  # before _run_batch compiles (both branches are compiled)
     return out, _run_batch(forward, not data.fext_is_zero, nchunks, model.mi, model.mf, data.ws, Q, V, X, out)
 
 

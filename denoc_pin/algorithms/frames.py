@@ -23,6 +23,7 @@ import numba
 import numpy as np
 from numba import njit, types
 
+from .._kernel_cache import compile_on_first_use
 from ..core.joints import joint_kinematics, pdot_column
 from ..core.layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
 from ..core.spatial import (
@@ -60,6 +61,9 @@ _I = types.int64
 FAST_PLACEMENT = _I(_MB, _VEC, _FB, _VEC, _I, _MAT)  # (mb, ws, fb, q, frame, out (4, 4))
 FAST_VECTOR = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # (what, mb, ws, fb, q, v, a, frame, ref, out)
 FAST_MATRIX = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _I, _I, _MAT)  # (what, mb, ws, fb, q, v, frame, ref, out (r, nv))
+_MI = types.Array(types.int64, 1, "C", readonly=True)
+_MF = types.Array(types.float64, 1, "C", readonly=True)
+KINEMATICS_CALL = _I(_I, _MI, _MF, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # kinematics_call's, all callers'
 
 
 @njit(cache=True, inline="always")
@@ -516,6 +520,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     return 0
 
 
+@njit(cache=True)
 def vector_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
     """kinematics_call on the model buffer, for a workspace stamped for it (the fast path)."""
     if not stamped_for(ws, mb):
@@ -524,6 +529,7 @@ def vector_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
     return kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out)
 
 
+@njit(cache=True)
 def placement_fast(mb, ws, fb, q, frame, out):
     """One frame's placement (4, 4) (the fast path)."""
     if not stamped_for(ws, mb):
@@ -532,6 +538,7 @@ def placement_fast(mb, ws, fb, q, frame, out):
     return kinematics_call(PLACEMENT, mi, mf, ws, fb, q, q[:0], q[:0], frame, 0, out.reshape(-1))
 
 
+@njit(cache=True)
 def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
     """A (rows, nv) result (the fast path); v is empty where ``what`` needs none."""
     if not stamped_for(ws, mb):
@@ -540,14 +547,11 @@ def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
     return kinematics_call(what, mi, mf, ws, fb, q, v, q[:0], frame, ref, out.reshape(-1))
 
 
-def fast_entries() -> dict:
-    """The three fast entries, compiled (or loaded from numba's cache) on first use rather than at import: loaded,
-    their code takes about 9 MB, which a process that never asks for a frame need not carry."""
-    return {
-        "vector_fast": njit(FAST_VECTOR, cache=True)(vector_fast),
-        "placement_fast": njit(FAST_PLACEMENT, cache=True)(placement_fast),
-        "matrix_fast": njit(FAST_MATRIX, cache=True)(matrix_fast),
-    }
+# Each compiled at its first use (``compile_on_first_use``): kinematics_call once for all its callers (half a minute),
+# the fast entries in a second each; a process that never asks for a frame compiles and loads none of them.
+compile_on_first_use(kinematics_call, KINEMATICS_CALL)
+for _fast, _signature in ((vector_fast, FAST_VECTOR), (placement_fast, FAST_PLACEMENT), (matrix_fast, FAST_MATRIX)):
+    compile_on_first_use(_fast, _signature, exact=True, after=(kinematics_call,))
 
 
 @njit(cache=True)

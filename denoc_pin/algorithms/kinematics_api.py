@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._kernel_cache import prepare
 from ..model import Data, Model, ModelError, check_data, configuration, vector
 from ._plumbing import kernel_array, raise_for_status, ready, restamp
 from .frames import (
@@ -32,9 +33,11 @@ from .frames import (
     PLACEMENTS,
     REFERENCES,
     VELOCITY,
-    fast_entries,
     kinematics_batch,
     kinematics_call,
+    matrix_fast,
+    placement_fast,
+    vector_fast,
 )
 
 __all__ = [
@@ -54,18 +57,6 @@ __all__ = [
 ]
 
 _EMPTY = np.zeros(0)  # v or a not given (the kernels never write them)
-
-
-class _Fast:
-    """The compiled fast entries (``frames.fast_entries``), made on the first kinematics call, then plain
-    attributes of this object."""
-
-    def __getattr__(self, name: str):
-        self.__dict__.update(fast_entries())
-        return self.__dict__[name]
-
-
-_fast = _Fast()
 
 
 def _reference(reference) -> int:
@@ -93,7 +84,7 @@ def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, sha
     """A vector result: the fast path (ready arrays straight to the compiled entry), else the checked one."""
     out = np.empty(shape)
     try:
-        status = _fast.vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
+        status = vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
                                    _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, v, a)
@@ -104,7 +95,7 @@ def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, row
     """A (rows, nv) result, the same way."""
     out = np.empty((rows, model.nv))
     try:
-        status = _fast.matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
+        status = matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
                                    frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, v, None)
@@ -133,6 +124,7 @@ def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int,
             raise ValueError(f"a batch of configurations needs q of shape (B, {nq}), got {Q.shape}")
         out = np.empty((B, *shape))
         nchunks = max(1, min(B, numba.get_num_threads()))
+        prepare(kinematics_call)  # before kinematics_batch compiles
         status = kinematics_batch(what, nchunks, model.mi, model.mf, data.ws, fb, *arrays, frame, ref,
                                   out.reshape(B, -1))  # fmt: skip
         q, v, a = arrays
@@ -173,7 +165,7 @@ def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     out = np.empty((4, 4))
     f = frame if type(frame) is int else model.frame_index(frame)  # the kernel checks the range
     try:
-        status = _fast.placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
+        status = placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, None, None)
     return out if status == 0 else _checked(PLACEMENT, model, data, q, None, None, f, 0, (4, 4))

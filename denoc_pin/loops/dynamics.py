@@ -9,13 +9,15 @@ import numba
 import numpy as np
 from numba import njit, types
 
+from .._kernel_cache import compile_on_first_use, prepare
 from ..algorithms._plumbing import (
     _MB,
+    _MF,
+    _MI,
     _VEC,
     NOT_READY,
     NOT_STAMPED,
     aba_entry,
-    compile_on_first_use,
     raise_for_status,
     refused,
     set_fext,
@@ -339,13 +341,14 @@ def cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
 
 
 _CB = types.Array(types.float64, 2, "C", readonly=True)  # model.constraint_buffer
+_F = types.float64
+CFD_ENTRY = types.int64(_MI, _MF, _VEC, _CB, _VEC, _VEC, _VEC, _VEC, _F, _F, _F, types.boolean)
 CFD_FAST = types.int64(_MB, _VEC, _CB, _VEC, _VEC, _VEC, _VEC, types.float64, types.float64, types.float64)
 
 
 @njit(cache=True)
 def cfd_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond):
-    """cfd_entry without external forces (the fast path), compiled for CFD_FAST alone at the first call
-    (``_compile_fast``)."""
+    """cfd_entry without external forces (the fast path), compiled for CFD_FAST alone at the first call."""
     if not stamped_for(ws, mb):
         return NOT_STAMPED
     mi, mf = split_model(mb)
@@ -383,15 +386,10 @@ def cfd_batch(nchunks, mi, mf, ws, cb, lw, Q, V, T, kp, kd, rcond, with_fext, A,
     return status.max()
 
 
-_fast_ready = False
-
-
-def _compile_fast() -> None:
-    """cfd_fast for CFD_FAST alone, compiled at the first call (most users never close a loop, and this kernel takes
-    half a minute to compile)."""
-    global _fast_ready
-    compile_on_first_use(cfd_fast, CFD_FAST, "the closed-loop dynamics", 30)
-    _fast_ready = True
+# Compiled at their first use, each for one signature (``compile_on_first_use``): most users never close a loop, and
+# cfd_entry takes about half a minute to compile; the fast entry, the batches and the simulation share it.
+compile_on_first_use(cfd_entry, CFD_ENTRY, after=(aba_entry,))
+compile_on_first_use(cfd_fast, CFD_FAST, exact=True, after=(cfd_entry,))
 
 
 def constrained_forward_dynamics(
@@ -419,8 +417,6 @@ def constrained_forward_dynamics(
     λ: reaction of link1 on link2 in C1 ([N·m] angular rows, [N] linear rows); see the module doc.
     """
     if fext is None:
-        if not _fast_ready:
-            _compile_fast()
         try:
             kp, kd = baumgarte
             status = cfd_fast(model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau, kp, kd, rcond)
@@ -458,6 +454,7 @@ def _cfd_checked(model: Model, data: Data, q, v, tau, fext, baumgarte, rcond):
         return data.ddq.copy(), data.loop.lam.copy()
     A, L = np.empty((B, model.nv)), np.empty((B, model.n_constraints))
     nchunks = max(1, min(B, numba.get_num_threads()))
+    prepare(cfd_entry)  # before cfd_batch compiles
     status = cfd_batch(nchunks, *args, q, v, tau, kp, kd, rcond, not data.fext_is_zero, A, L)
     raise_for_status(model, status, q, v, tau, "tau")
     return A, L

@@ -40,12 +40,13 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .._kernel_cache import prepare
 from ..algorithms._plumbing import aba_entry
 from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.configuration import dexp_inv, integrate
 from ..algorithms.energy import energy, energy_core
 from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
-from ..core.layout import HEADER, data_views, loop_views, loop_workspace_size, model_views
+from ..core.layout import data_views, loop_views, model_views
 from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
 from ..loops.dynamics import RCOND, cfd_entry
 from ..loops.types import baumgarte_gains
@@ -96,27 +97,28 @@ def rk4_stage(i, kinds, idx_q, idx_v, nvs, dt, q, v, a, tau, x, qs, vs, K, Ks, A
 
 
 @njit(cache=True, inline="always")
-def stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau, loops):
-    """The forward dynamics of a stage into ws's q̈: the tree's, or with ``loops`` the closed-loop one (Baumgarte's
-    kp, kd; λ into lw).  The kernel's status."""
-    if loops:
-        return cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, RCOND, False)
-    return aba_entry(mi, mf, ws, q, v, tau, False)
+def stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau):
+    """The forward dynamics of a stage into ws's q̈: the tree's when lw is None, else the closed-loop one
+    (Baumgarte's kp, kd; λ into lw).  The kernel's status."""
+    # ``is None`` on an argument is decided when numba compiles: a tree's kernel does not contain, nor compile, the
+    # closed-loop dynamics (about 40 s of compiling).
+    if lw is None:
+        return aba_entry(mi, mf, ws, q, v, tau, False)
+    return cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, RCOND, False)
 
 
 @njit(cache=True)
 def rk4_kernel(mi, mf, ws, cb, lw, kp, kd, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, LAM, info):
     """nsteps RK4 steps (``rk4_stage``) from (q0, v0) under a constant τ, recording every ``stride``-th state
-    (row 0 is the start), the work of τ and, for a model with loops (LAM has n_constraints columns), the
-    reactions λ (``cfd_entry`` with Baumgarte's kp, kd; cb and lw: the model's constraint buffer and the loop
-    workspace).  Returns 0, or the kernel status (1 non-finite state, 2 + k singular at body k) of the step that
-    failed.  info (3,): the step reached (on failure, the first step whose state is not finite), and the largest
+    (row 0 is the start), the work of τ and, for a model with loops, the reactions λ into LAM (``cfd_entry`` with
+    Baumgarte's kp, kd; cb and lw: the model's constraint buffer and the loop workspace, both None for a tree).
+    Returns 0, or the kernel status (1 non-finite state, 2 + k singular at body k) of the step that failed.
+    info (3,): the step reached (on failure, the first step whose state is not finite), and the largest
     |v| of the states before it with its index in v — what a user needs to choose dt."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     kinds, idx_q, idx_v, nvs = mv.kinds, mv.idx_q, mv.idx_v, mv.nvs
     ddq = dv.ddq
-    loops = LAM.shape[1] > 0
     nv = len(v0)
     q = q0.copy()
     v = v0.copy()
@@ -126,7 +128,7 @@ def rk4_kernel(mi, mf, ws, cb, lw, kp, kd, q0, v0, tau, dt, nsteps, stride, Q, V
     row = 0
     for i in range(nsteps + 1):
         info[0] = i
-        s = stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau, loops)  # a_1 = FD(q, v)
+        s = stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau)  # a_1 = FD(q, v)
         if s:
             return s
         for c in range(nv):
@@ -139,7 +141,7 @@ def rk4_kernel(mi, mf, ws, cb, lw, kp, kd, q0, v0, tau, dt, nsteps, stride, Q, V
             Q[row, :] = q
             V[row, :] = v
             A[row, :] = a1
-            if loops:
+            if lw is not None:
                 LAM[row, :] = loop_views(lw, mi).lam
             KE[row], PE[row] = energy_core(mv, dv, v)
             W[row] = work
@@ -150,7 +152,7 @@ def rk4_kernel(mi, mf, ws, cb, lw, kp, kd, q0, v0, tau, dt, nsteps, stride, Q, V
         vs[:] = v
         P = rk4_stage(1, kinds, idx_q, idx_v, nvs, dt, q, v, a1, tau, x, qs, vs, K, Ks, As, 0.0)
         for stage in range(2, 5):
-            s = stage_accel(mi, mf, ws, cb, lw, kp, kd, qs, vs, tau, loops)
+            s = stage_accel(mi, mf, ws, cb, lw, kp, kd, qs, vs, tau)
             if s:
                 info[0] = i + 1  # the state of step i + 1 is the first one that cannot be formed
                 return s
@@ -413,11 +415,12 @@ def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE
     """``rk4_kernel`` in chunks of whole strides, so that a progress bar can move between compiled calls; with
     ``lam`` (n_rec, n_constraints), the closed-loop forward dynamics under Baumgarte's gains."""
     kp, kd = baumgarte_gains(baumgarte)
-    if lam is None:  # a tree: an empty loop workspace, never read
-        lam, lw = np.empty((len(Q), 0)), np.zeros(loop_workspace_size(model.mi[:HEADER], 0))
+    if lam is None:  # a tree: no constraint buffer nor loop workspace, and a kernel compiled without them
+        lam, cb, lw = np.empty((len(Q), 0)), None, None
     else:
-        lw = data.lw
-    buffers = (model.mi, model.mf, data.ws, model.constraint_buffer, lw, kp, kd)
+        cb, lw = model.constraint_buffer, data.lw
+    buffers = (model.mi, model.mf, data.ws, cb, lw, kp, kd)
+    prepare(aba_entry if lw is None else cfd_entry)  # before rk4_kernel compiles
     t0 = time.perf_counter()
     one = np.empty((1, model.nq)), np.empty((1, model.nv)), np.empty((1, model.nv)), *np.empty((3, 1))
     info = np.zeros(3)
