@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -370,6 +371,27 @@ def cold_start() -> float:
     return float(res.stdout)
 
 
+def first_use() -> dict:
+    """Seconds of a first use after an install: a copy of the package with no numba cache, in a fresh process,
+    timing the import, loading panda (its singularity check compiles the UDUᵀ factors) and a first FD call."""
+    import shutil
+    import tempfile
+
+    code = (
+        "import time; t=[time.perf_counter()]; import numpy as np, denoc_pin as dp; t.append(time.perf_counter());"
+        "from denoc_pin.loaders.robots import example_robot_urdf; m=dp.load_urdf(example_robot_urdf('panda'));"
+        "t.append(time.perf_counter()); d=m.create_data(); z=np.zeros(m.nv);"
+        "dp.forward_dynamics(m,d,dp.neutral(m),z,z); t.append(time.perf_counter()); print(*np.diff(t))"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        no_cache = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(HERE.parent / "denoc_pin", Path(tmp) / "denoc_pin", ignore=no_cache)
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": tmp}
+        res = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True, capture_output=True, text=True)
+    imp, load, fd = map(float, res.stdout.split())
+    return {"import_s": imp, "load_s": load, "fd_s": fd}
+
+
 def closed_loops(quick: bool = False) -> dict:
     """Closed-loop forward dynamics, each timed in alternating rounds with its peer: a spatial four-bar with a
     ball-joint cut (Pinocchio: CONTACT_3D, constraintDynamics), the 3-RRR parallel robot (revolute cuts: no
@@ -604,6 +626,7 @@ def main(argv=None) -> int:
     results["closed_loops"] = closed_loops(args.quick)
     results["mujoco"] = against_mujoco(args.quick)
     results["cold_start_s"] = cold_start()
+    results["first_use"] = first_use()
     scaling = [10, 30, 100, 200, 1000, 3000, 10000] + ([] if args.quick else [30000, 100000])
     results["scaling"] = []
     for n in scaling:
@@ -782,6 +805,11 @@ def report(r: dict) -> str:
         per = {k: (f"{e[k] / e['n'] * 1e9:.0f} ns" if k in e else "—") for k in ("ID", "FD", "rnea", "aba")}
         lines.append(f"| {e['n']:,} | {per['ID']} | {per['FD']} | {per['rnea']} | {per['aba']} |")
     lines += ["", f"Cold start (fresh process, warm numba cache, import to first FD): {r['cold_start_s']:.2f} s"]
+    f = r["first_use"]
+    lines.append(
+        f"First use after an install (no numba cache): import {f['import_s']:.1f} s, loading panda "
+        f"{f['load_s']:.1f} s, first FD {f['fd_s']:.1f} s"
+    )
     if r.get("plot"):
         lines.append(f"Plot: {r['plot']}")
     return "\n".join(lines)
