@@ -392,6 +392,40 @@ def first_use() -> dict:
     return {"import_s": imp, "load_s": load, "fd_s": fd}
 
 
+def adaptive(quick: bool = False) -> list[dict]:
+    """The adaptive methods on the gripper falling from θ₁₁ = −60° for 1 s (rtol 1e-10, atol 1e-12) and the rope of
+    40 links released horizontal for 0.25 s, compiled (τ None) against scipy driving the same right-hand side (a
+    callable τ), in alternating rounds; the cost per FD call against fixed-step RK4 (dt = 1 ms) of the same run."""
+    rope = dp.models.rope(40)
+    q_rope = dp.neutral(rope)
+    q_rope[0] = np.pi / 2
+    cases = [
+        ("gripper", dp.load_urdf(HERE.parent / "urdf" / "gripper.urdf"), np.deg2rad([-60.0, 0.0, 0.0, 0.0]), 1.0),
+        ("rope, 40 links", rope, q_rope, 0.25),
+    ]
+    rows = []
+    for name, model, q0, T in cases:
+        v0, zero = np.zeros(model.nv), np.zeros(model.nv)
+
+        def run(method, tau=None, m=model, q0=q0, v0=v0, T=T):
+            return dp.simulate(m, q0, v0, T, dt=1e-3, method=method, tau=tau, rtol=1e-10, atol=1e-12, progress=False)
+
+        rk4 = median_time(lambda run=run: run("rk4"), 0.5 if quick else 1.0, 50)
+        rk4_calls = 4 * round(T / 1e-3) + round(T / 1e-3) + 1  # 4 a step, and the recorded states' q̈
+        for method in ("rk45", "dop853"):
+            fast, slow = run(method), run(method, lambda t, q, v, z=zero: z)
+            ours, theirs, r = paired_times(lambda run=run, m=method: run(m),
+                                           lambda run=run, m=method, z=zero: run(m, lambda t, q, v: z),
+                                           0.5 if quick else 1.0, 50)  # fmt: skip
+            rows.append({
+                "case": name, "method": method, "steps": fast.stats["steps"], "fd_calls": fast.stats["fd_calls"],
+                "scipy_fd_calls": slow.stats["fd_calls"], "compiled_s": ours, "scipy_s": theirs, "ratio": r,
+                "per_fd": ours / fast.stats["fd_calls"], "rk4_per_fd": rk4 / rk4_calls, "rk4_s": rk4,
+                "max_dq": float(np.abs(fast.q - slow.q).max()),
+            })  # fmt: skip
+    return rows
+
+
 def closed_loops(quick: bool = False) -> dict:
     """Closed-loop forward dynamics, each timed in alternating rounds with its peer: a spatial four-bar with a
     ball-joint cut (Pinocchio: CONTACT_3D, constraintDynamics), the 3-RRR parallel robot (revolute cuts: no
@@ -571,12 +605,17 @@ def main(argv=None) -> int:
     p.add_argument("--kinematics", action="store_true", help="only the kinematics tables")
     p.add_argument("--loops", action="store_true", help="only the closed-loop table")
     p.add_argument("--mujoco", action="store_true", help="only the table against MuJoCo")
+    p.add_argument("--adaptive", action="store_true", help="only the adaptive integrators' table")
     args = p.parse_args(argv)
     import pinocchio as pin
 
     if args.mujoco:
         r = against_mujoco(args.quick)
         print(json.dumps(r, indent=2) if args.json else report_mujoco(r))
+        return 0
+    if args.adaptive:
+        rows = adaptive(args.quick)
+        print(json.dumps(rows, indent=2) if args.json else report_adaptive(rows))
         return 0
     if args.loops:
         rows = closed_loops(args.quick)
@@ -624,6 +663,7 @@ def main(argv=None) -> int:
     results["conditioning"] = [factor_conditioning(n) for n in (10, 100, 1000)]
     results["linear"] = linear_scaling([1000, 10000] + ([] if args.quick else [100000]))
     results["closed_loops"] = closed_loops(args.quick)
+    results["adaptive"] = adaptive(args.quick)
     results["mujoco"] = against_mujoco(args.quick)
     results["cold_start_s"] = cold_start()
     results["first_use"] = first_use()
@@ -717,6 +757,22 @@ def report_kinematics(r: dict) -> str:
     return "\n".join(lines)
 
 
+def report_adaptive(rows: list[dict]) -> str:
+    lines = [
+        "Adaptive integrators, compiled (τ constant) against scipy driving the same right-hand side (a callable τ); "
+        "per FD call against RK4 at dt = 1 ms:",
+        "| case | method | steps | FD calls (scipy's) | compiled | scipy | ratio | per FD call | RK4's | ratio |",
+    ]
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    for e in rows:
+        lines.append(
+            f"| {e['case']} | {e['method']} | {e['steps']:,} | {e['fd_calls']:,} ({e['scipy_fd_calls']:,}) | "
+            f"{e['compiled_s'] * 1e3:.1f} ms | {e['scipy_s'] * 1e3:.1f} ms | {e['ratio']:.3f} | {us(e['per_fd'])} | "
+            f"{us(e['rk4_per_fd'])} | {e['per_fd'] / e['rk4_per_fd']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def report_loops(r: dict) -> str:
     lines = ["Closed loops, per call from Python (ratios: medians of alternating rounds):"]
     lines.append(
@@ -762,6 +818,8 @@ def report(r: dict) -> str:
             f"({e['speedup']:.2f}x)"
         )
     lines += ["", report_loops(r.get("closed_loops", {}))]
+    if r.get("adaptive"):
+        lines += ["", report_adaptive(r["adaptive"])]
     if r.get("mujoco"):
         lines += ["", report_mujoco(r["mujoco"])]
     lines += ["", "Huge chains (fresh process each): build time and peak resident memory of the whole process"]

@@ -151,6 +151,8 @@ COMPILES = {
     "crba_entry": ("the generalized inertia matrix", 8),
     "_run_batch": ("batches of states", 15),
     "rk4_kernel": ("the RK4 simulation loop", 15),
+    "dp_kernel": ("the adaptive Dormand–Prince integrators", 30),
+    "energy_entry": ("the energy", 10),
     "cfd_fast": ("the closed-loop dynamics", 40),
     "cfd_entry": ("the closed-loop dynamics", 40),
     "cfd_batch": ("batches of closed-loop states", 45),

@@ -254,3 +254,43 @@ def test_a_blow_up_names_its_step_time_and_the_largest_speed_before_it(tau):
     assert np.isfinite(traj.v).all()
     i = np.unravel_index(np.argmax(np.abs(traj.v)), traj.v.shape)[1]
     assert f"the largest |v| before it was {np.abs(traj.v).max():.3g} (v[{i}], joint 'joint_1')" in str(e.value)
+
+
+@pytest.mark.parametrize("method", ["rk45", "dop853"])
+def test_compiled_adaptive_methods_take_scipys_steps(gripper, curved, method):
+    """With τ None or constant the Dormand–Prince pairs run compiled (``dormand_prince.dp_kernel``); with a callable
+    τ, scipy's RK45/DOP853 drive the same right-hand side.  Same tableaux, norms and step control: the same accepted
+    steps, and the same states up to rounding, on a tree with τ, on a floating base whose chart moves many times,
+    and on a closed loop; the run cut in pieces for a progress bar gives the same bits.  (Over a second the gripper
+    amplifies rounding: moving q0 by 1e-15 moves the scipy path's own q by 2e-8, so it is compared over 0.3 s.  The
+    planar four-bar's redundant rows, solved on J's range, amplify it too: DOP853's two paths differ by 2e-11 in q and
+    4e-9 in λ, each 3e-11 in q from a run at rtol 1e-13.)"""
+    from denoc_pin.loops import loop_residual
+
+    four_bar = dp.load_urdf(ROOT / "urdf" / "four_bar.urdf")
+    rng = np.random.default_rng(4)
+    cases = [
+        (gripper, np.deg2rad([-60.0, 0.0, 0.0, 90.0]), np.zeros(4), np.array([0.1, 0.0, -0.05, 0.02]), 0.3, 1e-10),
+        (curved, dp.random_configuration(curved, rng), rng.uniform(-4, 4, curved.nv), None, 1.0, 1e-10),
+        (four_bar, dp.assemble(four_bar, [0.3, 1.0, 1.2], fixed=["crank_joint"]), np.zeros(3), None, 0.5, 1e-8),
+    ]
+    for model, q0, v0, tau, T, rtol in cases:
+        opts = {"dt": 1e-2, "method": method, "rtol": 1e-9, "atol": 1e-11}
+        fast = dp.simulate(model, q0, v0, T, tau=tau, progress=False, **opts)
+        tau_c = np.zeros(model.nv) if tau is None else tau
+        slow = dp.simulate(model, q0, v0, T, tau=lambda t, q, v, tau_c=tau_c: tau_c, progress=False, **opts)
+        assert fast.stats["steps"] == slow.stats["steps"] > 10, (model.name, fast.stats, slow.stats)
+        # DOP853's dense output costs 3 more calls a step, here only for a step that holds a recorded instant
+        assert fast.stats["fd_calls"] <= slow.stats["fd_calls"]
+        for x, y in (
+            (fast.q, slow.q),
+            (fast.v, slow.v),
+            (fast.a, slow.a),
+            (fast.energy["total"], slow.energy["total"]),
+        ):
+            assert_close(x, y, rtol=rtol, what=f"{model.name} {method}")
+        if model.n_constraints:
+            assert_close(fast.lam, slow.lam, rtol=rtol, what="λ")
+            assert max(np.abs(loop_residual(model, q)).max() for q in fast.q) < 1e-7
+        pieces = dp.simulate(model, q0, v0, T, tau=tau, progress=True, **opts)  # in hundredths, with a bar
+        assert np.array_equal(pieces.q, fast.q) and pieces.stats == fast.stats

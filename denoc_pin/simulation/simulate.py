@@ -17,8 +17,10 @@ With ``tau`` None or constant, the loop runs inside compiled code (no Python cal
 closed-loop model too (its stages are ``loops.dynamics.cfd_entry``); a callable ``tau(t, q, v)`` (a
 controller) is called once per stage from Python.
 
-The adaptive methods (``rk45``, ``dop853``: scipy's embedded Dormand–Prince pairs with error
-control and dense output) integrate in a chart about a base point q_c: y = (δ, v, w) with
+The adaptive methods (``rk45``, ``dop853``: the embedded Dormand–Prince pairs of scipy's ``RK45`` and
+``DOP853``, with error control and dense output) run compiled with the dynamics for ``tau`` None or
+constant (``dormand_prince.dp_kernel``), and as scipy's solvers for a callable ``tau``, step for step
+the same method.  Both integrate in a chart about a base point q_c: y = (δ, v, w) with
 q = q_c ⊕ δ, and
 
     δ̇ = J_r(δ)⁻¹ v,   v̇ = FD(q, v, τ),   ẇ = τ·v   (w: the work done by τ)
@@ -48,15 +50,17 @@ from ..algorithms.energy import energy, energy_core
 from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
 from ..core.layout import data_views, loop_views, model_views
 from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
-from ..loops.dynamics import RCOND, cfd_entry
+from ..loops.dynamics import cfd_entry
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector
+from .dormand_prince import TOO_SMALL_STEP, dp_kernel, tableau
 from .edits import transfer_state
+from .stages import stage_accel
 
 __all__ = ["METHODS", "Trajectory", "inverse_dynamics_trajectory", "simulate"]
 
 METHODS = ("rk4", "rk45", "dop853")
-"""Fixed-step RK4 (the papers' choice), and scipy's adaptive Dormand–Prince pairs 5(4) and 8(5,3)."""
+"""Fixed-step RK4 (the papers' choice), and the adaptive Dormand–Prince pairs 5(4) and 8(5,3) (scipy's RK45, DOP853)."""
 
 # ---------------------------------------------------------------------------------------
 # The compiled RK4 loop.
@@ -94,17 +98,6 @@ def rk4_stage(i, kinds, idx_q, idx_v, nvs, dt, q, v, a, tau, x, qs, vs, K, Ks, A
         vs[c] = v[c] + h * a[c]
     integrate_kernel(kinds, idx_q, idx_v, q, x, 1.0, qs)
     return P
-
-
-@njit(cache=True, inline="always")
-def stage_accel(mi, mf, ws, cb, lw, kp, kd, q, v, tau):
-    """The forward dynamics of a stage into ws's q̈: the tree's when lw is None, else the closed-loop one
-    (Baumgarte's kp, kd; λ into lw).  The kernel's status."""
-    # ``is None`` on an argument is decided when numba compiles: a tree's kernel does not contain, nor compile, the
-    # closed-loop dynamics (about 40 s of compiling).
-    if lw is None:
-        return aba_entry(mi, mf, ws, q, v, tau, False)
-    return cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, RCOND, False)
 
 
 @njit(cache=True)
@@ -364,11 +357,16 @@ def simulate(
     Q, V, A = np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv))
     KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
     lam = _check_closed(model, q0, v0, baumgarte, nrec) if model.n_constraints else None
-    if method != "rk4":
-        tau_c = None if tau is None or callable(tau) else vector(tau, model.nv, "tau")
-        tau_fn = tau if callable(tau) else (lambda t, q, v: np.zeros(model.nv) if tau_c is None else tau_c)
+    if method != "rk4" and not callable(tau):
+        tau_c = np.zeros(model.nv) if tau is None else np.ascontiguousarray(vector(tau, model.nv, "tau"))
         t = np.arange(nrec) * stride * dt
-        T, stats = _simulate_adaptive(model, data, q0, v0, tau_fn, t, method, rtol, atol, Q, V, A, KE, PE, W,
+        stats = _simulate_dormand_prince(model, data, q0, v0, tau_c, t, method, rtol, atol, Q, V, A, KE, PE, W,
+                                         progress, lam, baumgarte)  # fmt: skip
+        T = np.broadcast_to(tau_c, (nrec, model.nv)).copy()
+        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam, stats)
+    if method != "rk4":
+        t = np.arange(nrec) * stride * dt
+        T, stats = _simulate_adaptive(model, data, q0, v0, tau, t, method, rtol, atol, Q, V, A, KE, PE, W,
                                       progress, lam, baumgarte)  # fmt: skip
         return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, lam, stats)
     if callable(tau):
@@ -621,6 +619,48 @@ def _simulate_adaptive(
     if bar is not None:
         bar.close()
     return T, {"steps": steps, "fd_calls": last["calls"]}
+
+
+def _simulate_dormand_prince(
+    model, data, q0, v0, tau, t_out, method, rtol, atol, Q, V, A, KE, PE, W, progress, lam, baumgarte
+) -> dict:
+    """``dormand_prince.dp_kernel``: the adaptive method compiled with the dynamics, for a constant τ; in pieces of
+    about a hundredth of the run when a progress bar shows."""
+    nv, n = model.nv, 2 * model.nv + 1
+    tab = tableau(method)
+    kp, kd = baumgarte_gains(baumgarte)
+    loops = lam is not None
+    cb, lw = (model.constraint_buffer, data.lw) if loops else (None, None)
+    prepare(cfd_entry if loops else aba_entry)  # before dp_kernel compiles
+    rot = np.array([[r.start, r.stop] for r in _rotation_slices(model)], dtype=np.int64).reshape(-1, 2)
+    chart, y, f = q0.copy(), np.concatenate([np.zeros(nv), v0, [0.0]]), np.empty(n)
+    st, K, work = np.zeros(11), np.empty((len(tab.C), n)), np.empty((15, n))
+    LAM = lam if loops else np.empty((len(t_out), 0))
+    bar = _progress_bar(progress, len(t_out), 1e-3)
+    piece = len(t_out) if bar is None else max(1, len(t_out) // 100)
+    row = 0
+    while row < len(t_out):
+        end = min(len(t_out), row + piece)
+        status = dp_kernel(tab.dop, tab.n_stages, tab.exponent, tab.order, tab.A, tab.B, tab.C, tab.E, tab.E3, tab.P,
+                           model.mi, model.mf, data.ws, cb, lw, kp, kd, tau, rot, RECHART_ANGLE, float(rtol),
+                           float(atol), t_out, end, chart, y, f, st, K, work, Q, V, A, KE, PE, W, LAM)  # fmt: skip
+        if status == TOO_SMALL_STEP:
+            raise ValueError(f"{method} failed near t = {st[0]:.6g}: the required step size is below 10 ulp of t")
+        if status == 1:
+            raise ValueError(
+                f"the state became non-finite (NaN or inf) near t = {st[0]:.6g} s; the largest |v| before it was "
+                f"{st[5]:.3g} (v[{int(st[6])}], joint {_joint_of_v(model, int(st[6]))!r}); tighten rtol/atol"
+            )
+        if status >= 2:
+            raise ValueError(f"the GIM became singular near t = {st[0]:.6g} s at joint {model.names[status - 2]!r}")
+        if status:
+            raise RuntimeError(f"{method}: the compiled integrator returned status {status} near t = {st[0]:.6g} s")
+        if bar is not None:
+            bar.update(end - row)
+        row = end
+    if bar is not None:
+        bar.close()
+    return {"steps": int(st[3]), "fd_calls": int(st[4])}
 
 
 def inverse_dynamics_trajectory(model: Model, t, q, v, a) -> np.ndarray:
