@@ -392,6 +392,26 @@ def first_use() -> dict:
     return {"import_s": imp, "load_s": load, "fd_s": fd}
 
 
+def rope_fall(quick: bool = False) -> dict:
+    """The paper's rope (100 DOF on universal joints, Fig. 7) released horizontal, 1.75 s of RK4 at dt = 1 ms:
+    ``simulate`` against the same RK4 loop driven by ``pinocchio.aba`` from Python (``demo.pinocchio_rk4``), in
+    alternating rounds."""
+    from denoc_pin.tools.demo import pinocchio_rk4
+
+    model = dp.models.rope()
+    pm = dp.to_pinocchio(model)
+    q0, z = dp.neutral(model), np.zeros(model.nv)
+    q0[1] = np.pi / 2
+    T = 0.5 if quick else 1.75
+    n = round(T / 1e-3)
+    ours, theirs, r = paired_times(
+        lambda: dp.simulate(model, q0, z, T, dt=1e-3, progress=False),
+        lambda: pinocchio_rk4(pm, q0.copy(), z, z, 1e-3, n),
+        2.0 if quick else 5.0, 1,
+    )  # fmt: skip
+    return {"t_final": T, "simulate_s": ours, "pinocchio_loop_s": theirs, "ratio": r}
+
+
 def adaptive(quick: bool = False) -> list[dict]:
     """The adaptive methods on the gripper falling from θ₁₁ = −60° for 1 s (rtol 1e-10, atol 1e-12) and the rope of
     40 links released horizontal for 0.25 s, compiled (τ None) against scipy driving the same right-hand side (a
@@ -616,6 +636,7 @@ def main(argv=None) -> int:
     if args.adaptive:
         rows = adaptive(args.quick)
         print(json.dumps(rows, indent=2) if args.json else report_adaptive(rows))
+        print(json.dumps(rope_fall(args.quick), indent=2))
         return 0
     if args.loops:
         rows = closed_loops(args.quick)
@@ -664,6 +685,7 @@ def main(argv=None) -> int:
     results["linear"] = linear_scaling([1000, 10000] + ([] if args.quick else [100000]))
     results["closed_loops"] = closed_loops(args.quick)
     results["adaptive"] = adaptive(args.quick)
+    results["rope_fall"] = rope_fall(args.quick)
     results["mujoco"] = against_mujoco(args.quick)
     results["cold_start_s"] = cold_start()
     results["first_use"] = first_use()
@@ -820,6 +842,10 @@ def report(r: dict) -> str:
     lines += ["", report_loops(r.get("closed_loops", {}))]
     if r.get("adaptive"):
         lines += ["", report_adaptive(r["adaptive"])]
+    if r.get("rope_fall"):
+        f = r["rope_fall"]
+        lines += ["", f"Rope fall (100 DOF, {f['t_final']} s of RK4 at 1 ms): simulate {f['simulate_s']:.3f} s, "]
+        lines[-1] += f"the same loop driven by pinocchio.aba {f['pinocchio_loop_s']:.3f} s, ratio {f['ratio']:.2f}"
     if r.get("mujoco"):
         lines += ["", report_mujoco(r["mujoco"])]
     lines += ["", "Huge chains (fresh process each): build time and peak resident memory of the whole process"]

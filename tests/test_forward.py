@@ -94,3 +94,27 @@ def test_singular_configuration_is_a_clear_error_not_a_nan(tmp_path):
         dp.forward_dynamics(model, data, np.array([0.3, 0.0]), z, z)
     with pytest.raises(ValueError, match="singular"):
         dp.gim_inverse(model, data, np.array([0.3, 0.0]))
+
+
+def test_a_universal_joint_whose_second_axis_moves_no_inertia_is_refused():
+    """Î_k of a 2-DOF joint (2 x 2, inverted in registers) must be positive definite, not only its first pivot: a
+    point mass on the second axis gives Î_11 > 0 and det Î_k = 0, everywhere (the model is refused) and the
+    forward dynamics of a model that gets there reports the joint."""
+    b = dp.ModelBuilder("u")
+    b.add_body(0, "universal", axis=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)), mass=1.0, com=(0.0, 0.1, 0.0),
+               inertia=np.zeros((3, 3)), name="u")  # fmt: skip
+    with pytest.raises(dp.ModelError, match="joint 'u' moves no inertia"):
+        b.build()
+    b = dp.ModelBuilder("u2")  # a second body on a slider: singular only when it sits on the second axis
+    b.add_body(0, "universal", axis=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)), mass=1.0, com=(0.0, 0.1, 0.0),
+               inertia=np.zeros((3, 3)), name="u")  # fmt: skip
+    b.add_body(1, "prismatic", axis=(1.0, 0.0, 0.0), mass=1.0, inertia=np.zeros((3, 3)), name="slide")
+    model = b.build()
+    data, z = model.create_data(), np.zeros(3)
+    assert np.isfinite(dp.forward_dynamics(model, data, np.array([0.2, 0.3, 0.4]), z, z)).all()
+    with pytest.raises(ValueError, match="singular at this configuration: joint 'u'"):
+        dp.forward_dynamics(model, data, np.array([0.2, 0.3, 0.0]), z, z)
+    a = dp.forward_dynamics(model, data, np.array([0.2, 0.3, 0.4]), z, z)
+    M = dp.gim(model, data, np.array([0.2, 0.3, 0.4]))
+    h = dp.nonlinear_effects(model, data, np.array([0.2, 0.3, 0.4]), z)
+    assert_close(a, np.linalg.solve(M, -h), rtol=1e-10)

@@ -48,7 +48,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
             b = parents[k]
             carry = j > module_ptr[i]  # β is the next body eliminated and k is its only child
             Mk = M_hat[slot[k]]
-            if z == 1:  # the same equations with scalar Î_k: most joints are 1-DOF; M̂_k, Ψ̂_k, Ψ_k in registers
+            if z <= 2:  # 1- and 2-DOF joints (revolute, prismatic, universal) with M̂_k, Ψ̂_k, Ψ_k in registers
                 if carried:  # M̂_k = M_k + A_{c,k}ᵀ Φ_c M̂_c A_{c,k}                    (eq. 20, A.6)
                     X = sum_of(mass_matrix_of(masses[k], coms[k], Io[k]), W)
                 elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
@@ -59,7 +59,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                 B00, B01, B02, B10, B11, B12, B20, B21, B22 = X[6], X[7], X[8], X[9], X[10], X[11], X[12], X[13], X[14]
                 C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
                 s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
-                # Ψ̂_k = M̂_k p_k, Î_k = p_kᵀ Ψ̂_k                                  (eq. 19, A.4–A.5)
+                # Ψ̂_k = M̂_k p_k (first column), Î_k = p_kᵀ Ψ̂_k                     (eq. 19, A.4–A.5)
                 h0 = A00 * s0 + A01 * s1 + A02 * s2 + B00 * s3 + B01 * s4 + B02 * s5
                 h1 = A01 * s0 + A11 * s1 + A12 * s2 + B10 * s3 + B11 * s4 + B12 * s5
                 h2 = A02 * s0 + A12 * s1 + A22 * s2 + B20 * s3 + B21 * s4 + B22 * s5
@@ -67,24 +67,60 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                 h4 = B01 * s0 + B11 * s1 + B21 * s2 + C01 * s3 + C11 * s4 + C12 * s5
                 h5 = B02 * s0 + B12 * s1 + B22 * s2 + C02 * s3 + C12 * s4 + C22 * s5
                 Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
+                ph, ps = Psi_hat[k], Psi[k]
+                ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
                 I_hat[k, 0, 0] = Ik
                 if not Ik > 0.0:
                     return k
-                inv = 1.0 / Ik
-                I_hat_inv[k, 0, 0] = inv
-                g0, g1, g2, g3, g4, g5 = h0 * inv, h1 * inv, h2 * inv, h3 * inv, h4 * inv, h5 * inv  # Ψ_k
-                ph, ps = Psi_hat[k], Psi[k]
-                ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
-                ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
-                if b > 0:  # A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}, to M̂_β          (eq. 20–21, A.6–A.7)
-                    W = congruence_of(E[k], r[k], (
-                        A00 - h0 * g0, A01 - h0 * g1, A02 - h0 * g2, A11 - h1 * g1, A12 - h1 * g2, A22 - h2 * g2,
-                        B00 - h0 * g3, B01 - h0 * g4, B02 - h0 * g5,
-                        B10 - h1 * g3, B11 - h1 * g4, B12 - h1 * g5,
-                        B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
-                        C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
-                    ))  # fmt: skip
-            else:  # multi-DOF joints: Î_k is z_k x z_k
+                if z == 1:
+                    inv = 1.0 / Ik
+                    I_hat_inv[k, 0, 0] = inv
+                    g0, g1, g2, g3, g4, g5 = h0 * inv, h1 * inv, h2 * inv, h3 * inv, h4 * inv, h5 * inv  # Ψ_k
+                    ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
+                    if b > 0:  # A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}, to M̂_β      (eq. 20–21, A.6–A.7)
+                        W = congruence_of(E[k], r[k], (
+                            A00 - h0 * g0, A01 - h0 * g1, A02 - h0 * g2, A11 - h1 * g1, A12 - h1 * g2, A22 - h2 * g2,
+                            B00 - h0 * g3, B01 - h0 * g4, B02 - h0 * g5,
+                            B10 - h1 * g3, B11 - h1 * g4, B12 - h1 * g5,
+                            B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
+                            C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
+                        ))  # fmt: skip
+                else:  # z = 2: Ψ̂_k's second column u from p_k's second column t, and Î_k (2 x 2) inverted
+                    t0, t1, t2, t3, t4, t5 = S[k, 0, 1], S[k, 1, 1], S[k, 2, 1], S[k, 3, 1], S[k, 4, 1], S[k, 5, 1]
+                    u0 = A00 * t0 + A01 * t1 + A02 * t2 + B00 * t3 + B01 * t4 + B02 * t5
+                    u1 = A01 * t0 + A11 * t1 + A12 * t2 + B10 * t3 + B11 * t4 + B12 * t5
+                    u2 = A02 * t0 + A12 * t1 + A22 * t2 + B20 * t3 + B21 * t4 + B22 * t5
+                    u3 = B00 * t0 + B10 * t1 + B20 * t2 + C00 * t3 + C01 * t4 + C02 * t5
+                    u4 = B01 * t0 + B11 * t1 + B21 * t2 + C01 * t3 + C11 * t4 + C12 * t5
+                    u5 = B02 * t0 + B12 * t1 + B22 * t2 + C02 * t3 + C12 * t4 + C22 * t5
+                    I12 = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
+                    I22 = t0 * u0 + t1 * u1 + t2 * u2 + t3 * u3 + t4 * u4 + t5 * u5
+                    det = Ik * I22 - I12 * I12
+                    I_hat[k, 0, 1] = I_hat[k, 1, 0] = I12
+                    I_hat[k, 1, 1] = I22
+                    if not det > 0.0:  # Î_k positive definite: Ik > 0 (above) and det > 0
+                        return k
+                    i11, i12, i22 = I22 / det, -I12 / det, Ik / det
+                    I_hat_inv[k, 0, 0], I_hat_inv[k, 0, 1], I_hat_inv[k, 1, 0], I_hat_inv[k, 1, 1] = i11, i12, i12, i22
+                    ph[0, 1], ph[1, 1], ph[2, 1], ph[3, 1], ph[4, 1], ph[5, 1] = u0, u1, u2, u3, u4, u5
+                    # Ψ_k = Ψ̂_k Î_k⁻¹: columns g and w                                  (eq. 19, A.5)
+                    g0, g1, g2 = h0 * i11 + u0 * i12, h1 * i11 + u1 * i12, h2 * i11 + u2 * i12
+                    g3, g4, g5 = h3 * i11 + u3 * i12, h4 * i11 + u4 * i12, h5 * i11 + u5 * i12
+                    w0, w1, w2 = h0 * i12 + u0 * i22, h1 * i12 + u1 * i22, h2 * i12 + u2 * i22
+                    w3, w4, w5 = h3 * i12 + u3 * i22, h4 * i12 + u4 * i22, h5 * i12 + u5 * i22
+                    ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
+                    ps[0, 1], ps[1, 1], ps[2, 1], ps[3, 1], ps[4, 1], ps[5, 1] = w0, w1, w2, w3, w4, w5
+                    if b > 0:  # A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}, to M̂_β      (eq. 20–21, A.6–A.7)
+                        W = congruence_of(E[k], r[k], (
+                            A00 - h0 * g0 - u0 * w0, A01 - h0 * g1 - u0 * w1, A02 - h0 * g2 - u0 * w2,
+                            A11 - h1 * g1 - u1 * w1, A12 - h1 * g2 - u1 * w2, A22 - h2 * g2 - u2 * w2,
+                            B00 - h0 * g3 - u0 * w3, B01 - h0 * g4 - u0 * w4, B02 - h0 * g5 - u0 * w5,
+                            B10 - h1 * g3 - u1 * w3, B11 - h1 * g4 - u1 * w4, B12 - h1 * g5 - u1 * w5,
+                            B20 - h2 * g3 - u2 * w3, B21 - h2 * g4 - u2 * w4, B22 - h2 * g5 - u2 * w5,
+                            C00 - h3 * g3 - u3 * w3, C01 - h3 * g4 - u3 * w4, C02 - h3 * g5 - u3 * w5,
+                            C11 - h4 * g4 - u4 * w4, C12 - h4 * g5 - u4 * w5, C22 - h5 * g5 - u5 * w5,
+                        ))  # fmt: skip
+            else:  # 3- and 6-DOF joints (spherical, free-flyer, planar): Î_k is z_k x z_k, in memory
                 if carried:  # M̂_k = M_k + W, written out for the loops below
                     mass_matrix_into(masses[k], coms[k], Io[k], Mk)
                     add_symmetric_of(W, Mk)
