@@ -196,6 +196,22 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
                             e3 + Psi[k, 3, 0] * ph, e4 + Psi[k, 4, 0] * ph, e5 + Psi[k, 5, 0] * ph, eta[b, col],
                         )  # fmt: skip
                     continue
+                if z == 2:  # the same in scalars for a 2-DOF joint: φ̂_k = (p0, p1)
+                    e0, e1, e2, e3, e4, e5 = et[0], et[1], et[2], et[3], et[4], et[5]
+                    p0 = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
+                                         + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
+                    p1 = phi[iv + 1, col] - (S[k, 0, 1] * e0 + S[k, 1, 1] * e1 + S[k, 2, 1] * e2 + S[k, 3, 1] * e3
+                                             + S[k, 4, 1] * e4 + S[k, 5, 1] * e5)  # fmt: skip
+                    ddq[iv, col] = I_hat_inv[k, 0, 0] * p0 + I_hat_inv[k, 0, 1] * p1
+                    ddq[iv + 1, col] = I_hat_inv[k, 1, 0] * p0 + I_hat_inv[k, 1, 1] * p1
+                    if b > 0:
+                        P = Psi[k]
+                        add_transferred_wrench_of(
+                            E[k], r[k], e0 + P[0, 0] * p0 + P[0, 1] * p1, e1 + P[1, 0] * p0 + P[1, 1] * p1,
+                            e2 + P[2, 0] * p0 + P[2, 1] * p1, e3 + P[3, 0] * p0 + P[3, 1] * p1,
+                            e4 + P[4, 0] * p0 + P[4, 1] * p1, e5 + P[5, 0] * p0 + P[5, 1] * p1, eta[b, col],
+                        )  # fmt: skip
+                    continue
                 # φ̂_k = φ_k − p_kᵀ η̃_k
                 for d in range(z):
                     s = phi[iv + d, col]
@@ -239,6 +255,21 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
                     mk[3] = m3 + S[k, 3, 0] * a_k
                     mk[4] = m4 + S[k, 4, 0] * a_k
                     mk[5] = m5 + S[k, 5, 0] * a_k
+                    continue
+                if z == 2:  # the same in scalars for a 2-DOF joint
+                    mb, P, Sk = mu[b, col], Psi[k], S[k]
+                    m0, m1, m2, m3, m4, m5 = propagated_twist(E[k], r[k], mb[0], mb[1], mb[2], mb[3], mb[4], mb[5])
+                    a0 = ddq[iv, col] - (P[0, 0] * m0 + P[1, 0] * m1 + P[2, 0] * m2 + P[3, 0] * m3 + P[4, 0] * m4
+                                         + P[5, 0] * m5)  # fmt: skip
+                    a1 = ddq[iv + 1, col] - (P[0, 1] * m0 + P[1, 1] * m1 + P[2, 1] * m2 + P[3, 1] * m3
+                                             + P[4, 1] * m4 + P[5, 1] * m5)  # fmt: skip
+                    ddq[iv, col], ddq[iv + 1, col] = a0, a1
+                    mk[0] = m0 + Sk[0, 0] * a0 + Sk[0, 1] * a1
+                    mk[1] = m1 + Sk[1, 0] * a0 + Sk[1, 1] * a1
+                    mk[2] = m2 + Sk[2, 0] * a0 + Sk[2, 1] * a1
+                    mk[3] = m3 + Sk[3, 0] * a0 + Sk[3, 1] * a1
+                    mk[4] = m4 + Sk[4, 0] * a0 + Sk[4, 1] * a1
+                    mk[5] = m5 + Sk[5, 0] * a0 + Sk[5, 1] * a1
                     continue
                 # μ̃_k = A_{k,β} μ_β
                 propagate_twist(E[k], r[k], mu[b, col], mk)

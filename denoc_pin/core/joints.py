@@ -178,6 +178,19 @@ def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_
                 )
             continue
         Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
+        if (
+            kind == UNIVERSAL
+        ):  # R_j = R(e1, q1) R(e2, q2), so E_k = (R_p R(e1, q1) R(e2, q2))ᵀ = R(e2, q2)ᵀ (R_p R(e1, q1))ᵀ
+            e2 = axes2[k]
+            axis_angle_into(e2, q[iq + 1], R2)
+            placement_axis_angle_T(placement_R[k], e, q[iq], R1)
+            for c in range(3):
+                # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
+                S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
+                r[k, c] = placement_p[k, c]
+                for d in range(3):
+                    E[k, c, d] = R2[0, c] * R1[0, d] + R2[1, c] * R1[1, d] + R2[2, c] * R1[2, d]
+            continue
         pj0 = pj1 = pj2 = 0.0
         if kind == FREE_FLYER:
             quaternion_rotation_into(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6], Rj)
@@ -189,16 +202,8 @@ def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_
             Rj[1, 0], Rj[1, 1], Rj[1, 2] = s_, c_, 0.0
             Rj[2, 0], Rj[2, 1], Rj[2, 2] = 0.0, 0.0, 1.0
             pj0, pj1 = q[iq], q[iq + 1]
-        elif kind == SPHERICAL:
+        else:  # SPHERICAL
             quaternion_rotation_into(q[iq], q[iq + 1], q[iq + 2], q[iq + 3], Rj)
-        else:  # UNIVERSAL: R_j = R(e1, q1) R(e2, q2)
-            e2 = axes2[k]
-            axis_angle_into(e2, q[iq + 1], R2)
-            axis_angle_into(e, q[iq], R1)
-            matmul_into(R1, R2, Rj)
-            # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
-            for c in range(3):
-                S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]
         matmul_into(placement_R[k], Rj, R)
         for c in range(3):
             r[k, c] = (
