@@ -23,6 +23,7 @@ from ..core.spatial import (
     spd_inverse_into,
     sum_of,
     symmetric_of,
+    symmetric_times,
 )
 
 __all__: list[str] = []
@@ -60,12 +61,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                 C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
                 s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
                 # Ψ̂_k = M̂_k p_k (first column), Î_k = p_kᵀ Ψ̂_k                     (eq. 19, A.4–A.5)
-                h0 = A00 * s0 + A01 * s1 + A02 * s2 + B00 * s3 + B01 * s4 + B02 * s5
-                h1 = A01 * s0 + A11 * s1 + A12 * s2 + B10 * s3 + B11 * s4 + B12 * s5
-                h2 = A02 * s0 + A12 * s1 + A22 * s2 + B20 * s3 + B21 * s4 + B22 * s5
-                h3 = B00 * s0 + B10 * s1 + B20 * s2 + C00 * s3 + C01 * s4 + C02 * s5
-                h4 = B01 * s0 + B11 * s1 + B21 * s2 + C01 * s3 + C11 * s4 + C12 * s5
-                h5 = B02 * s0 + B12 * s1 + B22 * s2 + C02 * s3 + C12 * s4 + C22 * s5
+                h0, h1, h2, h3, h4, h5 = symmetric_times(X, s0, s1, s2, s3, s4, s5)
                 Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
                 ph, ps = Psi_hat[k], Psi[k]
                 ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
@@ -87,12 +83,7 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                         ))  # fmt: skip
                 else:  # z = 2: Ψ̂_k's second column u from p_k's second column t, and Î_k (2 x 2) inverted
                     t0, t1, t2, t3, t4, t5 = S[k, 0, 1], S[k, 1, 1], S[k, 2, 1], S[k, 3, 1], S[k, 4, 1], S[k, 5, 1]
-                    u0 = A00 * t0 + A01 * t1 + A02 * t2 + B00 * t3 + B01 * t4 + B02 * t5
-                    u1 = A01 * t0 + A11 * t1 + A12 * t2 + B10 * t3 + B11 * t4 + B12 * t5
-                    u2 = A02 * t0 + A12 * t1 + A22 * t2 + B20 * t3 + B21 * t4 + B22 * t5
-                    u3 = B00 * t0 + B10 * t1 + B20 * t2 + C00 * t3 + C01 * t4 + C02 * t5
-                    u4 = B01 * t0 + B11 * t1 + B21 * t2 + C01 * t3 + C11 * t4 + C12 * t5
-                    u5 = B02 * t0 + B12 * t1 + B22 * t2 + C02 * t3 + C12 * t4 + C22 * t5
+                    u0, u1, u2, u3, u4, u5 = symmetric_times(X, t0, t1, t2, t3, t4, t5)
                     I12 = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
                     I22 = t0 * u0 + t1 * u1 + t2 * u2 + t3 * u3 + t4 * u4 + t5 * u5
                     det = Ik * I22 - I12 * I12

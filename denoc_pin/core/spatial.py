@@ -478,6 +478,22 @@ def symmetric_of(X):
 
 
 @njit(cache=True, inline="always")
+def symmetric_times(X, s0, s1, s2, s3, s4, s5):
+    """X s for a symmetric 6 x 6 X given as its 21 numbers (the order of ``congruence_of``): six numbers."""
+    A00, A01, A02, A11, A12, A22 = X[0], X[1], X[2], X[3], X[4], X[5]
+    B00, B01, B02, B10, B11, B12, B20, B21, B22 = X[6], X[7], X[8], X[9], X[10], X[11], X[12], X[13], X[14]
+    C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
+    return (
+        A00 * s0 + A01 * s1 + A02 * s2 + B00 * s3 + B01 * s4 + B02 * s5,
+        A01 * s0 + A11 * s1 + A12 * s2 + B10 * s3 + B11 * s4 + B12 * s5,
+        A02 * s0 + A12 * s1 + A22 * s2 + B20 * s3 + B21 * s4 + B22 * s5,
+        B00 * s0 + B10 * s1 + B20 * s2 + C00 * s3 + C01 * s4 + C02 * s5,
+        B01 * s0 + B11 * s1 + B21 * s2 + C01 * s3 + C11 * s4 + C12 * s5,
+        B02 * s0 + B12 * s1 + B22 * s2 + C02 * s3 + C12 * s4 + C22 * s5,
+    )
+
+
+@njit(cache=True, inline="always")
 def sum_of(X, W):
     """X + W for two symmetric 6 x 6 matrices given as their 21 numbers."""
     return (
