@@ -294,3 +294,18 @@ def test_compiled_adaptive_methods_take_scipys_steps(gripper, curved, method):
             assert max(np.abs(loop_residual(model, q)).max() for q in fast.q) < 1e-7
         pieces = dp.simulate(model, q0, v0, T, tau=tau, progress=True, **opts)  # in hundredths, with a bar
         assert np.array_equal(pieces.q, fast.q) and pieces.stats == fast.stats
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # numpy's, in the scipy path: the point
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("method", ["rk45", "dop853"])
+def test_an_adaptive_blow_up_names_the_largest_speed_before_it(method):
+    """A torque of 1e308 on a 1 kg·m² joint: the first stages overflow.  Compiled (constant τ) and through scipy
+    (a callable τ), the error says so and names the largest |v| met and its joint."""
+    b = dp.ModelBuilder("spin", gravity=(0.0, 0.0, 0.0))
+    b.add_body(0, "revolute", mass=1.0, inertia=np.diag([1.0, 2.0, 3.0]))
+    m = b.build()
+    said = r"non-finite \(NaN or inf\) near t = .*the largest \|v\| before it was 3\.33e\+301 \(v\[0\], joint 'joint_1'"
+    for tau in (np.array([1e308]), lambda t, q, v: np.array([1e308])):
+        with pytest.raises(ValueError, match=said + r"\); tighten rtol/atol"):
+            dp.simulate(m, np.zeros(1), np.zeros(1), 1.0, method=method, tau=tau, progress=False)

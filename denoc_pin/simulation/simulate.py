@@ -402,6 +402,14 @@ def _blew_up(model: Model, step: int, dt: float, vmax: float, where: int) -> Val
     )
 
 
+def _blew_up_near(model: Model, t: float, vmax: float, where: int) -> ValueError:
+    """The adaptive methods' error of a state that became non-finite near t; vmax = max |v| met, at v[where]."""
+    return ValueError(
+        f"the state became non-finite (NaN or inf) near t = {t:.6g} s; the largest |v| before it was {vmax:.3g} "
+        f"(v[{where}], joint {_joint_of_v(model, where)!r}); tighten rtol/atol"
+    )
+
+
 def _raise(model: Model, status: int, step: int, dt: float, info) -> None:
     if status == 1:
         raise _blew_up(model, int(info[0]) + step, dt, info[1], int(info[2]))
@@ -567,10 +575,7 @@ def _simulate_adaptive(
     def rhs(chart):
         def f(t, y):
             if not np.isfinite(y).all():
-                raise ValueError(
-                    f"the state became non-finite (NaN or inf) near t = {t:.6g} s; the largest |v| before it was "
-                    f"{peak[0]:.3g} (v[{peak[1]}], joint {_joint_of_v(model, peak[1])!r}); tighten rtol/atol"
-                )
+                raise _blew_up_near(model, t, peak[0], peak[1])
             iv = int(np.argmax(np.abs(y[nv : 2 * nv])))
             if abs(y[nv + iv]) > peak[0]:
                 peak[:] = abs(y[nv + iv]), iv
@@ -647,10 +652,7 @@ def _simulate_dormand_prince(
         if status == TOO_SMALL_STEP:
             raise ValueError(f"{method} failed near t = {st[0]:.6g}: the required step size is below 10 ulp of t")
         if status == 1:
-            raise ValueError(
-                f"the state became non-finite (NaN or inf) near t = {st[0]:.6g} s; the largest |v| before it was "
-                f"{st[5]:.3g} (v[{int(st[6])}], joint {_joint_of_v(model, int(st[6]))!r}); tighten rtol/atol"
-            )
+            raise _blew_up_near(model, st[0], st[5], int(st[6]))
         if status >= 2:
             raise ValueError(f"the GIM became singular near t = {st[0]:.6g} s at joint {model.names[status - 2]!r}")
         if status:
