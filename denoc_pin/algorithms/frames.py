@@ -33,6 +33,7 @@ from ..core.spatial import (
     store_column,
     store_motion,
 )
+from ._plumbing import _MF, _MI  # model.mi, model.mf
 from .kinematics import base_pose_into, kinematics_entry, twist_and_rate, world_pose_of, world_poses_into
 
 __all__: list[str] = []
@@ -61,8 +62,6 @@ _I = types.int64
 FAST_PLACEMENT = _I(_MB, _VEC, _FB, _VEC, _I, _MAT)  # (mb, ws, fb, q, frame, out (4, 4))
 FAST_VECTOR = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # (what, mb, ws, fb, q, v, a, frame, ref, out)
 FAST_MATRIX = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _I, _I, _MAT)  # (what, mb, ws, fb, q, v, frame, ref, out (r, nv))
-_MI = types.Array(types.int64, 1, "C", readonly=True)
-_MF = types.Array(types.float64, 1, "C", readonly=True)
 KINEMATICS_CALL = _I(_I, _MI, _MF, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # kinematics_call's, all callers'
 
 

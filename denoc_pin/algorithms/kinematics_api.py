@@ -85,7 +85,7 @@ def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, sha
     out = np.empty(shape)
     try:
         status = vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
-                                   _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
+                             _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, v, a)
     return out if status == 0 else _checked(what, model, data, q, v, a, frame, ref, shape)
@@ -96,7 +96,7 @@ def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, row
     out = np.empty((rows, model.nv))
     try:
         status = matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
-                                   frame, ref, out)  # fmt: skip
+                             frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
         status = _refused(refusal, model, data, q, v, None)
     return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv))

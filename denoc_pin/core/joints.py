@@ -178,9 +178,8 @@ def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_
                 )
             continue
         Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
-        if (
-            kind == UNIVERSAL
-        ):  # R_j = R(e1, q1) R(e2, q2), so E_k = (R_p R(e1, q1) R(e2, q2))ᵀ = R(e2, q2)ᵀ (R_p R(e1, q1))ᵀ
+        if kind == UNIVERSAL:
+            # R_j = R(e1, q1) R(e2, q2), so E_k = (R_p R(e1, q1) R(e2, q2))ᵀ = R(e2, q2)ᵀ (R_p R(e1, q1))ᵀ
             e2 = axes2[k]
             axis_angle_into(e2, q[iq + 1], R2)
             placement_axis_angle_T(placement_R[k], e, q[iq], R1)

@@ -53,7 +53,7 @@ from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
 from ..loops.dynamics import cfd_entry
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector
-from .dormand_prince import TOO_SMALL_STEP, dp_kernel, tableau
+from .dormand_prince import NOT_FINITE, TOO_SMALL_STEP, dp_kernel, tableau
 from .edits import transfer_state
 from .stages import stage_accel
 
@@ -651,7 +651,7 @@ def _simulate_dormand_prince(
                            float(atol), t_out, end, chart, y, f, st, K, work, Q, V, A, KE, PE, W, LAM)  # fmt: skip
         if status == TOO_SMALL_STEP:
             raise ValueError(f"{method} failed near t = {st[0]:.6g}: the required step size is below 10 ulp of t")
-        if status == 1:
+        if status == NOT_FINITE:
             raise _blew_up_near(model, st[0], st[5], int(st[6]))
         if status >= 2:
             raise ValueError(f"the GIM became singular near t = {st[0]:.6g} s at joint {model.names[status - 2]!r}")
