@@ -263,8 +263,8 @@ def test_compiled_adaptive_methods_take_scipys_steps(gripper, curved, method):
     steps, and the same states up to rounding, on a tree with τ, on a floating base whose chart moves many times,
     and on a closed loop; the run cut in pieces for a progress bar gives the same bits.  (Over a second the gripper
     amplifies rounding: moving q0 by 1e-15 moves the scipy path's own q by 2e-8, so it is compared over 0.3 s.  The
-    planar four-bar's redundant rows, solved on J's range, amplify it too: DOP853's two paths differ by 2e-11 in q and
-    4e-9 in λ, each 3e-11 in q from a run at rtol 1e-13.)"""
+    planar four-bar's redundant rows, solved on J's range, amplify it too: DOP853's two paths differ by 5e-11 in q and
+    1.3e-8 in λ, each 4–5e-11 in q and 0.9–1.3e-8 in λ from a run at rtol 1e-13, so λ is compared at 3e-8.)"""
     from denoc_pin.loops import loop_residual
 
     four_bar = dp.load_urdf(ROOT / "urdf" / "four_bar.urdf")
@@ -290,7 +290,7 @@ def test_compiled_adaptive_methods_take_scipys_steps(gripper, curved, method):
         ):
             assert_close(x, y, rtol=rtol, what=f"{model.name} {method}")
         if model.n_constraints:
-            assert_close(fast.lam, slow.lam, rtol=rtol, what="λ")
+            assert_close(fast.lam, slow.lam, rtol=3 * rtol, what="λ")
             assert max(np.abs(loop_residual(model, q)).max() for q in fast.q) < 1e-7
         pieces = dp.simulate(model, q0, v0, T, tau=tau, progress=True, **opts)  # in hundredths, with a bar
         assert np.array_equal(pieces.q, fast.q) and pieces.stats == fast.stats

@@ -24,8 +24,8 @@ from .._kernel_cache import compile_on_first_use, prepare
 from ..core.layout import FMA, all_finite, borrow, data_views, split_model, stamped_for
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 from .composite import gim_step
-from .forward import factor_step, solve_step
-from .inverse import inverse_dynamics_step
+from .forward import factor_and_solve_step, factor_step
+from .inverse import inverse_dynamics_step, motion_step
 from .kinematics import kinematics_entry
 
 __all__: list[str] = []
@@ -168,25 +168,19 @@ def factor_entry(mi, mf, ws, q):
 
 @njit(cache=True)
 def aba_entry(mi, mf, ws, q, v, tau, with_fext):
-    """q̈ = GIM⁻¹ (τ − h): φ from Table 1 with q̈ = 0, then the UDUᵀ recursions of Table 3.  A status as
+    """q̈ = GIM⁻¹ (τ − h): the kinematics, Table 1's step 1 with q̈ = 0, then one backward pass for its step 2, the
+    UDUᵀ factors and Table 3's step 1 (``forward.factor_and_solve_step``), then Table 3's step 2.  A status as
     raise_for_status reads it, or BAD_LENGTH if q, v or tau has the wrong length."""
     if len(q) != mi[4] or len(v) != mi[1] or len(tau) != mi[1]:
         return BAD_LENGTH
-    dv = data_views(ws, mi)
-    h, phi, ddq = dv.tau, dv.phi, dv.ddq
-    if not all_finite(tau):
+    if not (all_finite(q) and all_finite(v) and all_finite(tau)):
         return 1
+    ddq = data_views(ws, mi).ddq
     ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
-    status = rnea_entry(mi, mf, ws, q, v, ddq, with_fext)
-    if status:
-        return status
-    for i in range(len(h)):
-        phi[i] = tau[i] - h[i]  # φ = τ − C q̇ − gravity (A.1)
-    k = factor_step(mi, mf, ws)
-    if k:
-        return 2 + k
-    solve_step(mi, mf, ws)
-    return 0
+    kinematics_entry(mi, mf, ws, q)
+    motion_step(mi, mf, ws, v, ddq, with_fext)
+    k = factor_and_solve_step(mi, mf, ws, tau)
+    return 2 + k if k else 0
 
 
 @njit(cache=True, fastmath=FMA)  # gim_step is inlined here, and compiled with FMA contraction

@@ -30,8 +30,8 @@ __all__: list[str] = []
 
 
 @njit(cache=True, inline="always")
-def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses, coms, Io, E, r, S, M_hat, Psi_hat,
-                Psi, I_hat, I_hat_inv):  # fmt: skip
+def udut_factor(parents, module_ptr, module_bodies, idx_v, nvs, slot, slot_init, masses, coms, Io, E, r, S, M_hat,
+                Psi_hat, Psi, I_hat, I_hat_inv, fold, phi, y, ddq, phi_hat):  # fmt: skip
     """Articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7).
 
     M_k enters as (m_k, d_k, I_k about o_k).  Inside a module each body is its parent's only child
@@ -39,6 +39,11 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
     numbers of ``spatial.congruence_of``).  What goes to the last body of a module, from the first
     bodies of its child modules, is summed in M_hat[slot[β]] (``layout.articulated_slots``).
     Returns 0, or the body index k whose Î_k is not positive definite (singular GIM).
+
+    With ``fold``, Table 3's step 1 for one right side rides along, body by body while its factors are at hand:
+    phi, ddq (nv, 1) as in ``udut_solve``, y (njoints, 6) holding η̃_k on entry (and whatever else is to be
+    transferred like it: forward dynamics folds Table 1's step 2 in, w̃_k + η̃_k, as Featherstone's ABA does).
+    ``udut_forward`` then finishes the solve.
     """
     W = (0.0,) * 21
     for i in range(len(module_ptr) - 2, -1, -1):
@@ -150,6 +155,8 @@ def udut_factor(parents, module_ptr, module_bodies, nvs, slot, slot_init, masses
                                 acc -= Psi_hat[k, c, d] * Psi[k, e, d]
                             Mk[c, e] = acc
                     W = congruence_of(E[k], r[k], symmetric_of(Mk))
+            if fold:  # φ̂_k, φ̃_k and η_k to β (Table 3, step 1) with Ψ_k and Î_k⁻¹ still in cache
+                eliminate_rhs(k, b, idx_v[k], z, E, r, S, Psi, I_hat_inv, phi, ddq, 0, y[k], y[b], phi_hat)
             if b > 0 and not carry:  # k starts its module: β ends another and sums its children in its slot
                 if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
                     mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
@@ -165,66 +172,77 @@ def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_h
     phi, ddq: (nv, m); eta, mu: (njoints, m, 6) workspaces for η_k and μ_k.  They may be one
     array: step 2 writes μ_k only where step 1's η_k is spent.  phi_hat: (≥ zmax,) workspace for φ̂_k.
     """
-    m = phi.shape[1]
     eta[:, :, :] = 0.0
-    # Step 1, backward recursion: U φ̂ = φ and D φ̃ = φ̂.
-    for i in range(len(module_ptr) - 2, -1, -1):
+    for i in range(len(module_ptr) - 2, -1, -1):  # Step 1, backward recursion: U φ̂ = φ and D φ̃ = φ̂.
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
             k = module_bodies[j]
             b = parents[k]
-            iv = idx_v[k]
-            z = nvs[k]
-            for col in range(m):
-                et = eta[k, col]  # holds η̃_k = Σ_children A_{c,k}ᵀ η_c on entry
-                if z == 1:  # the same three lines in scalars (η_k itself is only passed on)
-                    e0, e1, e2, e3, e4, e5 = et[0], et[1], et[2], et[3], et[4], et[5]
-                    ph = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
-                                         + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
-                    ddq[iv, col] = I_hat_inv[k, 0, 0] * ph
-                    if b > 0:  # η̃_β += A_{k,β}ᵀ η_k, η_k = η̃_k + Ψ_k φ̂_k
-                        add_transferred_wrench_of(
-                            E[k], r[k], e0 + Psi[k, 0, 0] * ph, e1 + Psi[k, 1, 0] * ph, e2 + Psi[k, 2, 0] * ph,
-                            e3 + Psi[k, 3, 0] * ph, e4 + Psi[k, 4, 0] * ph, e5 + Psi[k, 5, 0] * ph, eta[b, col],
-                        )  # fmt: skip
-                    continue
-                if z == 2:  # the same in scalars for a 2-DOF joint: φ̂_k = (p0, p1)
-                    e0, e1, e2, e3, e4, e5 = et[0], et[1], et[2], et[3], et[4], et[5]
-                    p0 = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
-                                         + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
-                    p1 = phi[iv + 1, col] - (S[k, 0, 1] * e0 + S[k, 1, 1] * e1 + S[k, 2, 1] * e2 + S[k, 3, 1] * e3
-                                             + S[k, 4, 1] * e4 + S[k, 5, 1] * e5)  # fmt: skip
-                    ddq[iv, col] = I_hat_inv[k, 0, 0] * p0 + I_hat_inv[k, 0, 1] * p1
-                    ddq[iv + 1, col] = I_hat_inv[k, 1, 0] * p0 + I_hat_inv[k, 1, 1] * p1
-                    if b > 0:
-                        P = Psi[k]
-                        add_transferred_wrench_of(
-                            E[k], r[k], e0 + P[0, 0] * p0 + P[0, 1] * p1, e1 + P[1, 0] * p0 + P[1, 1] * p1,
-                            e2 + P[2, 0] * p0 + P[2, 1] * p1, e3 + P[3, 0] * p0 + P[3, 1] * p1,
-                            e4 + P[4, 0] * p0 + P[4, 1] * p1, e5 + P[5, 0] * p0 + P[5, 1] * p1, eta[b, col],
-                        )  # fmt: skip
-                    continue
-                # φ̂_k = φ_k − p_kᵀ η̃_k
-                for d in range(z):
-                    s = phi[iv + d, col]
-                    for c in range(6):
-                        s -= S[k, c, d] * et[c]
-                    phi_hat[d] = s
-                # φ̃_k = Î_k⁻¹ φ̂_k
-                for d in range(z):
-                    s = 0.0
-                    for e in range(z):
-                        s += I_hat_inv[k, d, e] * phi_hat[e]
-                    ddq[iv + d, col] = s
-                # η_k = Ψ_k φ̂_k + η̃_k
-                for c in range(6):
-                    s = 0.0
-                    for d in range(z):
-                        s += Psi[k, c, d] * phi_hat[d]
-                    et[c] += s
-                # η̃_β += A_{k,β}ᵀ η_k
-                if b > 0:
-                    add_transferred_wrench(E[k], r[k], et, eta[b, col])
-    # Step 2, forward recursion: Uᵀ q̈ = φ̃.
+            for col in range(phi.shape[1]):
+                eliminate_rhs(k, b, idx_v[k], nvs[k], E, r, S, Psi, I_hat_inv, phi, ddq, col, eta[k, col], eta[b, col],
+                              phi_hat)  # fmt: skip
+    udut_forward(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, mu, ddq)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def eliminate_rhs(k, b, iv, z, E, r, S, Psi, I_hat_inv, phi, ddq, col, et, eb, phi_hat):
+    """Table 3, step 1 for body k and column col: φ̂_k = φ_k − p_kᵀ η̃_k, φ̃_k = Î_k⁻¹ φ̂_k into ddq, and
+    η̃_β += A_{k,β}ᵀ η_k with η_k = η̃_k + Ψ_k φ̂_k.  et holds η̃_k (and then η_k), eb is η̃_β."""
+    if z == 1:  # the same three lines in scalars (η_k itself is only passed on)
+        e0, e1, e2, e3, e4, e5 = et[0], et[1], et[2], et[3], et[4], et[5]
+        ph = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
+                             + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
+        ddq[iv, col] = I_hat_inv[k, 0, 0] * ph
+        if b > 0:  # η̃_β += A_{k,β}ᵀ η_k, η_k = η̃_k + Ψ_k φ̂_k
+            add_transferred_wrench_of(
+                E[k], r[k], e0 + Psi[k, 0, 0] * ph, e1 + Psi[k, 1, 0] * ph, e2 + Psi[k, 2, 0] * ph,
+                e3 + Psi[k, 3, 0] * ph, e4 + Psi[k, 4, 0] * ph, e5 + Psi[k, 5, 0] * ph, eb,
+            )  # fmt: skip
+        return
+    if z == 2:  # the same in scalars for a 2-DOF joint: φ̂_k = (p0, p1)
+        e0, e1, e2, e3, e4, e5 = et[0], et[1], et[2], et[3], et[4], et[5]
+        p0 = phi[iv, col] - (S[k, 0, 0] * e0 + S[k, 1, 0] * e1 + S[k, 2, 0] * e2 + S[k, 3, 0] * e3
+                             + S[k, 4, 0] * e4 + S[k, 5, 0] * e5)  # fmt: skip
+        p1 = phi[iv + 1, col] - (S[k, 0, 1] * e0 + S[k, 1, 1] * e1 + S[k, 2, 1] * e2 + S[k, 3, 1] * e3
+                                 + S[k, 4, 1] * e4 + S[k, 5, 1] * e5)  # fmt: skip
+        ddq[iv, col] = I_hat_inv[k, 0, 0] * p0 + I_hat_inv[k, 0, 1] * p1
+        ddq[iv + 1, col] = I_hat_inv[k, 1, 0] * p0 + I_hat_inv[k, 1, 1] * p1
+        if b > 0:
+            P = Psi[k]
+            add_transferred_wrench_of(
+                E[k], r[k], e0 + P[0, 0] * p0 + P[0, 1] * p1, e1 + P[1, 0] * p0 + P[1, 1] * p1,
+                e2 + P[2, 0] * p0 + P[2, 1] * p1, e3 + P[3, 0] * p0 + P[3, 1] * p1,
+                e4 + P[4, 0] * p0 + P[4, 1] * p1, e5 + P[5, 0] * p0 + P[5, 1] * p1, eb,
+            )  # fmt: skip
+        return
+    # φ̂_k = φ_k − p_kᵀ η̃_k
+    for d in range(z):
+        s = phi[iv + d, col]
+        for c in range(6):
+            s -= S[k, c, d] * et[c]
+        phi_hat[d] = s
+    # φ̃_k = Î_k⁻¹ φ̂_k
+    for d in range(z):
+        s = 0.0
+        for e in range(z):
+            s += I_hat_inv[k, d, e] * phi_hat[e]
+        ddq[iv + d, col] = s
+    # η_k = Ψ_k φ̂_k + η̃_k
+    for c in range(6):
+        s = 0.0
+        for d in range(z):
+            s += Psi[k, c, d] * phi_hat[d]
+        et[c] += s
+    # η̃_β += A_{k,β}ᵀ η_k
+    if b > 0:
+        add_transferred_wrench(E[k], r[k], et, eb)
+    return
+
+
+@njit(cache=True, inline="always")
+def udut_forward(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, mu, ddq):
+    """Table 3, step 2, forward recursion: Uᵀ q̈ = φ̃ with φ̃ in ddq on entry (nv, m); mu (njoints, m, 6) for μ_k."""
+    m = ddq.shape[1]
     mu[0, :, :] = 0.0
     for i in range(len(module_ptr) - 1):
         for j in range(module_ptr[i], module_ptr[i + 1]):
@@ -284,20 +302,30 @@ def factor_step(mi, mf, ws):
     """udut_factor on the flat buffers, with the kinematics already in ws."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
+    nv = len(dv.ddq)
     return udut_factor(
-        mv.parents, mv.module_ptr, mv.module_bodies, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
         mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
+        False, dv.ddq.reshape(nv, 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch,  # no right side: not read
     )  # fmt: skip
 
 
 @njit(cache=True, fastmath=FMA)
-def solve_step(mi, mf, ws):
-    """q̈ = (U D Uᵀ)⁻¹ φ for the factors and φ in ws, into ws's q̈ (η and μ share one array)."""
+def factor_and_solve_step(mi, mf, ws, tau):
+    """q̈ = GIM⁻¹ (τ − h) into ws's q̈, from the kinematics and Table 1's step 1 (w_k in w_tilde) already in ws:
+    one backward pass for Table 1's step 2, the factors and Table 3's step 1 (``udut_factor`` with ``fold``,
+    y_k = w̃_k + η̃_k, since φ̂_k = τ_k − p_kᵀ w̃_k − p_kᵀ η̃_k and both go to β by A_{k,β}ᵀ), then Table 3's
+    step 2.  Three passes over the bodies instead of six.  Returns 0, or k whose Î_k is singular."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     nj, nv = len(mv.parents), len(dv.ddq)
-    eta = dv.eta.reshape(nj, 1, 6)
-    udut_solve(
-        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
-        dv.phi.reshape(nv, 1), eta, eta, dv.ddq.reshape(nv, 1), dv.scratch,  # the kinematics' scratch is free here
+    k = udut_factor(
+        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
+        mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
+        True, tau.reshape(nv, 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch,
     )  # fmt: skip
+    if k:
+        return k
+    udut_forward(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
+                 dv.eta.reshape(nj, 1, 6), dv.ddq.reshape(nv, 1))  # fmt: skip
+    return 0

@@ -25,26 +25,8 @@ def inverse_dynamics_kernel(
     """Table 1 for a tree of kinematic modules; writes t, tdot, w_tilde and tau.
 
     M_k enters as (m_k, d_k, I_k about o_k); fext is read only when ``with_fext``."""
-    t[0, :] = 0.0
-    tdot[0, 0:3] = 0.0
-    for c in range(3):
-        tdot[0, 3 + c] = -gravity[c]  # gravity as the base's acceleration (note under Table 1)
-    # Step 1: forward recursion (inter-modular over i, intra-modular over k).
-    for i in range(len(module_ptr) - 1):
-        for j in range(module_ptr[i], module_ptr[i + 1]):
-            k = module_bodies[j]
-            # t_k, ṫ_k from t_β, ṫ_β                                            (eq. 5, 7; Table 1, step 1)
-            w0, w1, w2, u0, u1, u2, d0, d1, d2, l0, l1, l2 = twist_and_rate(
-                kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, t, tdot, k
-            )
-            # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k, the start of w̃_k      (eq. 1, 11)
-            wk = w_tilde[k]
-            wk[0], wk[1], wk[2], wk[3], wk[4], wk[5] = newton_euler(
-                masses[k], coms[k], Io[k], w0, w1, w2, d0, d1, d2, l0, l1, l2
-            )
-            if with_fext:
-                for c in range(6):
-                    w_tilde[k, c] -= fext[k, c]
+    motion_and_wrenches(parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E,
+                        r, S, v, a, fext, with_fext, t, tdot, w_tilde)  # fmt: skip
     # Step 2: backward recursion τ = N_dᵀ N_lᵀ w.
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
@@ -63,6 +45,44 @@ def inverse_dynamics_kernel(
     return 0
 
 
+@njit(cache=True, inline="always")
+def motion_and_wrenches(parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E, r,
+                        S, v, a, fext, with_fext, t, tdot, w):  # fmt: skip
+    """Table 1, step 1 alone: t_k, ṫ_k and the Newton-Euler wrenches w_k (minus fext when ``with_fext``) into w."""
+    base_motion(gravity, t, tdot)
+    # Step 1: forward recursion (inter-modular over i, intra-modular over k).
+    for i in range(len(module_ptr) - 1):
+        for j in range(module_ptr[i], module_ptr[i + 1]):
+            body_motion(module_bodies[j], parents, kinds, idx_v, nvs, masses, coms, Io, axes2, E, r, S, v, a, fext,
+                        with_fext, t, tdot, w)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def base_motion(gravity, t, tdot):
+    """t_0 = 0 and ṫ_0 = (0, −g): gravity as the base's acceleration (note under Table 1)."""
+    t[0, :] = 0.0
+    tdot[0, 0:3] = 0.0
+    for c in range(3):
+        tdot[0, 3 + c] = -gravity[c]
+
+
+@njit(cache=True, inline="always")
+def body_motion(k, parents, kinds, idx_v, nvs, masses, coms, Io, axes2, E, r, S, v, a, fext, with_fext, t, tdot, w):
+    """t_k, ṫ_k and w_k of body k, its parent's t_β, ṫ_β done."""
+    # t_k, ṫ_k from t_β, ṫ_β                                            (eq. 5, 7; Table 1, step 1)
+    w0, w1, w2, u0, u1, u2, d0, d1, d2, l0, l1, l2 = twist_and_rate(
+        kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, t, tdot, k
+    )
+    # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k, the start of w̃_k      (eq. 1, 11)
+    wk = w[k]
+    wk[0], wk[1], wk[2], wk[3], wk[4], wk[5] = newton_euler(
+        masses[k], coms[k], Io[k], w0, w1, w2, d0, d1, d2, l0, l1, l2
+    )
+    if with_fext:
+        for c in range(6):
+            w[k, c] -= fext[k, c]
+
+
 @njit(cache=True, fastmath=FMA)
 def inverse_dynamics_step(mi, mf, ws, v, a, with_fext):
     """Table 1 on the flat buffers, with the kinematics already in ws."""
@@ -72,4 +92,16 @@ def inverse_dynamics_step(mi, mf, ws, v, a, with_fext):
         mv.parents, mv.kinds, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.masses, mv.coms,
         mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
         dv.w_tilde, dv.tau,
+    )  # fmt: skip
+
+
+@njit(cache=True, fastmath=FMA)
+def motion_step(mi, mf, ws, v, a, with_fext):
+    """Table 1, step 1 on the flat buffers (t, ṫ and w_k into w_tilde), with the kinematics already in ws."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    motion_and_wrenches(
+        mv.parents, mv.kinds, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.masses, mv.coms,
+        mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
+        dv.w_tilde,
     )  # fmt: skip

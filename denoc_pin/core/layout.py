@@ -127,16 +127,15 @@ DATA_FLOATS = (
         "twist-rate ṫ_k (classical accelerations ω̇, ö), body frame (Table 1); gravity in it after "
         "inverse dynamics (the base accelerates at −g), not after forward_kinematics",
     ),
-    ("w_tilde", ("nj", 6), "composite wrench w̃_k, body frame (Table 1, step 2)"),
+    ("w_tilde", ("nj", 6), "composite wrench w̃_k, body frame (Table 1, step 2); w̃_k + η̃_k inside forward dynamics"),
     ("fext", ("nj", 6), "external wrench [n; f] of the last call given any, body frame"),
-    ("eta", ("nj", 6), "η_k of Table 3, step 1; μ_k after step 2"),
+    ("eta", ("nj", 6), "μ_k of Table 3, step 2 (forward dynamics)"),
     ("M_hat", ("ns", 6, 6), "open articulated mass matrices M̂_k (eq. 20, A.6), or composite M̃_k (eq. 17)"),
     ("Psi_hat", ("nj", 6, "z"), "Ψ̂_k = M̂_k p_k (eq. 19, A.5); B_k = M̃_k p_k in gim"),
     ("Psi", ("nj", 6, "z"), "Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5)"),
     ("I_hat", ("nj", "z", "z"), "Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18)"),
     ("I_hat_inv", ("nj", "z", "z"), "Î_k⁻¹"),
-    ("tau", ("nv",), "τ of the last inverse dynamics; h(q, q̇) inside forward dynamics"),
-    ("phi", ("nv",), "φ = τ − C q̇ − gravity (A.1)"),
+    ("tau", ("nv",), "τ of the last inverse dynamics"),
     ("ddq", ("nv",), "q̈ of the last forward dynamics"),
 )
 

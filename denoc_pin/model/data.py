@@ -34,10 +34,11 @@ class Data:
     - ``path`` (njoints,), ``scratch``: a frame's support and small work arrays of the kinematics
       (``core.layout.DATA_FLOATS``).
     - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
-      wrenches w_k are not kept: each goes straight into its w̃_k).
+      wrenches w_k are not kept: each goes straight into its w̃_k).  Forward dynamics folds Table 1's step 2
+      into Table 3's step 1 and sums w̃_k + η̃_k here (``forward.factor_and_solve_step``).
     - ``fext``: (njoints, 6) external wrenches [n; f] of the last call given any, body frames (a
       call without ``fext`` does not read it).
-    - ``tau``: (nv,) result of inverse dynamics; ``phi``: (nv,) φ = τ − C q̇ − gravity (A.1).
+    - ``tau``: (nv,) result of inverse dynamics (forward dynamics never forms h or φ = τ − h on their own).
     - ``M_hat``: (nslots, 6, 6) articulated mass matrices M̂_k (eq. 20, A.6) while they are open:
       M̂_k lives in slot ``model.slot[k]`` from the elimination of k's first child to that of k
       (``layout.articulated_slots``); a chain needs two slots.  Inside a module the factorization
@@ -47,8 +48,7 @@ class Data:
     - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
       first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).
-    - ``eta``: (njoints, 6) η_k of Table 3, step 1; step 2 then writes μ_k over them (each η_k is
-      spent by then), so after ``forward_dynamics`` it holds μ_k.
+    - ``eta``: (njoints, 6) μ_k of Table 3, step 2, after ``forward_dynamics`` (its step 1 runs in ``w_tilde``).
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
       (allocated on first use); ``gim_ws``: the GIM's array once allocated, else None (the fast path reads it).
