@@ -6,6 +6,7 @@ import pytest
 
 import denoc_pin as dp
 from denoc_pin.core.joints import CONTINUOUS, FREE_FLYER, PLANAR, SPHERICAL
+from denoc_pin.loaders.robots import example_robot_urdf
 
 
 def mixed_pinocchio_model():
@@ -79,3 +80,23 @@ def test_integrate_checks_shapes(mixed):
         dp.integrate(model, dp.neutral(model), np.zeros(3), 0.1)
     with pytest.raises(ValueError, match=r"q1 has non-finite"):
         dp.difference(model, dp.neutral(model), np.full(model.nq, np.nan))
+
+
+def test_random_configurations_in_one_call(mixed):
+    """random_configuration(model, rng, n): n rows drawn at once, each a configuration Pinocchio takes as one
+    (normalize leaves it unchanged: unit quaternions and (cos, sin) pairs), within the limits where there are any."""
+    model, pm = mixed
+    Q = dp.random_configuration(model, 5, n=400)
+    assert Q.shape == (400, model.nq)
+    for q in Q[::40]:
+        np.testing.assert_allclose(pin.normalize(pm, q), q, atol=1e-15)
+    assert len(np.unique(Q, axis=0)) == 400
+    panda = dp.load_urdf(example_robot_urdf("panda"))
+    Q = dp.random_configuration(panda, 6, n=2000)
+    lo, hi = panda.lower_position_limit, panda.upper_position_limit
+    assert (Q >= lo).all() and (Q <= hi).all()
+    assert (Q.min(axis=0) < lo + 0.05 * (hi - lo)).all() and (Q.max(axis=0) > hi - 0.05 * (hi - lo)).all()
+    for kind, s in [(k, slice(model.idx_q[j], model.idx_q[j] + model.nqs[j])) for j, k in enumerate(model.kinds)][1:]:
+        if kind in (SPHERICAL, FREE_FLYER):  # unit quaternions, uniformly random: every sign of every entry
+            quat = dp.random_configuration(model, 7, n=400)[:, s][:, -4:]
+            assert (quat.min(axis=0) < -0.5).all() and (quat.max(axis=0) > 0.5).all()

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.joints import dexp_inv_kernel, difference_kernel, integrate_kernel, neutral_q, normalize_q, random_q
+from ..core.joints import (
+    dexp_inv_kernel,
+    difference_kernel,
+    integrate_kernel,
+    neutral_q,
+    normalize_q,
+    random_q,
+    random_qs,
+)
 from ..model import Model, configuration, vector
 
 __all__ = ["dexp_inv", "difference", "integrate", "neutral", "normalize", "random_configuration"]
@@ -66,11 +74,18 @@ def normalize(model: Model, q) -> np.ndarray:
     return q
 
 
-def random_configuration(model: Model, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def random_configuration(
+    model: Model, rng: np.random.Generator | int | None = None, n: int | None = None
+) -> np.ndarray:
     """A random q within the model's position limits (``lower_position_limit``, ``upper_position_limit``) where a
     joint has finite ones; where it has none: angles uniform in [-π, π], prismatic offsets and base positions in
-    [-0.5, 0.5] m; uniformly random unit quaternions."""
+    [-0.5, 0.5] m; uniformly random unit quaternions.  With ``n``: n of them as the rows of an (n, nq) array."""
     rng = np.random.default_rng(rng)
+    if n is not None:
+        Q = np.empty((int(n), model.nq))
+        for kind, s in _joints(model):
+            Q[:, s] = random_qs(kind, rng, model.lower_position_limit[s], model.upper_position_limit[s], int(n))
+        return Q
     q = np.empty(model.nq)
     for kind, s in _joints(model):
         q[s] = random_q(kind, rng, model.lower_position_limit[s], model.upper_position_limit[s])

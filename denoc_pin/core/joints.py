@@ -548,6 +548,29 @@ def random_q(kind: int, rng: np.random.Generator, lower=None, upper=None) -> np.
     return q
 
 
+def random_qs(kind: int, rng: np.random.Generator, lower, upper, n: int) -> np.ndarray:
+    """n random q of the joint as the rows of an (n, nq) array, drawn as ``random_q`` draws one (the random
+    stream is consumed in another order)."""
+    if kind in (REVOLUTE, UNIVERSAL, HELICAL):
+        q = rng.uniform(-np.pi, np.pi, (n, JOINTS[kind].nq))
+    elif kind == PRISMATIC:
+        q = rng.uniform(-0.5, 0.5, (n, 1))
+    elif kind in (CONTINUOUS, PLANAR):
+        th = rng.uniform(-np.pi, np.pi, n)
+        q = np.column_stack([np.cos(th), np.sin(th)])
+        if kind == PLANAR:
+            q = np.column_stack([rng.uniform(-0.5, 0.5, (n, 2)), q])
+    else:  # SPHERICAL, FREE_FLYER: uniformly random unit quaternions
+        u = rng.standard_normal((n, 4))
+        q = u / np.linalg.norm(u, axis=1, keepdims=True)
+        if kind == FREE_FLYER:
+            q = np.column_stack([rng.uniform(-0.5, 0.5, (n, 3)), q])
+    for i in range(JOINTS[kind].coordinates):
+        if max(abs(lower[i]), abs(upper[i])) < 1e300:
+            q[:, i] = rng.uniform(lower[i], upper[i], n)
+    return q
+
+
 def _random_unbounded(kind: int, rng: np.random.Generator) -> np.ndarray:
     if kind in (REVOLUTE, UNIVERSAL, HELICAL):
         return rng.uniform(-np.pi, np.pi, JOINTS[kind].nq)
