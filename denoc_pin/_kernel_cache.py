@@ -40,7 +40,14 @@ try:
 except ImportError:  # Windows: no flock; the check then runs unlocked
     fcntl = None
 
-__all__ = ["CompileNotice", "compile_on_first_use", "prepare", "drop_stale_kernels", "sources_digest"]
+__all__ = [
+    "CompileNotice",
+    "compile_on_first_use",
+    "compiling_alone",
+    "drop_stale_kernels",
+    "prepare",
+    "sources_digest",
+]
 
 PACKAGE = Path(__file__).resolve().parent
 STAMP = "denoc_pin_sources.sha1"
@@ -101,11 +108,11 @@ def prepare(*kernels) -> None:
 
 
 @contextlib.contextmanager
-def _locked(folder: Path):
-    """An exclusive lock between processes on ``folder/LOCK``; no lock where the folder is read-only."""
+def _locked(folder: Path, name: str = LOCK):
+    """An exclusive lock between processes on ``folder/name``; no lock where the folder is read-only."""
     try:
         folder.mkdir(exist_ok=True)
-        fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError:  # a read-only install: numba caches elsewhere, if at all, and nothing here is deleted
         yield
         return
@@ -115,6 +122,14 @@ def _locked(folder: Path):
         yield
     finally:
         os.close(fd)
+
+
+def compiling_alone() -> contextlib.AbstractContextManager:
+    """An exclusive lock between the processes of this installation, held around a first use that may compile:
+    of many processes started together (a process pool, the workers of a Dask cluster), one compiles and writes
+    numba's cache while the others wait, then load it.  Concurrent writers to numba's cache can crash (numba
+    issue 4807), and N processes compiling the same kernels on fewer cores take N times as long."""
+    return _locked(PACKAGE / "__pycache__", "denoc_pin_compile.lock")
 
 
 def drop_stale_kernels(package: Path = PACKAGE) -> bool:

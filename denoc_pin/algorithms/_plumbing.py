@@ -286,8 +286,11 @@ def batch(forward: bool, model: Model, data: Data, Q, V, X) -> tuple[np.ndarray,
     # One chunk a thread: each chunk copies the workspace (_run_rows).  Measured on
     # panda, 8 chunks on 2 threads ran at 1.5 µs a state against 0.9 µs for 2 chunks.
     nchunks = max(1, min(Q.shape[0], numba.get_num_threads()))
-    prepare(rnea_entry, aba_entry)  # before _run_batch compiles (both branches are compiled)
-    return out, _run_batch(forward, not data.fext_is_zero, nchunks, model.mi, model.mf, data.ws, Q, V, X, out)
+    prepare(rnea_entry, aba_entry)  # before _run_batch or _rows compiles (both branches are compiled)
+    with_fext = not data.fext_is_zero
+    if nchunks == 1:  # one thread (a Dask worker's): no parallel region, so no threading layer to share
+        return out, _rows(forward, with_fext, model.mi, model.mf, data.ws, Q, V, X, out, 0, Q.shape[0])
+    return out, _run_batch(forward, with_fext, nchunks, model.mi, model.mf, data.ws, Q, V, X, out)
 
 
 def run_states(forward: bool, model: Model, data: Data, q, v, x, fext, xname: str) -> np.ndarray:
