@@ -4,6 +4,8 @@ The package is layered, each floor importing only from the floors below it (``do
 core → model → algorithms → loops → simulation, loaders → tools.  This module is the public API.
 """
 
+import importlib as _importlib
+
 # _kernel_cache first: on import it drops cached kernels that are stale, before any is loaded.
 from . import _kernel_cache  # noqa: F401
 from .algorithms import (
@@ -79,6 +81,14 @@ from .simulation import (
 from .tools.viewer import Viewer
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # dp.distributed loads Dask's distributed and zarr (the [dask] extra): on first use, not with the package.
+    if name == "distributed":
+        return _importlib.import_module(".distributed", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AssemblyError",

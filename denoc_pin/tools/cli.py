@@ -1,4 +1,5 @@
-"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view`` and ``demo``.
+"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view``, ``demo``, and on Dask
+``sweep`` and ``dataset`` (``validate`` takes many files there too).
 
 Exit codes: 0 success, 1 a check failed, 2 the model could not be loaded (the message says why).
 """
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..algorithms.configuration import neutral
+from ..algorithms.configuration import neutral, random_configuration
 from ..algorithms.parallel_scheme import connectivity_matrix
 from ..core.joints import JOINTS
 from ..loaders.files import LOADERS, load
@@ -23,6 +24,7 @@ from ..loops import assemble, loop_residual
 from ..model import ModelError, ModelWarning
 from ..simulation.simulate import Trajectory, simulate
 from . import demo
+from . import distributed as dist
 from .validate import as_json, compare_loops, compare_with_pinocchio, format_table
 from .viewer import Viewer
 
@@ -72,9 +74,20 @@ def cmd_info(args) -> int:
     return 0
 
 
+def _cluster(args):
+    """A Dask client for --scheduler / --workers (``distributed.client``)."""
+    if args.scheduler:
+        return dist.client(args.scheduler)
+    return dist.client(n_workers=args.workers)
+
+
 def cmd_validate(args) -> int:
     import pinocchio as pin
 
+    names = args.urdf
+    if len(names) > 1 or args.scheduler or args.workers or Path(names[0]).is_dir():
+        return _validate_many(args)
+    args.urdf = names[0]
     path = _resolve(args.urdf)
     model = _load(args)
     root = {None: None, "free-flyer": pin.JointModelFreeFlyer, "planar": pin.JointModelPlanar}[args.root_joint]
@@ -111,6 +124,53 @@ def cmd_validate(args) -> int:
         print(format_table(checks, title))
         print(f"\n{'PASS' if ok else 'FAIL'}: relative error ≤ 1e-9 (or absolute ≤ 1e-12 where Pinocchio's value is 0)")
     return 0 if ok else 1
+
+
+def _validate_many(args) -> int:
+    paths = [p if Path(p).exists() else _resolve(p) for p in args.urdf]
+    c = _cluster(args)
+    try:
+        rows = dist.validate_many(paths, samples=args.samples, seed=args.seed, client=c)
+    finally:
+        c.close()
+    if args.json:
+        print(json.dumps([r | {"rel": None if np.isnan(r["rel"]) else r["rel"]} for r in rows], indent=2))
+    else:
+        print(dist.format_rows(rows))
+    return 0 if all(r["passed"] for r in rows) else 1
+
+
+def cmd_sweep(args) -> int:
+    model = _load(args)
+    q0s = random_configuration(model, args.seed, n=args.runs)
+    if model.n_constraints:  # random joint angles do not close the loops
+        q0s = np.stack([assemble(model, q, seed=args.seed) for q in q0s])
+    c = _cluster(args)
+    try:
+        r = dist.simulate_many(model, q0s, None, args.t, args.dt, args.method, client=c, out=args.out)
+    finally:
+        c.close()
+    ok = ~np.isnan(r["drift"])
+    print(f"{args.runs} runs of {args.t} s ({args.method}, dt = {args.dt}) from random q0 (seed {args.seed}), at rest: "
+          f"{r['wall'].sum():.2f} s of simulation on the workers, median energy drift "
+          f"{np.median(r['drift'][ok]) if ok.any() else float('nan'):.1e}")  # fmt: skip
+    for i, message in sorted(r["errors"].items()):
+        print(f"run {i}: {message}", file=sys.stderr)
+    if args.out:
+        print(f"trajectories -> {args.out} (q, v: runs x {int(round(args.t / args.dt)) + 1} instants x nq, nv; t)")
+    return 0 if not r["errors"] else 1
+
+
+def cmd_dataset(args) -> int:
+    model = _load(args)
+    c = _cluster(args)
+    try:
+        r = dist.dataset(model, args.samples, args.seed, args.out, chunk=args.chunk, client=c)
+    finally:
+        c.close()
+    print(f"{r['samples']} samples of {model.name!r} (q, v, tau, ddq) in {r['chunks']} chunks, {r['wall_s']:.2f} s "
+          f"({r['rate']:.0f} samples/s) -> {args.out}")  # fmt: skip
+    return 0
 
 
 def _state(values, default):
@@ -217,9 +277,15 @@ def main(argv=None) -> int:
         ("validate", "every algorithm vs Pinocchio"),
         ("simulate", "simulate a robot file (RK4 or adaptive): trajectory, plot and HTML viewer outputs"),
         ("view", "show a robot file (and a saved trajectory) in a live MeshCat viewer"),
+        ("sweep", "Monte-Carlo simulations from random initial states on a Dask cluster, into a Zarr store"),
+        ("dataset", "random states with their tau and ddq for learning, on a Dask cluster, into a Zarr store"),
     ]:
         p = sub.add_parser(name, help=help_)
-        p.add_argument("urdf", help="URDF or SDF file, or an example-robot-data name (panda, ur5, talos_left_arm, …)")
+        if name == "validate":
+            p.add_argument("urdf", nargs="+", help="robot files or folders (many: one table, on Dask), or an "
+                           "example-robot-data name (panda, ur5, talos_left_arm, …)")  # fmt: skip
+        else:
+            p.add_argument("urdf", help="URDF, SDF or MJCF file, or an example-robot-data name (panda, ur5, …)")
         p.add_argument(
             "--strict", action="store_true",
             help="refuse what loads with a warning: defects outside the dynamics, inconsistent inertias",
@@ -247,6 +313,21 @@ def main(argv=None) -> int:
             p.add_argument("--plot", help="PNG of q(t)")
             p.add_argument("--html", help="self-contained HTML viewer playing the motion")
             p.add_argument("--progress", action="store_true", help="progress bar")
+        if name in ("validate", "sweep", "dataset"):
+            p.add_argument("--scheduler", help="a Dask scheduler's address (default: a local cluster)")
+            p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+        if name == "sweep":
+            p.add_argument("--runs", type=int, required=True, help="number of runs")
+            p.add_argument("--t", type=float, default=1.0, help="simulated time per run [s] (default 1)")
+            p.add_argument("--dt", type=float, default=1e-3, help="RK4 step / sampling (default 1e-3)")
+            p.add_argument("--method", choices=["rk4", "rk45", "dop853"], default="rk4")
+            p.add_argument("--seed", type=int, default=0, help="random initial configurations' seed (default 0)")
+            p.add_argument("--out", help="Zarr store of the trajectories (a folder, e.g. runs.zarr)")
+        if name == "dataset":
+            p.add_argument("--samples", type=int, required=True, help="number of samples")
+            p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+            p.add_argument("--chunk", type=int, default=100_000, help="rows per chunk and task (default 100000)")
+            p.add_argument("--out", required=True, help="Zarr store (a folder, e.g. data.zarr)")
         if name == "view":
             p.add_argument("--traj", help="a trajectory saved by simulate --out (.npz)")
             p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
@@ -257,6 +338,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "samples", 1) < 1:
         parser.error("--samples must be at least 1")
+    if getattr(args, "runs", 1) < 1 or (getattr(args, "workers", None) or 1) < 1:
+        parser.error("--runs and --workers must be at least 1")
 
     def show(message, category, filename, lineno, file=None, line=None):
         # A model file's defects are the user's, not a line of this package: one "warning:" line each.
@@ -270,7 +353,7 @@ def main(argv=None) -> int:
             warnings.simplefilter("default")
             shown, warnings.showwarning = warnings.showwarning, show
             commands = {"info": cmd_info, "validate": cmd_validate, "simulate": cmd_simulate, "view": cmd_view,
-                        "demo": cmd_demo}  # fmt: skip
+                        "demo": cmd_demo, "sweep": cmd_sweep, "dataset": cmd_dataset}  # fmt: skip
             return commands[args.command](args)
     except ModelError as e:
         print(f"denoc-pin: error: {e}", file=sys.stderr)

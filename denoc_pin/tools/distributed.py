@@ -1,0 +1,528 @@
+"""Beyond one machine, on Dask: Monte-Carlo sweeps, training datasets and fleet validation (``dp.distributed``).
+
+Dask's ``distributed`` runs the tasks: a ``LocalCluster`` of worker processes by default, or any cluster
+given its scheduler's address (dask-jobqueue on SLURM, Kubernetes, …).  ``zarr`` holds what they write.
+Both come with the ``[dask]`` extra.  What this module settles for its users (``docs/scaling.md``):
+
+- every worker imports denoc_pin and loads its kernels before its first task (``KernelsPlugin``), one process
+  of a machine compiling at a time while the others wait for numba's cache (``_kernel_cache.compiling_alone``);
+- numba runs single-threaded inside a worker: Dask's processes are the parallelism, and numba's own threads
+  inside Dask's threads oversubscribe the cores or abort;
+- each task's result is a pure function of its inputs (a run, a chunk of a dataset), written to its own region
+  of the store: a task rerun after a worker died writes the same numbers again, so the store ends complete and
+  with nothing twice;
+- the model goes to the workers once, scattered with ``hash=False`` (a hashed scatter can lose the model
+  between two sweeps of the same model, as a ``FutureCancelledError``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from pathlib import Path
+
+import numba
+import numpy as np
+import pinocchio as pin
+from tqdm.auto import tqdm
+
+from .._kernel_cache import compiling_alone
+from ..algorithms.api import forward_dynamics
+from ..algorithms.configuration import neutral, random_configuration
+from ..loaders.files import LOADERS, load
+from ..loaders.models import chain
+from ..loaders.pinocchio_bridge import to_pinocchio
+from ..model import Model, ModelError, configuration
+from ..simulation.edits import lock_joints, with_fields
+from ..simulation.simulate import _to_original, simulate
+from .validate import ATOL, compare_loops, compare_with_pinocchio
+
+try:  # the [dask] extra
+    import distributed
+    import zarr
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError as missing:  # pragma: no cover - the extra is part of the test extra
+    distributed = zarr = None
+    WorkerPlugin = object
+    _MISSING = missing
+
+__all__ = [
+    "EDIT_KEYS",
+    "KernelsPlugin",
+    "apply_edits",
+    "client",
+    "dataset",
+    "format_rows",
+    "robot_files",
+    "simulate_many",
+    "validate_many",
+    "warm_kernels",
+]
+
+EDIT_KEYS = ("payload", "lock", "mass_scale")
+"""The keys of an edit spec (``apply_edits``)."""
+
+
+def _need_dask() -> None:
+    if distributed is None:
+        raise ImportError(f"denoc_pin.distributed needs Dask's distributed and zarr: pip install 'denoc_pin[dask]' "
+                          f"({_MISSING})")  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Workers
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def warm_kernels() -> float:
+    """Load (or, the first time on a machine, compile) the kernels a sweep or a dataset calls: forward and inverse
+    dynamics, their batches and the RK4 loop, on a tiny chain; one process at a time.  Seconds taken."""
+    start = time.perf_counter()
+    numba.set_num_threads(1)
+    with compiling_alone():
+        m = chain(2)
+        d = m.create_data()
+        q, v = neutral(m), np.zeros(m.nv)
+        forward_dynamics(m, d, np.tile(q, (2, 1)), np.zeros((2, m.nv)), np.zeros((2, m.nv)))
+        simulate(m, q, v, 2e-3, progress=False)
+    return time.perf_counter() - start
+
+
+_KINDS_RUN: set = set()  # the kinds of task this process has run: their kernels are compiled or loaded
+
+
+@contextlib.contextmanager
+def _first_of_its_kind(kind: tuple):
+    """The first task of a kind in a process runs under ``compiling_alone``: what it compiles beyond
+    ``warm_kernels`` (closed loops, adaptive methods, the validation's kernels) is compiled by one worker of the
+    machine while the others wait, then load it."""
+    if kind in _KINDS_RUN:
+        yield
+        return
+    with compiling_alone():
+        yield
+    _KINDS_RUN.add(kind)
+
+
+class KernelsPlugin(WorkerPlugin):
+    """Dask worker plugin: ``warm_kernels`` on every worker before its first task, also on a worker that joins or
+    restarts later."""
+
+    name = "denoc_pin-kernels"
+    idempotent = True
+
+    def setup(self, worker) -> None:
+        worker.denoc_pin_warm_s = warm_kernels()
+
+
+def client(address: str | None = None, n_workers: int | None = None, **cluster_options):
+    """A ``distributed.Client`` with the kernels loaded on every worker (``KernelsPlugin``).
+
+    address None: a ``LocalCluster`` of ``n_workers`` processes (default: one per core), one thread each;
+    ``cluster_options`` go to ``LocalCluster``.  Otherwise the scheduler at ``address`` (``tcp://host:8786``),
+    whose workers best run one thread each.  Either way every task sets numba to one thread for itself
+    (``numba.set_num_threads`` holds per thread; the ``NUMBA_NUM_THREADS`` variable cannot change once numba's
+    threads run, and numba reads it again at each compile).  ``client.close()`` (or the end of a ``with`` block)
+    closes a local cluster too.  A script that starts one needs the ``if __name__ == "__main__":`` guard: the
+    workers are new Python processes.
+    """
+    _need_dask()
+    if address is None:
+        options = {"n_workers": n_workers or os.cpu_count() or 1, "threads_per_worker": 1, "processes": True,
+                   "dashboard_address": ":0"}  # fmt: skip
+        c = distributed.Client(**(options | cluster_options))  # the client starts the cluster, and closes it
+    else:
+        if n_workers is not None or cluster_options:
+            raise ValueError("n_workers and cluster options are for a local cluster: the scheduler at "
+                             f"{address!r} has its own workers")  # fmt: skip
+        c = distributed.Client(address)
+    c.register_plugin(KernelsPlugin())
+    return c
+
+
+def _client_or_local(c, n_workers: int | None = None):
+    """(client, whether it is ours to close)."""
+    if c is not None:
+        return c, False
+    return client(n_workers=n_workers), True
+
+
+def _close(c, own: bool) -> None:
+    if own:
+        c.close()
+
+
+def _gather(c, futures: dict, progress, what: str):
+    """Wait for every future (key → future) with a tqdm bar over completed tasks; {key: result}."""
+    out = {}
+    index = {f.key: k for k, f in futures.items()}
+    with tqdm(total=len(futures), desc=what, unit="task", disable=None if progress is None else not progress) as bar:
+        for f in distributed.as_completed(list(futures.values())):
+            out[index[f.key]] = f.result()
+            bar.update(1)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Edits of a run's model
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _link(model: Model, name: str) -> int:
+    """The body index of a link (or of the joint that moves it)."""
+    if name in model.link_names:
+        return model.link_names.index(name)
+    if name in model.names[1:]:
+        return model.joint_id(name)
+    raise ModelError(f"no link or joint {name!r} in model {model.name!r}; links are: {', '.join(model.link_names[1:])}")
+
+
+def _check_spec(model: Model, spec, where: str) -> None:
+    """A clear error for a spec that is not one of ``apply_edits``'s, before any task runs."""
+    if spec is None:
+        return
+    if not isinstance(spec, dict) or set(spec) - set(EDIT_KEYS):
+        keys = sorted(set(spec) - set(EDIT_KEYS)) if isinstance(spec, dict) else type(spec).__name__
+        raise ValueError(f"{where}: an edit spec is a dict with keys among {', '.join(EDIT_KEYS)}; got {keys}")
+    for p in _payloads(spec):
+        if not isinstance(p, dict) or "link" not in p or "mass" not in p:
+            raise ValueError(f"{where}: a payload is a dict with 'link', 'mass' and optionally 'offset'; got {p!r}")
+        _link(model, p["link"])
+        if not (np.isfinite(p["mass"]) and p["mass"] >= 0):
+            raise ValueError(f"{where}: a payload's mass must be a finite number >= 0, got {p['mass']}")
+        if np.shape(p.get("offset", np.zeros(3))) != (3,):
+            raise ValueError(f"{where}: a payload's offset is (x, y, z) in the link frame, got {p.get('offset')}")
+    for name in spec.get("lock", ()):
+        model.joint_id(name)  # a ModelError listing the joints
+    for name, factor in spec.get("mass_scale", {}).items():
+        _link(model, name)
+        if not (np.isfinite(factor) and factor > 0):
+            raise ValueError(f"{where}: mass_scale[{name!r}] must be a finite number > 0, got {factor}")
+
+
+def _payloads(spec: dict) -> list:
+    p = spec.get("payload", [])
+    return [p] if isinstance(p, dict) else list(p)
+
+
+def apply_edits(model: Model, spec: dict | None, q0) -> Model:
+    """The model of one run: ``spec`` None, or a dict with any of
+
+    - ``"payload"``: ``{"link": name, "mass": kg, "offset": (x, y, z)}`` or a list of them: a point mass rigidly
+      fixed in the link's frame at ``offset`` (default its origin); the link's mass, centre of mass and
+      rotational inertia about the new centre of mass change by the parallel-axis theorem.
+    - ``"mass_scale"``: ``{link name: factor}``: the link's mass and rotational inertia times ``factor`` (the
+      same shape, denser), its centre of mass unchanged.
+    - ``"lock"``: joint names, held rigid at their values in ``q0`` (``dp.lock_joints``); the run's trajectory
+      keeps the original layout, a locked joint at its q0 value with zero rate.
+
+    The order is mass_scale, then payload, then lock."""
+    if not spec:
+        return model
+    masses, coms, inertias = model.masses.copy(), model.coms.copy(), model.inertias.copy()
+    for name, factor in spec.get("mass_scale", {}).items():
+        k = _link(model, name)
+        masses[k] *= factor
+        inertias[k] *= factor
+    for p in _payloads(spec):
+        k, mp = _link(model, p["link"]), float(p["mass"])
+        r = np.asarray(p.get("offset", np.zeros(3)), float)
+        m = masses[k] + mp
+        c = (masses[k] * coms[k] + mp * r) / m if m > 0 else coms[k]
+        d1, d2 = coms[k] - c, r - c  # the parallel-axis theorem: both about the new centre of mass
+        inertias[k] = (inertias[k] + masses[k] * (d1 @ d1 * np.eye(3) - np.outer(d1, d1))
+                       + mp * (d2 @ d2 * np.eye(3) - np.outer(d2, d2)))  # fmt: skip
+        masses[k], coms[k] = m, c
+    edited = model
+    if "mass_scale" in spec or "payload" in spec:
+        edited = with_fields(model, masses=masses, coms=coms, inertias=inertias)
+    if spec.get("lock"):
+        edited = lock_joints(edited, spec["lock"], q0)
+    return edited
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Sweeps
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _one_run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, out):
+    """Run i of a sweep on a worker: its final state, energy drift and wall time; its trajectory into ``out``."""
+    numba.set_num_threads(1)  # numba's threads stay out of Dask's
+    with _first_of_its_kind(("run", method, bool(model.n_constraints))):
+        return _run(model, i, q0, v0, t_final, dt, method, tau, spec, options, out)
+
+
+def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, out):
+    start = time.perf_counter()
+    run_model = apply_edits(model, spec, q0)
+    try:
+        if run_model is model:
+            traj = simulate(model, q0, v0, t_final, dt, method, tau, progress=False, **options)
+            Q, V = traj.q, traj.v
+        else:  # in the run model's layout, then back in the model's (a locked joint held at q0, at rest)
+            run_cols, cols = _to_original(model, run_model, q0[None], q0)[1]
+            taur = None if tau is None else tau[cols]
+            traj = simulate(run_model, _to_run(model, run_model, q0), v0[cols], t_final, dt, method, taur,
+                            progress=False, **options)  # fmt: skip
+            Q = _to_original(model, run_model, traj.q, q0)[0]
+            V = np.zeros((len(traj.t), model.nv))
+            V[:, cols] = traj.v[:, run_cols]
+    except ValueError as e:  # a run that blows up or cannot start: reported, the sweep goes on
+        return {"i": i, "error": f"{type(e).__name__}: {e}", "wall": time.perf_counter() - start}
+    E = traj.energy["total"]
+    scale = float(np.abs(traj.energy["kinetic"]).max()) or max(abs(float(E[0])), 1.0)
+    result = {"i": i, "q": Q[-1], "v": V[-1], "drift": float(np.abs(E - E[0]).max() / scale),
+              "wall": time.perf_counter() - start}  # fmt: skip
+    if out is not None:
+        group = zarr.open_group(out, mode="r+")
+        group["q"][i] = Q
+        group["v"][i] = V
+    return result
+
+
+def _to_run(model: Model, run_model: Model, q) -> np.ndarray:
+    """q of ``model`` in the layout of ``run_model`` (a model with some joints locked)."""
+    out = np.empty(run_model.nq)
+    for j in range(1, run_model.njoints):
+        k = model.joint_id(run_model.names[j])
+        out[run_model.idx_q[j] : run_model.idx_q[j] + run_model.nqs[j]] = q[
+            model.idx_q[k] : model.idx_q[k] + model.nqs[k]
+        ]
+    return out
+
+
+def _time_grid(t_final: float, dt: float, record_every: int) -> np.ndarray:
+    """``dp.simulate``'s time grid."""
+    if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final > 0):
+        raise ValueError(f"t_final and dt must be positive numbers, got {t_final} and {dt}")
+    nsteps, stride = int(round(t_final / dt)), int(record_every)
+    if nsteps < 1 or stride < 1:
+        raise ValueError(f"t_final = {t_final} is shorter than one step dt = {dt}, or record_every < 1")
+    return np.arange(nsteps // stride + 1) * stride * dt
+
+
+def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float = 1e-3, method: str = "rk4",
+                  tau=None, edits=None, client=None, out=None, progress: bool | None = None, record_every: int = 1,
+                  **options) -> dict:  # fmt: skip
+    """One ``dp.simulate`` per row of ``q0s`` (N, nq) and ``v0s`` (N, nv; default zeros), on a Dask cluster.
+
+    edits: None, one edit spec for every run, or a list of N (``apply_edits``: payloads, scaled link masses,
+    locked joints).  tau: None or a constant (nv,) (a callable would have to travel to the workers: not taken).
+    client: a ``distributed.Client`` (``client()``); None starts a local cluster for this call and closes it.
+    record_every, options: as ``dp.simulate``'s (rtol, atol, baumgarte).
+    out: a path: a Zarr group with ``q`` (N, T, nq), ``v`` (N, T, nv) and ``t`` (T,), T being ``dp.simulate``'s
+    time grid, run i at index i, chunks (1, T, ·); the worker that ran it writes each run when it ends, so the
+    store is readable while the sweep runs (a run not written yet reads NaN).  The path must be reachable from
+    every worker (a shared file system on a cluster).
+
+    Returns a dict: ``q`` (N, nq) and ``v`` (N, nv) the final states, ``drift`` (N,) the largest change of the
+    total energy relative to the largest kinetic energy, ``wall`` (N,) seconds per run, and ``errors`` {i:
+    message} for the runs that raised (their rows NaN).
+    """
+    _need_dask()
+    q0s = np.atleast_2d(np.asarray(q0s, dtype=float))
+    n = len(q0s)
+    q0s = np.stack([configuration(model, q, f"q0s[{i}]") for i, q in enumerate(q0s)]) if n else q0s
+    v0s = np.zeros((n, model.nv)) if v0s is None else np.atleast_2d(np.asarray(v0s, dtype=float))
+    if v0s.shape != (n, model.nv):
+        raise ValueError(f"v0s must be (N, nv) = ({n}, {model.nv}) like q0s, got {v0s.shape}")
+    if callable(tau):
+        raise ValueError("simulate_many takes tau None or a constant (nv,) array, not a callable")
+    if tau is not None:
+        tau = np.asarray(tau, dtype=float)
+        if tau.shape != (model.nv,):
+            raise ValueError(f"tau must be a constant (nv,) = ({model.nv},) array, got {tau.shape}")
+    specs = list(edits) if isinstance(edits, list | tuple) else [edits] * n
+    if len(specs) != n:
+        raise ValueError(f"edits: one spec for all runs or a list of N = {n}, got {len(specs)}")
+    for i, spec in enumerate(specs):
+        _check_spec(model, spec, f"edits[{i}]")
+    t = _time_grid(t_final, dt, record_every)
+    options = options | {"record_every": int(record_every)}
+    if out is not None:
+        out = str(out)
+        group = zarr.open_group(out, mode="w")
+        for name, width in (("q", model.nq), ("v", model.nv)):
+            group.create_array(name, shape=(n, len(t), width), chunks=(1, len(t), width), dtype="f8",
+                               fill_value=np.nan, compressors=None)  # fmt: skip
+        group.create_array("t", data=t)
+        group.attrs.update({"model": model.name, "dt": dt, "method": method, "t_final": t_final})
+    c, own = _client_or_local(client)
+    try:
+        shared = c.scatter(model, broadcast=True, hash=False)
+        tag = uuid.uuid4().hex[:8]
+        futures = {i: c.submit(_one_run, shared, i, q0s[i], v0s[i], t_final, dt, method, tau, specs[i], options,
+                               out, key=f"denoc-run-{tag}-{i}", pure=False)  # fmt: skip
+                   for i in range(n)}  # fmt: skip
+        results = _gather(c, futures, progress, "runs")
+    finally:
+        _close(c, own)
+    report = {"q": np.full((n, model.nq), np.nan), "v": np.full((n, model.nv), np.nan), "drift": np.full(n, np.nan),
+              "wall": np.zeros(n), "errors": {}}  # fmt: skip
+    for i, r in results.items():
+        report["wall"][i] = r["wall"]
+        if "error" in r:
+            report["errors"][i] = r["error"]
+        else:
+            report["q"][i], report["v"][i], report["drift"][i] = r["q"], r["v"], r["drift"]
+    return report
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Datasets
+# ---------------------------------------------------------------------------------------------------------------
+
+V_DEFAULT = 1.0  # rad/s or m/s where a joint has no velocity limit
+TAU_DEFAULT = 10.0  # N·m or N where a joint has no effort limit
+
+
+def _bounds(limit: np.ndarray, default: float) -> np.ndarray:
+    """Symmetric bounds: the limit where finite and positive (below Pinocchio's 1.8e308 "none"), else default."""
+    limit = np.asarray(limit, float)
+    return np.where((limit > 0) & (limit < 1e300), limit, default)
+
+
+def _chunk_rows(model: Model, seed: int, c: int, lo: int, hi: int):
+    """Rows lo … hi−1 of a dataset: chunk c's own random stream (seed, c), so the numbers depend on the seed and
+    the chunk size alone, not on which worker draws them or when."""
+    numba.set_num_threads(1)
+    rng = np.random.default_rng([seed, c])
+    n = hi - lo
+    q = random_configuration(model, rng, n=n)
+    vb, tb = _bounds(model.velocity_limit, V_DEFAULT), _bounds(model.effort_limit, TAU_DEFAULT)
+    v = rng.random((n, model.nv)) * (2 * vb) - vb  # uniform in [−vb, vb): faster than uniform() with array bounds
+    tau = rng.random((n, model.nv)) * (2 * tb) - tb
+    ddq = forward_dynamics(model, model.create_data(), q, v, tau)
+    return q, v, tau, ddq
+
+
+def _dataset_chunk(model: Model, seed: int, c: int, lo: int, hi: int, out: str) -> int:
+    with _first_of_its_kind(("dataset",)):
+        q, v, tau, ddq = _chunk_rows(model, seed, c, lo, hi)
+    group = zarr.open_group(out, mode="r+")
+    for name, x in (("q", q), ("v", v), ("tau", tau), ("ddq", ddq)):
+        group[name][lo:hi] = x
+    return hi - lo
+
+
+def dataset(model: Model, n_samples: int, seed: int, out, chunk: int = 100_000, client=None,
+            progress: bool | None = None) -> dict:  # fmt: skip
+    """Random states and their dynamics for learning, as a Zarr group at ``out`` with arrays ``q`` (N, nq),
+    ``v``, ``tau`` and ``ddq`` (N, nv), chunked (chunk, ·), float64, uncompressed (random doubles do not
+    compress).
+
+    Each row: q uniform within the position limits (``dp.random_configuration``), v and τ uniform within ±the
+    velocity and effort limits (±1 and ±10 where a joint has none), and q̈ = FD(q, v, τ), so that τ = ID(q, v,
+    q̈) too: one sample serves a learned forward and a learned inverse model.  Chunk c draws from
+    ``numpy.random.default_rng([seed, c])``: the same seed and chunk give the same arrays whatever the number of
+    workers.  Returns {"samples", "chunks", "wall_s", "rate"} (rate in samples/s).
+    """
+    _need_dask()
+    n, chunk = int(n_samples), int(chunk)
+    if n < 1 or chunk < 1:
+        raise ValueError(f"n_samples and chunk must be at least 1, got {n_samples} and {chunk}")
+    if model.n_constraints:
+        raise ValueError(f"model {model.name!r} has loops: random states would not close them; dataset takes trees")
+    out = str(out)
+    group = zarr.open_group(out, mode="w")
+    for name, width in (("q", model.nq), ("v", model.nv), ("tau", model.nv), ("ddq", model.nv)):
+        group.create_array(name, shape=(n, width), chunks=(chunk, width), dtype="f8", fill_value=np.nan,
+                           compressors=None)  # fmt: skip
+    group.attrs.update({"model": model.name, "seed": int(seed), "chunk": chunk,
+                        "velocity_bound": list(_bounds(model.velocity_limit, V_DEFAULT)),
+                        "effort_bound": list(_bounds(model.effort_limit, TAU_DEFAULT))})  # fmt: skip
+    c, own = _client_or_local(client)
+    start = time.perf_counter()
+    try:
+        shared = c.scatter(model, broadcast=True, hash=False)
+        tag = uuid.uuid4().hex[:8]
+        futures = {i: c.submit(_dataset_chunk, shared, int(seed), i, lo, min(lo + chunk, n), out,
+                               key=f"denoc-chunk-{tag}-{i}", pure=False)  # fmt: skip
+                   for i, lo in enumerate(range(0, n, chunk))}  # fmt: skip
+        _gather(c, futures, progress, "chunks")
+    finally:
+        _close(c, own)
+    wall = time.perf_counter() - start
+    return {"samples": n, "chunks": len(futures), "wall_s": wall, "rate": n / wall}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fleet validation
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def robot_files(paths) -> list[Path]:
+    """The files among ``paths`` and inside the folders among them (recursively) that ``dp.load`` reads."""
+    found = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in LOADERS)
+        else:
+            found.append(p)
+    return found
+
+
+def _validate_one(path: str, samples: int, seed: int) -> dict:
+    numba.set_num_threads(1)
+    with _first_of_its_kind(("validate", Path(path).suffix.lower())):
+        return _validate(path, samples, seed)
+
+
+def _validate(path: str, samples: int, seed: int) -> dict:
+    row = {"file": path, "nq": None, "nv": None, "checks": 0, "passed": False, "worst": "", "rel": np.nan,
+           "error": ""}  # fmt: skip
+    try:
+        model = load(path)
+        row["nq"], row["nv"] = model.nq, model.nv
+        p = Path(path)
+        pin_model = pin.buildModelFromUrdf(str(p)) if p.suffix.lower() == ".urdf" else to_pinocchio(model)
+        checks = compare_with_pinocchio(model, pin_model, samples=samples, seed=seed)
+        if model.n_constraints:
+            checks += compare_loops(model, pin_model, samples=samples, seed=seed)
+    except (ModelError, ValueError, OSError) as e:
+        row["error"] = f"{type(e).__name__}: {e}"
+        return row
+    # The worst check: a failed one, else the largest relative error of those a relative error judges (the others
+    # are zero to rounding: an absolute error of at most ATOL against a reference that is 0).
+    judged = [ch for ch in checks if not ch.info and (not ch.passed or ch.max_abs > ATOL)] or checks
+    worst = max(judged, key=lambda ch: (not ch.passed, ch.max_rel))
+    row.update(checks=len(checks), passed=all(ch.passed for ch in checks), rel=worst.max_rel,
+               worst=f"{worst.algorithm} vs {worst.reference}")  # fmt: skip
+    return row
+
+
+def validate_many(paths, samples: int = 10, seed: int = 0, client=None, progress: bool | None = None) -> list:
+    """``denoc-pin validate`` on many files (folders are searched for robot files), one task per file; one row
+    per file: file, nq, nv, the number of checks, whether all passed, the worst check and its relative error,
+    and the error that stopped the file from loading (empty if none).  ``format_rows`` prints the table."""
+    _need_dask()
+    files = [str(f) for f in robot_files(paths)]
+    if not files:
+        raise ValueError(f"no robot files ({', '.join(sorted(LOADERS))}) in {', '.join(map(str, paths))}")
+    c, own = _client_or_local(client)
+    try:
+        tag = uuid.uuid4().hex[:8]
+        futures = {i: c.submit(_validate_one, f, samples, seed, key=f"denoc-validate-{tag}-{i}", pure=False)
+                   for i, f in enumerate(files)}  # fmt: skip
+        results = _gather(c, futures, progress, "files")
+    finally:
+        _close(c, own)
+    return [results[i] for i in range(len(files))]
+
+
+def format_rows(rows: list) -> str:
+    """validate_many's rows as a table, and a last line counting the files that passed."""
+    width = max(len("file"), *(len(r["file"]) for r in rows))
+    lines = [f"{'file':<{width}} {'nq':>4} {'nv':>4} {'checks':>6}  {'result':<6} worst (relative error)"]
+    for r in rows:
+        if r["error"]:
+            lines.append(f"{r['file']:<{width}} {'':>4} {'':>4} {'':>6}  {'ERROR':<6} {r['error']}")
+        else:
+            lines.append(f"{r['file']:<{width}} {r['nq']:>4} {r['nv']:>4} {r['checks']:>6}  "
+                         f"{'ok' if r['passed'] else 'FAIL':<6} {r['worst']} ({r['rel']:.1e})")  # fmt: skip
+    ok = sum(r["passed"] for r in rows)
+    lines.append(f"{ok} of {len(rows)} files passed every check")
+    return "\n".join(lines)
