@@ -24,7 +24,7 @@ from .._kernel_cache import compile_on_first_use, prepare
 from ..core.layout import FMA, all_finite, borrow, data_views, split_model, stamped_for
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 from .composite import gim_step
-from .forward import factor_and_solve_step, factor_step
+from .forward import factor_step
 from .inverse import inverse_dynamics_step, motion_step
 from .kinematics import kinematics_entry
 
@@ -162,14 +162,14 @@ def factor_entry(mi, mf, ws, q):
     if not all_finite(q):
         return 1
     kinematics_entry(mi, mf, ws, q)
-    k = factor_step(mi, mf, ws)
+    k = factor_step(mi, mf, ws, q, False)  # no right side: the τ argument is not read (q: an array of its type)
     return 2 + k if k else 0
 
 
 @njit(cache=True)
 def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     """q̈ = GIM⁻¹ (τ − h): the kinematics, Table 1's step 1 with q̈ = 0, then one backward pass for its step 2, the
-    UDUᵀ factors and Table 3's step 1 (``forward.factor_and_solve_step``), then Table 3's step 2.  A status as
+    UDUᵀ factors and Table 3's step 1 (``forward.factor_step`` with ``solve``), then Table 3's step 2.  A status as
     raise_for_status reads it, or BAD_LENGTH if q, v or tau has the wrong length."""
     if len(q) != mi[4] or len(v) != mi[1] or len(tau) != mi[1]:
         return BAD_LENGTH
@@ -179,7 +179,7 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
     kinematics_entry(mi, mf, ws, q)
     motion_step(mi, mf, ws, v, ddq, with_fext)
-    k = factor_and_solve_step(mi, mf, ws, tau)
+    k = factor_step(mi, mf, ws, tau, True)
     return 2 + k if k else 0
 
 
@@ -227,12 +227,16 @@ def crba_fast(mb, ws, q, out):
 
 
 # Each compiled at its first use, for its signature alone (``compile_on_first_use``), the entries before their callers.
+# factor_step serves the singularity check (no right side) and forward dynamics: one compile of the factorization,
+# the longest of the package, for both (a literal True and a literal False would each compile it).
+compile_on_first_use(factor_step, types.int64(_MI, _MF, _VEC, _VEC, types.boolean))
 compile_on_first_use(rnea_entry, ENTRY_STATE)
-compile_on_first_use(aba_entry, ENTRY_STATE, after=(rnea_entry,))
+compile_on_first_use(aba_entry, ENTRY_STATE, after=(factor_step,))
 compile_on_first_use(crba_entry, ENTRY_GIM)
 compile_on_first_use(rnea_fast, FAST_STATE, exact=True, after=(rnea_entry,))
 compile_on_first_use(aba_fast, FAST_STATE, exact=True, after=(aba_entry,))
 compile_on_first_use(crba_fast, FAST_GIM, exact=True, after=(crba_entry,))
+compile_on_first_use(factor_entry, types.int64(_MI, _MF, _VEC, _VEC), after=(factor_step,))
 
 # ---------------------------------------------------------------------------------------
 # Batches of states over all cores: one threaded loop for inverse and forward dynamics.

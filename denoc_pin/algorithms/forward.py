@@ -298,33 +298,22 @@ def udut_forward(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, m
 
 
 @njit(cache=True, fastmath=FMA)
-def factor_step(mi, mf, ws):
-    """udut_factor on the flat buffers, with the kinematics already in ws."""
-    mv = model_views(mi, mf)
-    dv = data_views(ws, mi)
-    nv = len(dv.ddq)
-    return udut_factor(
-        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
-        mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
-        False, dv.ddq.reshape(nv, 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch,  # no right side: not read
-    )  # fmt: skip
+def factor_step(mi, mf, ws, tau, solve):
+    """The UDUᵀ factors on the flat buffers, with the kinematics already in ws; returns 0, or k whose Î_k is singular.
 
-
-@njit(cache=True, fastmath=FMA)
-def factor_and_solve_step(mi, mf, ws, tau):
-    """q̈ = GIM⁻¹ (τ − h) into ws's q̈, from the kinematics and Table 1's step 1 (w_k in w_tilde) already in ws:
-    one backward pass for Table 1's step 2, the factors and Table 3's step 1 (``udut_factor`` with ``fold``,
-    y_k = w̃_k + η̃_k, since φ̂_k = τ_k − p_kᵀ w̃_k − p_kᵀ η̃_k and both go to β by A_{k,β}ᵀ), then Table 3's
-    step 2.  Three passes over the bodies instead of six.  Returns 0, or k whose Î_k is singular."""
+    With ``solve``, also q̈ = GIM⁻¹ (τ − h) into ws's q̈, Table 1's step 1 (w_k in w_tilde) being in ws too: the
+    backward pass carries Table 1's step 2 and Table 3's step 1 (``udut_factor`` with ``fold``, y_k = w̃_k + η̃_k,
+    since φ̂_k = τ_k − p_kᵀ w̃_k − p_kᵀ η̃_k and both go to β by A_{k,β}ᵀ), then Table 3's step 2: three passes over
+    the bodies in all instead of six.  One kernel for both uses: compiling the factorization twice took 25 s."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     nj, nv = len(mv.parents), len(dv.ddq)
     k = udut_factor(
         mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
         mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
-        True, tau.reshape(nv, 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch,
+        solve, tau.reshape(len(tau), 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch,  # tau: (nv,) to solve
     )  # fmt: skip
-    if k:
+    if k or not solve:
         return k
     udut_forward(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
                  dv.eta.reshape(nj, 1, 6), dv.ddq.reshape(nv, 1))  # fmt: skip

@@ -35,7 +35,7 @@ class Data:
       (``core.layout.DATA_FLOATS``).
     - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
       wrenches w_k are not kept: each goes straight into its w̃_k).  Forward dynamics folds Table 1's step 2
-      into Table 3's step 1 and sums w̃_k + η̃_k here (``forward.factor_and_solve_step``).
+      into Table 3's step 1 and sums w̃_k + η̃_k here (``forward.factor_step``).
     - ``fext``: (njoints, 6) external wrenches [n; f] of the last call given any, body frames (a
       call without ``fext`` does not read it).
     - ``tau``: (nv,) result of inverse dynamics (forward dynamics never forms h or φ = τ − h on their own).
