@@ -20,7 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from scipy.integrate import DOP853, RK45
 
 from ..algorithms.energy import energy_core
 from ..core.joints import dexp_inv_kernel, integrate_kernel
@@ -55,6 +54,9 @@ class Tableau(NamedTuple):
 
 def tableau(method: str) -> Tableau:
     """The coefficients of scipy's ``RK45`` ("rk45") or ``DOP853`` ("dop853")."""
+    # scipy.integrate is imported here, at the first adaptive run: at import it would add about 40 MB to every process
+    from scipy.integrate import DOP853, RK45
+
     if method == "rk45":
         S = RK45.n_stages
         A = np.zeros((S + 1, S + 1))
