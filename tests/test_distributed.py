@@ -174,14 +174,16 @@ def test_dataset_is_the_same_on_one_and_two_workers(cluster, tmp_path):
     assert not np.array_equal(zarr.open_group(str(tmp_path / "other.zarr"), mode="r")["q"][:], q)  # another seed
 
 
-def test_validate_many(cluster, tmp_path):
+def test_validate_many(cluster, tmp_path, capsys):
     (tmp_path / "robots").mkdir()
     for name in ("two_link.urdf", "spatial_tree.urdf"):
         src = ROOT / "urdf" / name
         (tmp_path / "robots" / name).write_text(src.read_text())
     broken = tmp_path / "robots" / "broken.urdf"
     broken.write_text("<robot name='b'><link name='a'/><joint name='j' type='revolute'><parent link='a'/></joint>")
-    rows = dist.validate_many([tmp_path / "robots"], samples=3, client=cluster, progress=False)
+    rows = dist.validate_many([tmp_path / "robots"], samples=3, client=cluster, progress=True)
+    err = capsys.readouterr().err  # the progress bar over completed tasks
+    assert "files: 100%" in err and "3/3" in err
     by_name = {Path(r["file"]).name: r for r in rows}
     assert sorted(by_name) == ["broken.urdf", "spatial_tree.urdf", "two_link.urdf"]
     assert by_name["broken.urdf"]["error"] and not by_name["broken.urdf"]["passed"]
