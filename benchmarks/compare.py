@@ -412,6 +412,104 @@ def rope_fall(quick: bool = False) -> dict:
     return {"t_final": T, "simulate_s": ours, "pinocchio_loop_s": theirs, "ratio": r}
 
 
+def dask_scaling(quick: bool = False) -> dict:
+    """``dp.distributed`` on local clusters of 1 and 2 worker processes: a sweep of the paper's rope released
+    horizontal (1.0 s of RK4 each), timed in alternating rounds on warm workers; a panda dataset against the
+    in-process batch on one core; and two cold starts to a first result (fresh workers with numba's cache on
+    disk, and with an empty cache, as after an install)."""
+    import tempfile
+
+    import dask
+    import numba
+
+    from denoc_pin import distributed as dist
+    from denoc_pin.tools.distributed import _dataset_chunk
+
+    PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
+
+    rope = dp.models.rope()
+    q0 = dp.neutral(rope)
+    q0[1] = np.pi / 2
+    runs = 40 if quick else 200
+    Q0 = np.tile(q0, (runs, 1))
+    panda, _ = robot_models("panda")
+    out: dict = {"rope_runs": runs}
+    clients = {k: dist.client(n_workers=k) for k in (1, 2)}
+    try:
+        times = {1: [], 2: []}
+        for c in clients.values():  # warm: the workers' first run, the scheduler's first graph
+            dist.simulate_many(rope, Q0[:2], None, 1.0, client=c, progress=False)
+        for _ in range(2 if quick else 3):
+            for k, c in clients.items():
+                t0 = time.perf_counter()
+                r = dist.simulate_many(rope, Q0, None, 1.0, client=c, progress=False)
+                times[k].append(time.perf_counter() - t0)
+        out["sweep_1_worker_s"], out["sweep_2_workers_s"] = (float(np.median(times[k])) for k in (1, 2))
+        out["sweep_speedup"] = float(np.median(np.array(times[1]) / np.array(times[2])))
+        out["run_s"] = float(np.median(r["wall"]))
+        # The dataset against the in-process batch on one core
+        B, n = (20_000, 200_000) if quick else (100_000, 1_000_000)
+        rng = np.random.default_rng(0)
+        Q = dp.random_configuration(panda, rng, n=B)
+        V, T = rng.uniform(-1, 1, (B, panda.nv)), rng.uniform(-10, 10, (B, panda.nv))
+        data = panda.create_data()
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            dp.forward_dynamics(panda, data, Q[:10], V[:10], T[:10])
+            batch = [B / timed(lambda: dp.forward_dynamics(panda, data, Q, V, T)) for _ in range(3)]
+        finally:
+            numba.set_num_threads(threads)
+        out["batch_1_core_per_s"] = float(np.median(batch))
+        with tempfile.TemporaryDirectory() as tmp:  # the same work as a dataset's chunk (draw, FD, write), in here
+            dist.dataset(panda, B, 0, f"{tmp}/one.zarr", chunk=B, client=clients[1], progress=False)  # the store
+            numba.set_num_threads(1)
+            try:
+                work = [B / timed(lambda: _dataset_chunk(panda, 0, 0, 0, B, f"{tmp}/one.zarr")) for _ in range(3)]
+            finally:
+                numba.set_num_threads(threads)
+        out["chunk_work_1_core_per_s"] = float(np.median(work))
+        with tempfile.TemporaryDirectory() as tmp:
+            rates = [dist.dataset(panda, n, i, f"{tmp}/d{i}.zarr", client=clients[2], progress=False)["rate"]
+                     for i in range(3)]  # fmt: skip
+        out["dataset_samples"], out["dataset_2_workers_per_s"] = n, float(np.median(rates))
+        out["dataset_efficiency"] = out["dataset_2_workers_per_s"] / (2 * out["batch_1_core_per_s"])
+    finally:
+        for c in clients.values():
+            c.close()
+    for key, empty_cache in (("cold_start_cached_s", False), ("cold_start_no_cache_s", True)):
+        # numba reads NUMBA_CACHE_DIR at import: the variable goes into the worker processes as they start
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            dask.config.set({f"{PRE_SPAWN}.NUMBA_CACHE_DIR": tmp} if empty_cache else {}),
+        ):
+            t0 = time.perf_counter()
+            with dist.client(n_workers=2) as c:
+                dist.simulate_many(rope, Q0[:2], None, 0.01, client=c, progress=False)
+                out[key] = time.perf_counter() - t0
+    return out
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def report_dask(r: dict) -> str:
+    return "\n".join([
+        "On Dask (local clusters of worker processes, one thread each; warm workers unless said):",
+        f"- {r['rope_runs']} rope falls of 1.0 s ({r['run_s'] * 1e3:.0f} ms each on a worker): 1 worker "
+        f"{r['sweep_1_worker_s']:.2f} s, 2 workers {r['sweep_2_workers_s']:.2f} s, speed-up {r['sweep_speedup']:.2f}",
+        f"- dataset, panda, {r['dataset_samples']} samples on 2 workers: {r['dataset_2_workers_per_s']:.0f} /s against "
+        f"{r['batch_1_core_per_s']:.0f} /s for the in-process batch on one core: {r['dataset_efficiency']:.2f} of 2x; "
+        f"the same work as a chunk's (draw, FD, write) on one core here: {r['chunk_work_1_core_per_s']:.0f} /s, "
+        f"{r['dataset_2_workers_per_s'] / (2 * r['chunk_work_1_core_per_s']):.2f} of 2x",
+        f"- cold start to a first result, 2 workers: {r['cold_start_cached_s']:.1f} s with numba's cache on disk, "
+        f"{r['cold_start_no_cache_s']:.1f} s with an empty cache (after an install)",
+    ])  # fmt: skip
+
+
 def adaptive(quick: bool = False) -> list[dict]:
     """The adaptive methods on the gripper falling from θ₁₁ = −60° for 1 s (rtol 1e-10, atol 1e-12) and the rope of
     40 links released horizontal for 0.25 s, compiled (τ None) against scipy driving the same right-hand side (a
@@ -626,9 +724,14 @@ def main(argv=None) -> int:
     p.add_argument("--loops", action="store_true", help="only the closed-loop table")
     p.add_argument("--mujoco", action="store_true", help="only the table against MuJoCo")
     p.add_argument("--adaptive", action="store_true", help="only the adaptive integrators' table")
+    p.add_argument("--dask", action="store_true", help="only the Dask sweep, dataset and cold starts")
     args = p.parse_args(argv)
     import pinocchio as pin
 
+    if args.dask:
+        r = dask_scaling(args.quick)
+        print(json.dumps(r, indent=2) if args.json else report_dask(r))
+        return 0
     if args.mujoco:
         r = against_mujoco(args.quick)
         print(json.dumps(r, indent=2) if args.json else report_mujoco(r))
@@ -660,7 +763,7 @@ def main(argv=None) -> int:
         return 0
     chains = [100, 1000, 10000] if args.quick else [100, 1000, 10000, 100000]
     rows = []
-    for name in ["panda", "talos_reduced"]:
+    for name in ["panda", "talos_reduced", "ur5", "kinova"]:  # ur5 and kinova: small arms, where fixed costs weigh
         model, pm = robot_models(name)
         rows.append(per_call(name, model, pm, args.quick))
     # A floating base too (not among the targets): the 6-DOF root takes the multi-DOF paths of the recursions.
@@ -687,6 +790,7 @@ def main(argv=None) -> int:
     results["adaptive"] = adaptive(args.quick)
     results["rope_fall"] = rope_fall(args.quick)
     results["mujoco"] = against_mujoco(args.quick)
+    results["dask"] = dask_scaling(args.quick)
     results["cold_start_s"] = cold_start()
     results["first_use"] = first_use()
     scaling = [10, 30, 100, 200, 1000, 3000, 10000] + ([] if args.quick else [30000, 100000])
@@ -848,6 +952,8 @@ def report(r: dict) -> str:
         lines[-1] += f"the same loop driven by pinocchio.aba {f['pinocchio_loop_s']:.3f} s, ratio {f['ratio']:.2f}"
     if r.get("mujoco"):
         lines += ["", report_mujoco(r["mujoco"])]
+    if r.get("dask"):
+        lines += ["", report_dask(r["dask"])]
     lines += ["", "Huge chains (fresh process each): build time and peak resident memory of the whole process"]
     lines.append("| n | build | denoc_pin peak RSS | pinocchio peak RSS |")
     lines.append("|---|---|---|---|")
