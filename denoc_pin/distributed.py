@@ -4,28 +4,7 @@ Loaded on first use of ``dp.distributed`` (or ``import denoc_pin.distributed``),
 does not import Dask; it needs the ``[dask]`` extra.
 """
 
-from .tools.distributed import (  # noqa: F401
-    EDIT_KEYS,
-    KernelsPlugin,
-    apply_edits,
-    client,
-    dataset,
-    format_rows,
-    robot_files,
-    simulate_many,
-    validate_many,
-    warm_kernels,
-)
+from .tools import distributed as _impl
+from .tools.distributed import *  # noqa: F403
 
-__all__ = [
-    "EDIT_KEYS",
-    "KernelsPlugin",
-    "apply_edits",
-    "client",
-    "dataset",
-    "format_rows",
-    "robot_files",
-    "simulate_many",
-    "validate_many",
-    "warm_kernels",
-]
+__all__ = _impl.__all__

@@ -25,7 +25,7 @@ from ..core.layout import FMA, all_finite, borrow, data_views, split_model, stam
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 from .composite import gim_step
 from .forward import factor_step
-from .inverse import inverse_dynamics_step, motion_step
+from .inverse import inverse_dynamics_step
 from .kinematics import kinematics_entry
 
 __all__: list[str] = []
@@ -152,7 +152,7 @@ def rnea_entry(mi, mf, ws, q, v, a, with_fext):
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
         return 1
     kinematics_entry(mi, mf, ws, q)
-    inverse_dynamics_step(mi, mf, ws, v, a, with_fext)
+    inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)
     return 0
 
 
@@ -178,7 +178,7 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     ddq = data_views(ws, mi).ddq
     ddq[:] = 0.0  # the zero acceleration of note 1 under Table 3
     kinematics_entry(mi, mf, ws, q)
-    motion_step(mi, mf, ws, v, ddq, with_fext)
+    inverse_dynamics_step(mi, mf, ws, v, ddq, with_fext, False)  # step 1 alone
     k = factor_step(mi, mf, ws, tau, True)
     return 2 + k if k else 0
 

@@ -20,13 +20,16 @@ __all__: list[str] = []
 @njit(cache=True, inline="always")
 def inverse_dynamics_kernel(
     parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E, r, S, v, a, fext,
-    with_fext, t, tdot, w_tilde, tau,
+    with_fext, t, tdot, w_tilde, tau, step2,
 ):  # fmt: skip
     """Table 1 for a tree of kinematic modules; writes t, tdot, w_tilde and tau.
 
-    M_k enters as (m_k, d_k, I_k about o_k); fext is read only when ``with_fext``."""
+    M_k enters as (m_k, d_k, I_k about o_k); fext is read only when ``with_fext``.  ``step2`` False stops after
+    step 1, w_k in w_tilde: forward dynamics goes on with its own backward pass (``forward.factor_step``)."""
     motion_and_wrenches(parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E,
                         r, S, v, a, fext, with_fext, t, tdot, w_tilde)  # fmt: skip
+    if not step2:
+        return 0
     # Step 2: backward recursion τ = N_dᵀ N_lᵀ w.
     for i in range(len(module_ptr) - 2, -1, -1):
         for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
@@ -48,7 +51,7 @@ def inverse_dynamics_kernel(
 @njit(cache=True, inline="always")
 def motion_and_wrenches(parents, kinds, module_ptr, module_bodies, idx_v, nvs, masses, coms, Io, axes2, gravity, E, r,
                         S, v, a, fext, with_fext, t, tdot, w):  # fmt: skip
-    """Table 1, step 1 alone: t_k, ṫ_k and the Newton-Euler wrenches w_k (minus fext when ``with_fext``) into w."""
+    """Table 1, step 1: t_k, ṫ_k and the Newton-Euler wrenches w_k (minus fext when ``with_fext``) into w."""
     base_motion(gravity, t, tdot)
     # Step 1: forward recursion (inter-modular over i, intra-modular over k).
     for i in range(len(module_ptr) - 1):
@@ -84,24 +87,12 @@ def body_motion(k, parents, kinds, idx_v, nvs, masses, coms, Io, axes2, E, r, S,
 
 
 @njit(cache=True, fastmath=FMA)
-def inverse_dynamics_step(mi, mf, ws, v, a, with_fext):
-    """Table 1 on the flat buffers, with the kinematics already in ws."""
+def inverse_dynamics_step(mi, mf, ws, v, a, with_fext, step2):
+    """Table 1 on the flat buffers, with the kinematics already in ws (step 1 alone if not ``step2``)."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     inverse_dynamics_kernel(
         mv.parents, mv.kinds, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.masses, mv.coms,
         mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
-        dv.w_tilde, dv.tau,
-    )  # fmt: skip
-
-
-@njit(cache=True, fastmath=FMA)
-def motion_step(mi, mf, ws, v, a, with_fext):
-    """Table 1, step 1 on the flat buffers (t, ṫ and w_k into w_tilde), with the kinematics already in ws."""
-    mv = model_views(mi, mf)
-    dv = data_views(ws, mi)
-    motion_and_wrenches(
-        mv.parents, mv.kinds, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.masses, mv.coms,
-        mv.inertias_origin, mv.axes2, mv.gravity, dv.E, dv.r, dv.S, v, a, dv.fext, with_fext, dv.t, dv.tdot,
-        dv.w_tilde,
+        dv.w_tilde, dv.tau, step2,
     )  # fmt: skip
