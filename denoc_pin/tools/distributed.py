@@ -35,7 +35,7 @@ from ..loaders.files import LOADERS, load
 from ..loaders.models import chain
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..model import Model, ModelError, configuration
-from ..simulation.edits import lock_joints, with_fields
+from ..simulation.edits import lock_joints, transfer_state, with_fields
 from ..simulation.simulate import _to_original, simulate
 from .validate import ATOL, compare_loops, compare_with_pinocchio
 
@@ -67,7 +67,7 @@ EDIT_KEYS = ("payload", "lock", "mass_scale")
 
 def _need_dask() -> None:
     if distributed is None:
-        raise ImportError(f"denoc_pin.distributed needs Dask's distributed and zarr: pip install 'denoc_pin[dask]' "
+        raise ImportError(f"denoc_pin.distributed needs Dask's distributed and zarr: pip install 'denoc-pin[dask]' "
                           f"({_MISSING})")  # fmt: skip
 
 
@@ -77,8 +77,9 @@ def _need_dask() -> None:
 
 
 def warm_kernels() -> float:
-    """Load (or, the first time on a machine, compile) the kernels a sweep or a dataset calls: forward and inverse
-    dynamics, their batches and the RK4 loop, on a tiny chain; one process at a time.  Seconds taken."""
+    """Load (or, the first time on a machine, compile) the kernels a sweep or a dataset calls: a model's singularity
+    check, forward dynamics and its batch, and the RK4 loop, on a tiny chain; one process at a time.  Seconds
+    taken."""
     start = time.perf_counter()
     numba.set_num_threads(1)
     with compiling_alone():
@@ -216,7 +217,9 @@ def apply_edits(model: Model, spec: dict | None, q0) -> Model:
     - ``"mass_scale"``: ``{link name: factor}``: the link's mass and rotational inertia times ``factor`` (the
       same shape, denser), its centre of mass unchanged.
     - ``"lock"``: joint names, held rigid at their values in ``q0`` (``dp.lock_joints``); the run's trajectory
-      keeps the original layout, a locked joint at its q0 value with zero rate.
+      keeps the original layout, a locked joint at its q0 value with zero rate.  A locked joint's rate in v0 stops
+      as in ``dp.simulate``'s events (an inelastic impact that conserves the generalized momentum); at rest, the
+      other rates start as given.
 
     The order is mass_scale, then payload, then lock."""
     if not spec:
@@ -257,20 +260,20 @@ def _one_run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, optio
 
 def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, out):
     start = time.perf_counter()
-    run_model = apply_edits(model, spec, q0)
     try:
+        run_model = apply_edits(model, spec, q0)
         if run_model is model:
             traj = simulate(model, q0, v0, t_final, dt, method, tau, progress=False, **options)
             Q, V = traj.q, traj.v
-        else:  # in the run model's layout, then back in the model's (a locked joint held at q0, at rest)
+        else:  # in the run model's layout (dp.simulate's events carry the state), then back in the model's
+            qr, vr, _ = transfer_state(model, run_model, q0, v0)
             run_cols, cols = _to_original(model, run_model, q0[None], q0)[1]
             taur = None if tau is None else tau[cols]
-            traj = simulate(run_model, _to_run(model, run_model, q0), v0[cols], t_final, dt, method, taur,
-                            progress=False, **options)  # fmt: skip
-            Q = _to_original(model, run_model, traj.q, q0)[0]
+            traj = simulate(run_model, qr, vr, t_final, dt, method, taur, progress=False, **options)
+            Q = _to_original(model, run_model, traj.q, q0)[0]  # a locked joint held at its q0 value, at rest
             V = np.zeros((len(traj.t), model.nv))
             V[:, cols] = traj.v[:, run_cols]
-    except ValueError as e:  # a run that blows up or cannot start: reported, the sweep goes on
+    except ValueError as e:  # a run that blows up, or whose edit or start is refused: reported, the sweep goes on
         return {"i": i, "error": f"{type(e).__name__}: {e}", "wall": time.perf_counter() - start}
     E = traj.energy["total"]
     scale = float(np.abs(traj.energy["kinetic"]).max()) or max(abs(float(E[0])), 1.0)
@@ -281,17 +284,6 @@ def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, 
         group["q"][i] = Q
         group["v"][i] = V
     return result
-
-
-def _to_run(model: Model, run_model: Model, q) -> np.ndarray:
-    """q of ``model`` in the layout of ``run_model`` (a model with some joints locked)."""
-    out = np.empty(run_model.nq)
-    for j in range(1, run_model.njoints):
-        k = model.joint_id(run_model.names[j])
-        out[run_model.idx_q[j] : run_model.idx_q[j] + run_model.nqs[j]] = q[
-            model.idx_q[k] : model.idx_q[k] + model.nqs[k]
-        ]
-    return out
 
 
 def _time_grid(t_final: float, dt: float, record_every: int) -> np.ndarray:
