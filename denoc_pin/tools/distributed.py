@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numba
 import numpy as np
-import pinocchio as pin
 from tqdm.auto import tqdm
 
 from .._kernel_cache import compiling_alone
@@ -469,6 +468,8 @@ def _validate(path: str, samples: int, seed: int) -> dict:
     try:
         model = load(path)
         row["nq"], row["nv"] = model.nq, model.nv
+        import pinocchio as pin  # here, as in the CLI's validate: the other commands start without it
+
         p = Path(path)
         pin_model = pin.buildModelFromUrdf(str(p)) if p.suffix.lower() == ".urdf" else to_pinocchio(model)
         checks = compare_with_pinocchio(model, pin_model, samples=samples, seed=seed)
