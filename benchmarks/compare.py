@@ -457,7 +457,7 @@ def dask_scaling(quick: bool = False) -> dict:
         numba.set_num_threads(1)
         try:
             dp.forward_dynamics(panda, data, Q[:10], V[:10], T[:10])
-            batch = [B / timed(lambda: dp.forward_dynamics(panda, data, Q, V, T)) for _ in range(3)]
+            batch = [B / seconds_per_call(lambda: dp.forward_dynamics(panda, data, Q, V, T), 1) for _ in range(3)]
         finally:
             numba.set_num_threads(threads)
         out["batch_1_core_per_s"] = float(np.median(batch))
@@ -465,7 +465,10 @@ def dask_scaling(quick: bool = False) -> dict:
             dist.dataset(panda, B, 0, f"{tmp}/one.zarr", chunk=B, client=clients[1], progress=False)  # the store
             numba.set_num_threads(1)
             try:
-                work = [B / timed(lambda: _dataset_chunk(panda, 0, 0, 0, B, f"{tmp}/one.zarr")) for _ in range(3)]
+                work = [
+                    B / seconds_per_call(lambda: _dataset_chunk(panda, 0, 0, 0, B, f"{tmp}/one.zarr"), 1)
+                    for _ in range(3)
+                ]
             finally:
                 numba.set_num_threads(threads)
         out["chunk_work_1_core_per_s"] = float(np.median(work))
@@ -488,12 +491,6 @@ def dask_scaling(quick: bool = False) -> dict:
                 dist.simulate_many(rope, Q0[:2], None, 0.01, client=c, progress=False)
                 out[key] = time.perf_counter() - t0
     return out
-
-
-def timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
 
 
 def report_dask(r: dict) -> str:

@@ -142,11 +142,11 @@ def client(address: str | None = None, n_workers: int | None = None, **cluster_o
     return c
 
 
-def _client_or_local(c, n_workers: int | None = None):
-    """(client, whether it is ours to close)."""
+def _client_or_local(c):
+    """(client, whether it is ours to close): ``c``, or a local cluster for this call."""
     if c is not None:
         return c, False
-    return client(n_workers=n_workers), True
+    return client(), True
 
 
 def _close(c, own: bool) -> None:
