@@ -30,142 +30,6 @@ __all__: list[str] = []
 
 
 @njit(cache=True, inline="always")
-def udut_factor(parents, module_ptr, module_bodies, idx_v, nvs, slot, slot_init, masses, coms, Io, E, r, S, M_hat,
-                Psi_hat, Psi, I_hat, I_hat_inv, fold, phi, y, ddq, phi_hat):  # fmt: skip
-    """Articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7).
-
-    M_k enters as (m_k, d_k, I_k about o_k).  Inside a module each body is its parent's only child
-    and is eliminated just before it, so A_{k,β}ᵀ Φ_k M̂_k A_{k,β} goes to β in registers (W, the 21
-    numbers of ``spatial.congruence_of``).  What goes to the last body of a module, from the first
-    bodies of its child modules, is summed in M_hat[slot[β]] (``layout.articulated_slots``).
-    Returns 0, or the body index k whose Î_k is not positive definite (singular GIM).
-
-    With ``fold``, Table 3's step 1 for one right side rides along, body by body while its factors are at hand:
-    phi, ddq (nv, 1) as in ``udut_solve``, y (njoints, 6) holding η̃_k on entry (and whatever else is to be
-    transferred like it: forward dynamics folds Table 1's step 2 in, w̃_k + η̃_k, as Featherstone's ABA does).
-    ``udut_forward`` then finishes the solve.
-    """
-    W = (0.0,) * 21
-    for i in range(len(module_ptr) - 2, -1, -1):
-        carried = False  # whether W holds the contribution of k's only child
-        for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
-            k = module_bodies[j]
-            z = nvs[k]
-            b = parents[k]
-            carry = j > module_ptr[i]  # β is the next body eliminated and k is its only child
-            Mk = M_hat[slot[k]]
-            if z <= 2:  # 1- and 2-DOF joints (revolute, prismatic, universal) with M̂_k, Ψ̂_k, Ψ_k in registers
-                if carried:  # M̂_k = M_k + A_{c,k}ᵀ Φ_c M̂_c A_{c,k}                    (eq. 20, A.6)
-                    X = sum_of(mass_matrix_of(masses[k], coms[k], Io[k]), W)
-                elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
-                    X = mass_matrix_of(masses[k], coms[k], Io[k])
-                else:  # the sum in the slot
-                    X = symmetric_of(Mk)
-                A00, A01, A02, A11, A12, A22 = X[0], X[1], X[2], X[3], X[4], X[5]
-                B00, B01, B02, B10, B11, B12, B20, B21, B22 = X[6], X[7], X[8], X[9], X[10], X[11], X[12], X[13], X[14]
-                C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
-                s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
-                # Ψ̂_k = M̂_k p_k (first column), Î_k = p_kᵀ Ψ̂_k                     (eq. 19, A.4–A.5)
-                h0, h1, h2, h3, h4, h5 = symmetric_times(X, s0, s1, s2, s3, s4, s5)
-                Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
-                ph, ps = Psi_hat[k], Psi[k]
-                ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
-                I_hat[k, 0, 0] = Ik
-                if not Ik > 0.0:
-                    return k
-                if z == 1:
-                    inv = 1.0 / Ik
-                    I_hat_inv[k, 0, 0] = inv
-                    g0, g1, g2, g3, g4, g5 = h0 * inv, h1 * inv, h2 * inv, h3 * inv, h4 * inv, h5 * inv  # Ψ_k
-                    ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
-                    if b > 0:  # A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}, to M̂_β      (eq. 20–21, A.6–A.7)
-                        W = congruence_of(E[k], r[k], (
-                            A00 - h0 * g0, A01 - h0 * g1, A02 - h0 * g2, A11 - h1 * g1, A12 - h1 * g2, A22 - h2 * g2,
-                            B00 - h0 * g3, B01 - h0 * g4, B02 - h0 * g5,
-                            B10 - h1 * g3, B11 - h1 * g4, B12 - h1 * g5,
-                            B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
-                            C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
-                        ))  # fmt: skip
-                else:  # z = 2: Ψ̂_k's second column u from p_k's second column t, and Î_k (2 x 2) inverted
-                    t0, t1, t2, t3, t4, t5 = S[k, 0, 1], S[k, 1, 1], S[k, 2, 1], S[k, 3, 1], S[k, 4, 1], S[k, 5, 1]
-                    u0, u1, u2, u3, u4, u5 = symmetric_times(X, t0, t1, t2, t3, t4, t5)
-                    I12 = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
-                    I22 = t0 * u0 + t1 * u1 + t2 * u2 + t3 * u3 + t4 * u4 + t5 * u5
-                    det = Ik * I22 - I12 * I12
-                    I_hat[k, 0, 1] = I_hat[k, 1, 0] = I12
-                    I_hat[k, 1, 1] = I22
-                    if not det > 0.0:  # Î_k positive definite: Ik > 0 (above) and det > 0
-                        return k
-                    i11, i12, i22 = I22 / det, -I12 / det, Ik / det
-                    I_hat_inv[k, 0, 0], I_hat_inv[k, 0, 1], I_hat_inv[k, 1, 0], I_hat_inv[k, 1, 1] = i11, i12, i12, i22
-                    ph[0, 1], ph[1, 1], ph[2, 1], ph[3, 1], ph[4, 1], ph[5, 1] = u0, u1, u2, u3, u4, u5
-                    # Ψ_k = Ψ̂_k Î_k⁻¹: columns g and w                                  (eq. 19, A.5)
-                    g0, g1, g2 = h0 * i11 + u0 * i12, h1 * i11 + u1 * i12, h2 * i11 + u2 * i12
-                    g3, g4, g5 = h3 * i11 + u3 * i12, h4 * i11 + u4 * i12, h5 * i11 + u5 * i12
-                    w0, w1, w2 = h0 * i12 + u0 * i22, h1 * i12 + u1 * i22, h2 * i12 + u2 * i22
-                    w3, w4, w5 = h3 * i12 + u3 * i22, h4 * i12 + u4 * i22, h5 * i12 + u5 * i22
-                    ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
-                    ps[0, 1], ps[1, 1], ps[2, 1], ps[3, 1], ps[4, 1], ps[5, 1] = w0, w1, w2, w3, w4, w5
-                    if b > 0:  # A_{k,β}ᵀ (M̂_k − Ψ̂_k Ψ_kᵀ) A_{k,β}, to M̂_β      (eq. 20–21, A.6–A.7)
-                        W = congruence_of(E[k], r[k], (
-                            A00 - h0 * g0 - u0 * w0, A01 - h0 * g1 - u0 * w1, A02 - h0 * g2 - u0 * w2,
-                            A11 - h1 * g1 - u1 * w1, A12 - h1 * g2 - u1 * w2, A22 - h2 * g2 - u2 * w2,
-                            B00 - h0 * g3 - u0 * w3, B01 - h0 * g4 - u0 * w4, B02 - h0 * g5 - u0 * w5,
-                            B10 - h1 * g3 - u1 * w3, B11 - h1 * g4 - u1 * w4, B12 - h1 * g5 - u1 * w5,
-                            B20 - h2 * g3 - u2 * w3, B21 - h2 * g4 - u2 * w4, B22 - h2 * g5 - u2 * w5,
-                            C00 - h3 * g3 - u3 * w3, C01 - h3 * g4 - u3 * w4, C02 - h3 * g5 - u3 * w5,
-                            C11 - h4 * g4 - u4 * w4, C12 - h4 * g5 - u4 * w5, C22 - h5 * g5 - u5 * w5,
-                        ))  # fmt: skip
-            else:  # 3- and 6-DOF joints (spherical, free-flyer, planar): Î_k is z_k x z_k, in memory
-                if carried:  # M̂_k = M_k + W, written out for the loops below
-                    mass_matrix_into(masses[k], coms[k], Io[k], Mk)
-                    add_symmetric_of(W, Mk)
-                elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
-                    mass_matrix_into(masses[k], coms[k], Io[k], Mk)
-                # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
-                for c in range(6):
-                    for d in range(z):
-                        acc = 0.0
-                        for e in range(6):
-                            acc += Mk[c, e] * S[k, e, d]
-                        Psi_hat[k, c, d] = acc
-                # Î_k = p_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
-                for d1 in range(z):
-                    for d2 in range(z):
-                        acc = 0.0
-                        for c in range(6):
-                            acc += S[k, c, d1] * Psi_hat[k, c, d2]
-                        I_hat[k, d1, d2] = acc
-                if not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
-                    return k
-                # Ψ_k = Ψ̂_k Î_k⁻¹                                                 (eq. 19, A.5)
-                for c in range(6):
-                    for d in range(z):
-                        acc = 0.0
-                        for e in range(z):
-                            acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
-                        Psi[k, c, d] = acc
-                if b > 0:
-                    # A_{k,β}ᵀ Φ_k M̂_k A_{k,β} to M̂_β,  Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ  (eq. 20–21, A.6–A.7)
-                    # Φ_k M̂_k overwrites M̂_k in its slot: k is eliminated, its slot is released.
-                    for c in range(6):
-                        for e in range(6):
-                            acc = Mk[c, e]
-                            for d in range(z):
-                                acc -= Psi_hat[k, c, d] * Psi[k, e, d]
-                            Mk[c, e] = acc
-                    W = congruence_of(E[k], r[k], symmetric_of(Mk))
-            if fold:  # φ̂_k, φ̃_k and η_k to β (Table 3, step 1) with Ψ_k and Î_k⁻¹ still in cache
-                eliminate_rhs(k, b, idx_v[k], z, E, r, S, Psi, I_hat_inv, phi, ddq, 0, y[k], y[b], phi_hat)
-            if b > 0 and not carry:  # k starts its module: β ends another and sums its children in its slot
-                if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
-                    mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
-                add_symmetric_of(W, M_hat[slot[b]])
-            carried = carry
-    return 0
-
-
-@njit(cache=True, inline="always")
 def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, phi, eta, mu, ddq, phi_hat):
     """Solve U D Uᵀ q̈ = φ for m right-hand sides (Table 3, A.8).
 
@@ -299,22 +163,147 @@ def udut_forward(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, m
 
 @njit(cache=True, fastmath=FMA)
 def factor_step(mi, mf, ws, tau, solve):
-    """The UDUᵀ factors on the flat buffers, with the kinematics already in ws; returns 0, or k whose Î_k is singular.
+    """The articulated mass matrices and the blocks of U and D (eq. 19–21; A.4–A.7) on the flat buffers, with the
+    kinematics already in ws; returns 0, or the body k whose Î_k is not positive definite (singular GIM).
 
-    With ``solve``, also q̈ = GIM⁻¹ (τ − h) into ws's q̈, Table 1's step 1 (w_k in w_tilde) being in ws too: the
-    backward pass carries Table 1's step 2 and Table 3's step 1 (``udut_factor`` with ``fold``, y_k = w̃_k + η̃_k,
-    since φ̂_k = τ_k − p_kᵀ w̃_k − p_kᵀ η̃_k and both go to β by A_{k,β}ᵀ), then Table 3's step 2: three passes over
-    the bodies in all instead of six.  One kernel for both uses: compiling the factorization twice took 25 s."""
+    M_k enters as (m_k, d_k, I_k about o_k).  Inside a module each body is its parent's only child
+    and is eliminated just before it, so A_{k,β}ᵀ Φ_k M̂_k A_{k,β} goes to β in registers (W, the 21
+    numbers of ``spatial.congruence_of``).  What goes to the last body of a module, from the first
+    bodies of its child modules, is summed in M_hat[slot[β]] (``layout.articulated_slots``).
+
+    With ``solve``, also q̈ = GIM⁻¹ (τ − h) into ws's q̈, Table 1's step 1 (w_k in w_tilde) being in ws too: Table 3's
+    step 1 rides along, body by body while its factors are at hand, and carries Table 1's step 2 with it
+    (y_k = w̃_k + η̃_k, since φ̂_k = τ_k − p_kᵀ w̃_k − p_kᵀ η̃_k and both go to β by A_{k,β}ᵀ, as in Featherstone's
+    ABA); then Table 3's step 2 (``udut_forward``): three passes over the bodies in all instead of six.
+
+    One kernel for both uses (compiling the factorization twice took 25 s), written out here rather than inlined
+    from a kernel on named arrays: numba copies an inlined function's IR once per block with all its variables,
+    and that copy alone took a third of this kernel's compile."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     nj, nv = len(mv.parents), len(dv.ddq)
-    k = udut_factor(
-        mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, mv.slot, mv.slot_init, mv.masses, mv.coms,
-        mv.inertias_origin, dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi, dv.I_hat, dv.I_hat_inv,
-        solve, tau.reshape(len(tau), 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch,  # tau: (nv,) to solve
-    )  # fmt: skip
-    if k or not solve:
-        return k
-    udut_forward(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
-                 dv.eta.reshape(nj, 1, 6), dv.ddq.reshape(nv, 1))  # fmt: skip
+    parents, module_ptr, module_bodies, idx_v, nvs = mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs
+    slot, slot_init, masses, coms, Io = mv.slot, mv.slot_init, mv.masses, mv.coms, mv.inertias_origin
+    E, r, S, M_hat, Psi_hat, Psi = dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi
+    I_hat, I_hat_inv = dv.I_hat, dv.I_hat_inv
+    phi, y, ddq, phi_hat = tau.reshape(len(tau), 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch  # τ: (nv,) to solve
+    W = (0.0,) * 21
+    for i in range(len(module_ptr) - 2, -1, -1):
+        carried = False  # whether W holds the contribution of k's only child
+        for j in range(module_ptr[i + 1] - 1, module_ptr[i] - 1, -1):
+            k = module_bodies[j]
+            z = nvs[k]
+            b = parents[k]
+            carry = j > module_ptr[i]  # β is the next body eliminated and k is its only child
+            Mk = M_hat[slot[k]]
+            if z <= 2:  # 1- and 2-DOF joints (revolute, prismatic, universal) with M̂_k, Ψ̂_k, Ψ_k in registers
+                if carried:  # M̂_k = M_k + A_{c,k}ᵀ Φ_c M̂_c A_{c,k}                    (eq. 20, A.6)
+                    X = sum_of(mass_matrix_of(masses[k], coms[k], Io[k]), W)
+                elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
+                    X = mass_matrix_of(masses[k], coms[k], Io[k])
+                else:  # the sum in the slot
+                    X = symmetric_of(Mk)
+                A00, A01, A02, A11, A12, A22 = X[0], X[1], X[2], X[3], X[4], X[5]
+                B00, B01, B02, B10, B11, B12, B20, B21, B22 = X[6], X[7], X[8], X[9], X[10], X[11], X[12], X[13], X[14]
+                C00, C01, C02, C11, C12, C22 = X[15], X[16], X[17], X[18], X[19], X[20]
+                s0, s1, s2, s3, s4, s5 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0], S[k, 3, 0], S[k, 4, 0], S[k, 5, 0]
+                # Ψ̂_k = M̂_k p_k (first column), Î_k = p_kᵀ Ψ̂_k                     (eq. 19, A.4–A.5)
+                h0, h1, h2, h3, h4, h5 = symmetric_times(X, s0, s1, s2, s3, s4, s5)
+                Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
+                ph, ps = Psi_hat[k], Psi[k]
+                ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
+                I_hat[k, 0, 0] = Ik
+                if not Ik > 0.0:
+                    return k
+                if z == 1:
+                    inv = 1.0 / Ik
+                    I_hat_inv[k, 0, 0] = inv
+                    g0, g1, g2, g3, g4, g5 = h0 * inv, h1 * inv, h2 * inv, h3 * inv, h4 * inv, h5 * inv  # Ψ_k
+                    ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
+                    P = (  # Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ                                       (eq. 20–21, A.6–A.7)
+                        A00 - h0 * g0, A01 - h0 * g1, A02 - h0 * g2, A11 - h1 * g1, A12 - h1 * g2, A22 - h2 * g2,
+                        B00 - h0 * g3, B01 - h0 * g4, B02 - h0 * g5,
+                        B10 - h1 * g3, B11 - h1 * g4, B12 - h1 * g5,
+                        B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
+                        C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
+                    )  # fmt: skip
+                else:  # z = 2: Ψ̂_k's second column u from p_k's second column t, and Î_k (2 x 2) inverted
+                    t0, t1, t2, t3, t4, t5 = S[k, 0, 1], S[k, 1, 1], S[k, 2, 1], S[k, 3, 1], S[k, 4, 1], S[k, 5, 1]
+                    u0, u1, u2, u3, u4, u5 = symmetric_times(X, t0, t1, t2, t3, t4, t5)
+                    I12 = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
+                    I22 = t0 * u0 + t1 * u1 + t2 * u2 + t3 * u3 + t4 * u4 + t5 * u5
+                    det = Ik * I22 - I12 * I12
+                    I_hat[k, 0, 1] = I_hat[k, 1, 0] = I12
+                    I_hat[k, 1, 1] = I22
+                    if not det > 0.0:  # Î_k positive definite: Ik > 0 (above) and det > 0
+                        return k
+                    i11, i12, i22 = I22 / det, -I12 / det, Ik / det
+                    I_hat_inv[k, 0, 0], I_hat_inv[k, 0, 1], I_hat_inv[k, 1, 0], I_hat_inv[k, 1, 1] = i11, i12, i12, i22
+                    ph[0, 1], ph[1, 1], ph[2, 1], ph[3, 1], ph[4, 1], ph[5, 1] = u0, u1, u2, u3, u4, u5
+                    # Ψ_k = Ψ̂_k Î_k⁻¹: columns g and w                                  (eq. 19, A.5)
+                    g0, g1, g2 = h0 * i11 + u0 * i12, h1 * i11 + u1 * i12, h2 * i11 + u2 * i12
+                    g3, g4, g5 = h3 * i11 + u3 * i12, h4 * i11 + u4 * i12, h5 * i11 + u5 * i12
+                    w0, w1, w2 = h0 * i12 + u0 * i22, h1 * i12 + u1 * i22, h2 * i12 + u2 * i22
+                    w3, w4, w5 = h3 * i12 + u3 * i22, h4 * i12 + u4 * i22, h5 * i12 + u5 * i22
+                    ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
+                    ps[0, 1], ps[1, 1], ps[2, 1], ps[3, 1], ps[4, 1], ps[5, 1] = w0, w1, w2, w3, w4, w5
+                    P = (  # Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ                                       (eq. 20–21, A.6–A.7)
+                        A00 - h0 * g0 - u0 * w0, A01 - h0 * g1 - u0 * w1, A02 - h0 * g2 - u0 * w2,
+                        A11 - h1 * g1 - u1 * w1, A12 - h1 * g2 - u1 * w2, A22 - h2 * g2 - u2 * w2,
+                        B00 - h0 * g3 - u0 * w3, B01 - h0 * g4 - u0 * w4, B02 - h0 * g5 - u0 * w5,
+                        B10 - h1 * g3 - u1 * w3, B11 - h1 * g4 - u1 * w4, B12 - h1 * g5 - u1 * w5,
+                        B20 - h2 * g3 - u2 * w3, B21 - h2 * g4 - u2 * w4, B22 - h2 * g5 - u2 * w5,
+                        C00 - h3 * g3 - u3 * w3, C01 - h3 * g4 - u3 * w4, C02 - h3 * g5 - u3 * w5,
+                        C11 - h4 * g4 - u4 * w4, C12 - h4 * g5 - u4 * w5, C22 - h5 * g5 - u5 * w5,
+                    )  # fmt: skip
+            else:  # 3- and 6-DOF joints (spherical, free-flyer, planar): Î_k is z_k x z_k, in memory
+                if carried:  # M̂_k = M_k + W, written out for the loops below
+                    mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+                    add_symmetric_of(W, Mk)
+                elif slot_init[k] & 1:  # a leaf: M̂_k = M_k
+                    mass_matrix_into(masses[k], coms[k], Io[k], Mk)
+                # Ψ̂_k = M̂_k p_k                                                   (eq. 19, A.5)
+                for c in range(6):
+                    for d in range(z):
+                        acc = 0.0
+                        for e in range(6):
+                            acc += Mk[c, e] * S[k, e, d]
+                        Psi_hat[k, c, d] = acc
+                # Î_k = p_kᵀ Ψ̂_k                                                  (eq. 19, A.4)
+                for d1 in range(z):
+                    for d2 in range(z):
+                        acc = 0.0
+                        for c in range(6):
+                            acc += S[k, c, d1] * Psi_hat[k, c, d2]
+                        I_hat[k, d1, d2] = acc
+                if not spd_inverse_into(I_hat[k], z, I_hat_inv[k]):
+                    return k
+                # Ψ_k = Ψ̂_k Î_k⁻¹                                                 (eq. 19, A.5)
+                for c in range(6):
+                    for d in range(z):
+                        acc = 0.0
+                        for e in range(z):
+                            acc += Psi_hat[k, c, e] * I_hat_inv[k, e, d]
+                        Psi[k, c, d] = acc
+                # Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ (eq. 20–21, A.6–A.7) overwrites M̂_k in its slot: k is eliminated, its
+                # slot is released.
+                for c in range(6):
+                    for e in range(6):
+                        acc = Mk[c, e]
+                        for d in range(z):
+                            acc -= Psi_hat[k, c, d] * Psi[k, e, d]
+                        Mk[c, e] = acc
+                P = symmetric_of(Mk)
+            if b > 0:  # A_{k,β}ᵀ Φ_k M̂_k A_{k,β}, to M̂_β: one congruence for every kind of joint (one copy compiles)
+                W = congruence_of(E[k], r[k], P)
+            if solve:  # φ̂_k, φ̃_k and η_k to β (Table 3, step 1) with Ψ_k and Î_k⁻¹ still in cache
+                eliminate_rhs(k, b, idx_v[k], z, E, r, S, Psi, I_hat_inv, phi, ddq, 0, y[k], y[b], phi_hat)
+            if b > 0 and not carry:  # k starts its module: β ends another and sums its children in its slot
+                if slot_init[k] & 2:  # the first child of β to be eliminated opens M̂_β = M_β
+                    mass_matrix_into(masses[b], coms[b], Io[b], M_hat[slot[b]])
+                add_symmetric_of(W, M_hat[slot[b]])
+            carried = carry
+    if not solve:
+        return 0
+    udut_forward(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, dv.eta.reshape(nj, 1, 6), ddq)
     return 0
