@@ -17,7 +17,7 @@ The kernels' views are ``numba.carray``s on the buffers' memory, which take no r
 sliced view costs two atomic reference-count updates of its buffer, about 25 ns, and the ~35
 views of a call came to 0.7 µs, a third of panda's whole ID kernel.  Such views must not outlive
 their buffers: they live inside one compiled call, whose arguments hold the buffers.  Python
-gets ordinary NumPy views of the same memory (``numpy_views``).
+gets ordinary NumPy views of the same memory (``numpy_views``), cut by the same generated source.
 
 ``zmax`` is the largest joint DOF of the model: p_k, Ψ̂_k, Ψ_k are stored 6 x zmax and Î_k
 zmax x zmax, so that a chain of 1-DOF joints needs no 6 x 6 blocks for them.
@@ -219,9 +219,23 @@ def _sizes_source(name: str, parts, args: str = "head") -> str:
 
 def _compile(source: str, name: str, jit: bool = True):
     """A generated function, inlined by numba into its callers (``jit``) or plain Python.  Its code object names
-    this file, so numba's cache finds it and keys it by this file's stamp (the tables above are in this file)."""
+    this file, so numba's cache finds it and keys it by this file's stamp (the tables above are in this file).
+    A views function also gets its NumPy twin (``numpy_views``), made from the same source."""
     exec(compile(source, __file__, "exec"), globals())
-    return njit(cache=True, inline="always")(globals()[name]) if jit else globals()[name]
+    if not jit:
+        return globals()[name]
+    twin = dict(globals(), _view=_numpy_view)
+    exec(compile(source, __file__, "exec"), twin)
+    _NUMPY_TWINS[name] = twin[name]
+    return njit(cache=True, inline="always")(globals()[name])
+
+
+_NUMPY_TWINS: dict = {}
+
+
+def _numpy_view(buf: np.ndarray, offset, shape) -> np.ndarray:
+    """buf[offset : offset + prod(shape)] as a NumPy array of ``shape``: ``_view`` for Python callers."""
+    return buf[offset : offset + int(np.prod(shape))].reshape(shape)
 
 
 @intrinsic
@@ -321,20 +335,11 @@ def stamped_for(ws, mb) -> bool:
 
 
 def numpy_views(views, *buffers: np.ndarray):
-    """The kernels' views (ModelViews or DataViews) as the same named tuple of NumPy views of their buffers.
+    """What the kernels' ``views`` (model_views, data_views, loop_views) give on ``buffers``, as NumPy views.
 
-    Each view is located in the buffer whose memory holds it, so the offsets stay defined once,
-    above; the NumPy views keep their buffer alive and carry its writability."""
-    out = {}
-    for name, v in views._asdict().items():
-        for buf in buffers:
-            start = (v.ctypes.data - buf.ctypes.data) // buf.itemsize
-            if buf.dtype == v.dtype and 0 <= start and start + v.size <= buf.size:
-                out[name] = buf[start : start + v.size].reshape(v.shape)
-                break
-        else:
-            raise AssertionError(f"view {name!r} lies in none of the buffers")
-    return type(views)(**out)
+    The same generated source with NumPy slices for ``_view``: the offsets stay defined once, above, nothing is
+    compiled for Python's views, and each view keeps its buffer alive and carries its writability."""
+    return _NUMPY_TWINS[views.py_func.__name__](*buffers)
 
 
 @njit(cache=True)

@@ -82,11 +82,11 @@ class Data:
     def _set_views(self) -> None:
         """Stamp ``ws`` with its model's buffer (layout.stamped_for: the fast calls check it); fields as its views."""
         self.ws[0] = self.model.mb.ctypes.data
-        for field, view in numpy_views(data_views(self.ws, self.model.mi), self.ws)._asdict().items():
+        for field, view in numpy_views(data_views, self.ws, self.model.mi)._asdict().items():
             setattr(self, field, view)
 
     def _set_loop_views(self) -> None:
-        self.loop = None if self.lw is None else numpy_views(loop_views(self.lw, self.model.mi), self.lw)
+        self.loop = None if self.lw is None else numpy_views(loop_views, self.lw, self.model.mi)
 
     def __getstate__(self) -> dict:
         # Pickle would copy each view into an array of its own, cut off from ws (what the kernels write): only ws

@@ -287,7 +287,7 @@ class Model:
         # would hold every input twice at the moment of the process's peak memory.
         assert mi.size == ni and HEADER == head.size
         mb, mi, mf = model_buffer(mi, nf)
-        w = numpy_views(model_views(mi, mf), mi, mf)
+        w = numpy_views(model_views, mi, mf)
         w.placement_rotation[:] = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
         w.placement_translation[:] = np.asarray(placement_translation, dtype=float).reshape(njoints, 3)
         w.axes[:] = axes
@@ -364,7 +364,7 @@ class Model:
         """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
         object.__setattr__(self, "mi", self.mb[:ni].view(np.int64))
         object.__setattr__(self, "mf", self.mb[ni:])
-        for field, view in numpy_views(model_views(self.mi, self.mf), self.mi, self.mf)._asdict().items():
+        for field, view in numpy_views(model_views, self.mi, self.mf)._asdict().items():
             object.__setattr__(self, field, view)
 
     def __getstate__(self) -> dict:
