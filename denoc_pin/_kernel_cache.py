@@ -157,7 +157,7 @@ def drop_stale_kernels(package: Path = PACKAGE) -> bool:
 # What the first use of each kernel compiles, and for about how long, measured on a 2-core machine with nothing
 # compiled yet (less when a kernel it calls is already compiled).  Keyed by the outermost kernel numba compiles.
 COMPILES = {
-    "factor_entry": ("the check that a new model's inertia matrix is not singular (the UDUᵀ factors)", 35),
+    "factor_entry": ("the UDUᵀ factors", 35),
     "aba_fast": ("forward dynamics", 10),
     "aba_entry": ("forward dynamics", 10),
     "rnea_fast": ("inverse dynamics", 8),
