@@ -216,7 +216,7 @@ def frame_acceleration_of(ref, fb, f, oR, op, t, tdot):
             fb[f, 2] * c0 + fb[f, 5] * c1 + fb[f, 8] * c2, fb[f, 3] * c0 + fb[f, 6] * c1 + fb[f, 9] * c2)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FMA)
 def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, dhs, dIs, Ic, W):
     """Per body k, its subtree's mass ms, first moment hs = Σ m c (world) and rotational inertia Is about the world
     origin (world axes); with q̇ also ḣs and İs.  Index 0 sums every body but the base (Pinocchio's count)."""
@@ -278,7 +278,7 @@ def subtree_inertias(parents, masses, coms, Io, oR, op, t, with_v, ms, hs, Is, d
                 dIs[b, x, y] += dIs[k, x, y]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FMA)
 def composite_map(com_only, parents, idx_v, nvs, masses, coms, Io, E, r, S, oR, op, out):
     """A_G (or, with ``com_only``, J_com) from the composite inertias M̃_k of eq. (17), body frames, leaves first:
     each column M̃_k p_k is the momentum of body k's subtree for that joint rate, about o_k (as the GIM's B_k), then
@@ -321,7 +321,7 @@ def composite_map(com_only, parents, idx_v, nvs, masses, coms, Io, E, r, S, oR, 
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FMA)
 def com_of(parents, masses, coms, oR, op, t, tdot, with_v, with_a, out):
     """Centre of mass, and with q̇ (q̈) its velocity (acceleration), world (Pinocchio's centerOfMass): out[0:3],
     [3:6], [6:9].  NO_MASS if the model has none."""
@@ -546,7 +546,10 @@ def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
     return kinematics_call(what, mi, mf, ws, fb, q, v, q[:0], frame, ref, out.reshape(-1))
 
 
-# Each compiled at its first use (``compile_on_first_use``): kinematics_call once for all its callers (half a minute),
+# subtree_inertias, composite_map and com_of (once a call each) are calls of their own rather than inlined code: numba
+# copies an inlined function's IR with all its variables for every block, and inlined, they and joint_kinematics made
+# kinematics_call's compile 34 s instead of 23 s, for no measurable speed (compare.py --kinematics).
+# Each compiled at its first use (``compile_on_first_use``): kinematics_call once for all its callers (about 20 s),
 # the fast entries in a second each; a process that never asks for a frame compiles and loads none of them.
 compile_on_first_use(kinematics_call, KINEMATICS_CALL)
 for _fast, _signature in ((vector_fast, FAST_VECTOR), (placement_fast, FAST_PLACEMENT), (matrix_fast, FAST_MATRIX)):
