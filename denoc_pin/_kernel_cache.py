@@ -157,13 +157,13 @@ def drop_stale_kernels(package: Path = PACKAGE) -> bool:
 # What the first use of each kernel compiles, and for about how long, measured on a 2-core machine with nothing
 # compiled yet (less when a kernel it calls is already compiled).  Keyed by the outermost kernel numba compiles.
 COMPILES = {
-    "factor_entry": ("the UDUᵀ factors", 35),
-    "aba_fast": ("forward dynamics", 10),
-    "aba_entry": ("forward dynamics", 10),
-    "rnea_fast": ("inverse dynamics", 8),
-    "rnea_entry": ("inverse dynamics", 8),
-    "crba_fast": ("the generalized inertia matrix", 8),
-    "crba_entry": ("the generalized inertia matrix", 8),
+    "factor_entry": ("the UDUᵀ factors", 20),
+    "aba_fast": ("forward dynamics (the kernel a new model's singularity check runs too)", 25),
+    "aba_entry": ("forward dynamics (the kernel a new model's singularity check runs too)", 25),
+    "rnea_fast": ("inverse dynamics", 10),
+    "rnea_entry": ("inverse dynamics", 10),
+    "crba_fast": ("the generalized inertia matrix", 10),
+    "crba_entry": ("the generalized inertia matrix", 10),
     "_run_batch": ("batches of states", 15),
     "rk4_kernel": ("the RK4 simulation loop", 15),
     "dp_kernel": ("the adaptive Dormand–Prince integrators", 30),
@@ -171,10 +171,10 @@ COMPILES = {
     "cfd_fast": ("the closed-loop dynamics", 40),
     "cfd_entry": ("the closed-loop dynamics", 40),
     "cfd_batch": ("batches of closed-loop states", 45),
-    "vector_fast": ("frames and Jacobians", 30),
-    "placement_fast": ("frames and Jacobians", 30),
-    "matrix_fast": ("frames and Jacobians", 30),
-    "kinematics_call": ("frames and Jacobians", 30),
+    "vector_fast": ("frames and Jacobians", 25),
+    "placement_fast": ("frames and Jacobians", 25),
+    "matrix_fast": ("frames and Jacobians", 25),
+    "kinematics_call": ("frames and Jacobians", 25),
     "kinematics_batch": ("batches of frames and Jacobians", 40),
 }
 

@@ -9,9 +9,11 @@ kernel reads ``mv.parents``, ``dv.S``) at its start.
 The same holds between compiled functions: each step of an algorithm (kinematics, Table 1, the
 UDUᵀ factors, the solve) is a compiled function of the flat buffers that unpacks its views
 itself (``model_views`` and ``data_views`` are inlined), and the paper-shaped kernel it calls
-with the views is inlined into it.  A call passing the ~20 views of a kernel moves their ~200
-words of shapes, strides and pointers; it cost more than the kernel itself on panda (FD took
-3.5 µs inside numba with view-passing calls, 2.0 µs with buffer-passing ones).
+with the views is inlined into it (or, for the largest, written out in it: numba copies an
+inlined function's IR block by block with its whole variable scope, which made compiling them
+slow).  A call passing the ~20 views of a kernel moves their ~200 words of shapes, strides and
+pointers; it cost more than the kernel itself on panda (FD took 3.5 µs inside numba with
+view-passing calls, 2.0 µs with buffer-passing ones).
 
 The kernels' views are ``numba.carray``s on the buffers' memory, which take no reference: a
 sliced view costs two atomic reference-count updates of its buffer, about 25 ns, and the ~35
