@@ -547,9 +547,10 @@ def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
 
 
 # subtree_inertias, composite_map and com_of (once a call each) are calls of their own rather than inlined code: numba
-# copies an inlined function's IR with all its variables for every block, and inlined, they and joint_kinematics made
-# kinematics_call's compile 34 s instead of 23 s, for no measurable speed (compare.py --kinematics).
-# Each compiled at its first use (``compile_on_first_use``): kinematics_call once for all its callers (about 20 s),
+# copies an inlined function's IR with all its variables for every block, and inlined they made kinematics_call's
+# compile 34 s instead of 26 s, for no measurable speed (compare.py --kinematics).  joint_kinematics stays inlined: as a
+# call it cost every forward and inverse dynamics and GIM 0.05-0.1 µs on the small arms.
+# Each compiled at its first use (``compile_on_first_use``): kinematics_call once for all its callers (about 25 s),
 # the fast entries in a second each; a process that never asks for a frame compiles and loads none of them.
 compile_on_first_use(kinematics_call, KINEMATICS_CALL)
 for _fast, _signature in ((vector_fast, FAST_VECTOR), (placement_fast, FAST_PLACEMENT), (matrix_fast, FAST_MATRIX)):

@@ -141,9 +141,7 @@ def placement_axis_angle_T(P, e, angle, Ek):
         Ek[2, i] = p0 * r02 + p1 * r12 + p2 * r22
 
 
-# Called once per kinematics pass, so a call (compiled once, shared by every kernel that uses it) rather than inlined
-# code: numba copies an inlined function's IR with all its variables for every block.  FMA contraction: layout.FMA.
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, inline="always")
 def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S, scratch, bodies):
     """Fill E[k], r[k] (A_{k,β}) of the bodies k in ``bodies`` (every body: ``module_bodies``; a frame's support)
     from q, and the one p_k column that depends on q (a universal joint's first); the others are constant and set
