@@ -373,7 +373,7 @@ def cold_start() -> float:
 
 def first_use() -> dict:
     """Seconds of a first use after an install: a copy of the package with no numba cache, in a fresh process,
-    timing the import, loading panda (its singularity check compiles the UDUᵀ factors) and a first FD call."""
+    timing the import, loading panda (its singularity check compiles forward dynamics' kernel) and a first FD call."""
     import shutil
     import tempfile
 
