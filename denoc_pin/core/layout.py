@@ -360,7 +360,7 @@ def articulated_slots(parents, module_bodies):
     free = np.empty(nj + 1, dtype=np.int64)  # a stack of released slots; free[nj] counts the slots made
     nfree = 0
     free[nj] = 0
-    for j in range(len(module_bodies) - 1, -1, -1):  # the factorization's order (udut_factor)
+    for j in range(len(module_bodies) - 1, -1, -1):  # the factorization's order (forward.factor_step)
         k = module_bodies[j]
         if slot[k] < 0:
             slot[k], nfree = _open_slot(free, nfree)
