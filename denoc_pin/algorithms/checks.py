@@ -33,7 +33,7 @@ def check_not_singular(model: Model, where: str) -> None:
     zero = np.zeros(model.nv)
     # Forward dynamics' kernel, which factors on its way: loading a model then compiles what a first forward
     # dynamics needs, rather than a factorization kernel of its own (about 2 s more of compiling).
-    status = aba_entry(model.mi, model.mf, data.ws, q, zero, zero.copy(), False)
+    status = aba_entry(model.mi, model.mf, data.ws, q, zero, zero, False)  # q̇ = 0, τ = 0: read, not written
     if status:
         k = status - 2
         raise ModelError(

@@ -65,7 +65,7 @@ def selected(sel, i, a, l):
             + sel[i, 5] * l[2])  # fmt: skip
 
 
-@njit(cache=True)  # called once by loop_step: a call, since inlining its IR (105 blocks) cost 5 s of compile
+@njit(cache=True)  # called once by loop_step: a call, since copying its IR (105 blocks) to inline it took 5 s
 def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q, with_bias, J, res, Jdv, scratch):
     """J (rows of Δ = J q̇), residual r and, if ``with_bias``, the rows of Δ̇ of every cut joint and coupling
     (``cb``: ``core.cuts.PACKED``).
