@@ -64,6 +64,11 @@ def test_a_kernel_compiles_at_its_first_use_for_its_signature_alone():
     with pytest.raises(TypeError):  # a public entry refuses other types, also at its first call
         fast(np.ones(2, dtype=np.float32))
     assert fast(np.ones(2)) == 2.0 and len(fast.signatures) == 1
+    # ... and later ones at once (no search for conversions, no explanation typed in Python), naming its signature
+    for wrong in (np.ones((2, 2)), np.ones(2, dtype=np.float32), np.ones(4)[::2], 1.0):
+        with pytest.raises(TypeError, match=r"fast takes \(array\(float64, 1d, C\)\), nothing else"):
+            fast(wrong)
+    assert fast(np.ones(2)) == 2.0 and len(fast.signatures) == 1
 
 
 def test_a_slow_first_compile_says_so_in_one_line(capsys):
