@@ -32,6 +32,8 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
+from numba import types
 from numba.core import event
 from numba.core.compiler_lock import global_compiler_lock
 
@@ -71,11 +73,11 @@ def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -
     the dispatcher to compile for the caller's types, and this compiles ``signature`` instead, to which numba then
     converts the caller's arguments (a literal ``False`` to a bool, a writable array to a read-only one), so every
     caller shares one compiled kernel.  ``exact``: a public fast entry, called from Python with the user's
-    arrays, refuses any other types with a TypeError (its caller's cue to take the checked path); an internal
-    entry is only ever given ``signature``'s types from Python; once compiled, it refuses in about a microsecond
-    (``_refuse_quickly``).  ``after``: kernels it calls, each prepared likewise, compiled first and on their own:
-    compiled from within the typing of their caller, the forward dynamics took twice as long (52 s against 27 s on 2
-    cores)."""
+    arrays, refuses any other types with a TypeError (its caller's cue to take the checked path), an array of
+    another dimension in about a microsecond once compiled (``_refuse_quickly``); an internal entry is only ever
+    given ``signature``'s types from Python.  ``after``: kernels it calls, each prepared likewise, compiled first and
+    on their own: compiled from within the typing of their caller, the forward dynamics took twice as long (52 s
+    against 27 s on 2 cores)."""
     compile_for = dispatcher.compile
     details = {"dispatcher": dispatcher, "args": signature.args, "return_type": signature.return_type}
 
@@ -102,16 +104,26 @@ def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -
 
 
 def _refuse_quickly(dispatcher, signature) -> None:
-    """Let a compiled public entry refuse other argument types with a TypeError at once.  numba's dispatcher, given
-    types it has no kernel for, looks for conversions and then explains the mismatch, typing every argument in Python
-    for both: about 85 µs, which every batch handed to a public function paid before taking its own path (panda, 100
-    states: 144 µs for 58 µs of work).  An exact entry has no conversion to find, so neither step is needed."""
+    """Let a compiled public entry refuse an array of another dimension (a batch, for one state) with a TypeError at
+    once.  numba's dispatcher, given argument types it has no kernel for, looks for conversions and then explains the
+    mismatch, typing every argument in Python for both: about 85 µs, which every batch handed to a public function
+    paid before taking its own path (panda, 100 states: 144 µs for 58 µs of work).  No conversion changes an array's
+    dimension, so for those neither step is needed; any other mismatch (a writable array for a read-only one, an int
+    for a float) still goes through numba's search, which may convert it."""
     message = f"{dispatcher.__name__} takes ({', '.join(map(str, signature.args))}), nothing else"
+    search = dispatcher._search_new_conversions
+    dims = [(i, t.ndim) for i, t in enumerate(signature.args) if isinstance(t, types.Array)]
+
+    def search_unless_a_dimension_differs(*args, **kws):
+        for i, ndim in dims:
+            if not isinstance(args[i], np.ndarray) or args[i].ndim != ndim:
+                return False
+        return search(*args, **kws)
 
     def refuse(*args, **kws):
         raise TypeError(message)
 
-    dispatcher._search_new_conversions = lambda *args, **kws: False  # numba's callbacks, looked up on the instance
+    dispatcher._search_new_conversions = search_unless_a_dimension_differs  # numba's callbacks, found on the instance
     dispatcher._explain_matching_error = refuse
 
 

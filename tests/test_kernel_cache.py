@@ -64,11 +64,24 @@ def test_a_kernel_compiles_at_its_first_use_for_its_signature_alone():
     with pytest.raises(TypeError):  # a public entry refuses other types, also at its first call
         fast(np.ones(2, dtype=np.float32))
     assert fast(np.ones(2)) == 2.0 and len(fast.signatures) == 1
-    # ... and later ones at once (no search for conversions, no explanation typed in Python), naming its signature
+    # ... and later ones naming its signature, an array of another dimension at once (no search for conversions,
+    # no explanation typed in Python); a writable array for a read-only parameter still converts
     for wrong in (np.ones((2, 2)), np.ones(2, dtype=np.float32), np.ones(4)[::2], 1.0):
         with pytest.raises(TypeError, match=r"fast takes \(array\(float64, 1d, C\)\), nothing else"):
             fast(wrong)
     assert fast(np.ones(2)) == 2.0 and len(fast.signatures) == 1
+
+    @njit
+    def reader(x):
+        return x[0]
+
+    compile_on_first_use(reader, types.float64(read_only), exact=True)
+    frozen = np.full(2, 3.0)
+    frozen.setflags(write=False)
+    assert reader(frozen) == 3.0  # the first use compiles
+    assert reader(np.full(2, 4.0)) == 4.0  # a writable array for the read-only parameter converts (numba's search)
+    with pytest.raises(TypeError, match="reader takes"):
+        reader(np.ones((2, 2)))
 
 
 def test_a_slow_first_compile_says_so_in_one_line(capsys):
