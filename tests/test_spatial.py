@@ -3,6 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
+from numba import njit
 
 from denoc_pin.core import spatial as sp
 
@@ -112,3 +113,36 @@ def test_spd_inverse(n):
     np.testing.assert_allclose(out[:n, :n] @ A[:n, :n], np.eye(n), atol=1e-12)
     A[:n, :n] = -np.eye(n)
     assert not sp.spd_inverse_into(A, n, out)
+
+
+@njit
+def _sin_cos_all(x, out):
+    for i in range(len(x)):
+        out[i, 0], out[i, 1] = sp.sin_cos(x[i])
+
+
+def test_sin_cos_is_within_two_ulp_of_the_true_values():
+    """sin_cos against 50-digit mpmath (the true values) and against libm, over joint angles, multiples of π/2
+    (the quadrant boundaries, where sine or cosine is tiny), tiny and huge arguments, and inf and NaN."""
+    import mpmath
+
+    rng = np.random.default_rng(7)
+    x = np.concatenate(
+        [
+            rng.uniform(-np.pi, np.pi, 20000),
+            rng.uniform(-1e5, 1e5, 2000),
+            np.arange(-64, 65) * (np.pi / 2),  # doubles nearest the boundaries: |sin| or |cos| ~ 1e-16 … 1e-14
+            np.arange(-64, 65) * (np.pi / 4),
+            [0.0, -0.0, 5e-324, 1e-300, -1e-8, 0.7853981633974483, 823549.0, 823550.0, 1e10, -3e15, 1e300],
+        ]
+    )
+    out = np.empty((len(x), 2))
+    _sin_cos_all(x, out)
+    with mpmath.workdps(50):
+        exact = np.array([[float(mpmath.sin(mpmath.mpf(v))), float(mpmath.cos(mpmath.mpf(v)))] for v in x])
+    ulp = np.abs(out - exact) / np.spacing(np.abs(exact))
+    assert ulp.max() <= 2.0, (x[np.argmax(ulp.max(axis=1))], ulp.max())
+    assert np.abs(out - np.column_stack([np.sin(x), np.cos(x)])).max() <= 2.3e-16
+    for bad in (np.inf, -np.inf, np.nan):
+        _sin_cos_all(np.array([bad]), out[:1])
+        assert np.isnan(out[:1]).all()

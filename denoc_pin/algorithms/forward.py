@@ -20,10 +20,12 @@ from ..core.spatial import (
     mass_matrix_of,
     propagate_twist,
     propagated_twist,
+    rank_one_downdate,
     spd_inverse_into,
     sum_of,
     symmetric_of,
     symmetric_times,
+    transferred_wrench,
 )
 
 __all__: list[str] = []
@@ -223,13 +225,10 @@ def factor_step(mi, mf, ws, tau, solve):
                     I_hat_inv[k, 0, 0] = inv
                     g0, g1, g2, g3, g4, g5 = h0 * inv, h1 * inv, h2 * inv, h3 * inv, h4 * inv, h5 * inv  # Ψ_k
                     ps[0, 0], ps[1, 0], ps[2, 0], ps[3, 0], ps[4, 0], ps[5, 0] = g0, g1, g2, g3, g4, g5
-                    P = (  # Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ                                       (eq. 20–21, A.6–A.7)
-                        A00 - h0 * g0, A01 - h0 * g1, A02 - h0 * g2, A11 - h1 * g1, A12 - h1 * g2, A22 - h2 * g2,
-                        B00 - h0 * g3, B01 - h0 * g4, B02 - h0 * g5,
-                        B10 - h1 * g3, B11 - h1 * g4, B12 - h1 * g5,
-                        B20 - h2 * g3, B21 - h2 * g4, B22 - h2 * g5,
-                        C00 - h3 * g3, C01 - h3 * g4, C02 - h3 * g5, C11 - h4 * g4, C12 - h4 * g5, C22 - h5 * g5,
-                    )  # fmt: skip
+                    # Φ_k M̂_k = M̂_k − Ψ̂_k Ψ_kᵀ (eq. 20–21) goes to β below as A_{k,β}ᵀ M̂_k A_{k,β} − a aᵀ/Î_k with
+                    # a = A_{k,β}ᵀ Ψ̂_k: the congruence then starts from M̂_k, not after Ψ̂_k, Î_k and its inverse, and
+                    # on a chain, where each body waits for its child's W, that shortens the path between bodies.
+                    P = X
                 else:  # z = 2: Ψ̂_k's second column u from p_k's second column t, and Î_k (2 x 2) inverted
                     t0, t1, t2, t3, t4, t5 = S[k, 0, 1], S[k, 1, 1], S[k, 2, 1], S[k, 3, 1], S[k, 4, 1], S[k, 5, 1]
                     u0, u1, u2, u3, u4, u5 = symmetric_times(X, t0, t1, t2, t3, t4, t5)
@@ -299,6 +298,8 @@ def factor_step(mi, mf, ws, tau, solve):
                 P = symmetric_of(Mk)
             if b > 0:  # A_{k,β}ᵀ Φ_k M̂_k A_{k,β}, to M̂_β: one congruence for every kind of joint (one copy compiles)
                 W = congruence_of(E[k], r[k], P)
+                if z == 1:  # − a aᵀ/Î_k, a = A_{k,β}ᵀ Ψ̂_k (above)
+                    W = rank_one_downdate(W, transferred_wrench(E[k], r[k], h0, h1, h2, h3, h4, h5), inv)
             if solve:  # φ̂_k, φ̃_k and η_k to β (Table 3, step 1) with Ψ_k and Î_k⁻¹ still in cache
                 eliminate_rhs(k, b, idx_v[k], z, E, r, S, Psi, I_hat_inv, phi, ddq, 0, y[k], y[b], phi_hat)
             if b > 0 and not carry:  # k starts its module: β ends another and sums its children in its slot

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .spatial import axis_angle_into, matmul_into, quaternion_rotation, quaternion_rotation_into, skew
+from .spatial import axis_angle_into, matmul_into, quaternion_rotation, quaternion_rotation_into, sin_cos, skew
 
 __all__ = [
     "BASE",
@@ -127,8 +127,7 @@ def nq_nv(kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True, inline="always")
 def placement_axis_angle_T(P, e, angle, Ek):
     """E_k = (R_p R(e, θ))ᵀ, formed directly: the revolute joints' whole rotation in 27 products."""
-    c = np.cos(angle)
-    s = np.sin(angle)
+    s, c = sin_cos(angle)
     C = 1.0 - c
     x, y, z = e[0], e[1], e[2]
     r00, r01, r02 = c + x * x * C, x * y * C - z * s, x * z * C + y * s
