@@ -123,3 +123,40 @@ def test_a_workspace_is_stamped_for_its_own_model_only():
     data = model.create_data()
     assert _stamped(data.ws, model.mb)
     assert not _stamped(data.ws, twin.mb)
+
+
+def _chain_with_placements(rotations) -> dp.Model:
+    """A spatial chain of len(rotations) revolute joints whose joint frames are rotated by ``rotations``."""
+    base = dp.models.chain(len(rotations))
+    R = np.repeat(np.eye(3)[None], base.njoints, axis=0)
+    R[1:] = rotations
+    return dp.Model(
+        name="rotated", names=base.names, link_names=base.link_names, parents=base.parents, kinds=base.kinds,
+        axes=base.axes, placement_rotation=R, placement_translation=base.placement_translation,
+        masses=base.masses, coms=base.coms, inertias=base.inertias,
+    )  # fmt: skip
+
+
+def test_unrotated_marks_the_exact_identities_and_both_kinematics_match_pinocchio():
+    """``unrotated`` lets the kinematics skip the product by an identity placement rotation: it must mark exactly
+    the identities.  A rotation by 1e-9 rad has cos = 1.0 exactly, a diagonal of ones, and must not be marked.
+    The world poses through both branches then match Pinocchio's."""
+    import pinocchio as pin
+
+    tiny = sp.axis_angle(np.array([1.0, 0.0, 0.0]), 1e-9)
+    assert np.all(np.diag(tiny) == 1.0)
+    rotations = [np.eye(3), tiny, pin.exp3(np.array([0.3, -0.2, 0.5])), np.eye(3), pin.exp3(np.array([0.0, 1.2, 0.0]))]
+    model = _chain_with_placements(rotations)
+    assert model.unrotated.tolist() == [1, 1, 0, 0, 1, 0]
+    assert dp.models.chain(7).unrotated.tolist() == [1] * 8
+    pm = dp.to_pinocchio(model)
+    pd = pm.createData()
+    data = model.create_data()
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.uniform(-4, 4, model.nq)
+        dp.forward_kinematics(model, data, q)
+        pin.forwardKinematics(pm, pd, q)
+        for k in range(1, model.njoints):
+            np.testing.assert_allclose(data.oR[k], pd.oMi[k].rotation, rtol=0, atol=1e-14)
+            np.testing.assert_allclose(data.op[k], pd.oMi[k].translation, rtol=0, atol=1e-14)

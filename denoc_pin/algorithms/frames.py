@@ -380,7 +380,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
             n += 1
             j = mv.parents[j]
         multi_dof = dv.scratch[42:78].reshape(4, 3, 3)
-        joint_kinematics(mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation,
+        joint_kinematics(mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.unrotated,
                          mv.placement_translation, q, dv.E, dv.r, S, multi_dof, path[:n])  # fmt: skip
         base_pose_into(oR, op)
         t[0, :] = 0.0

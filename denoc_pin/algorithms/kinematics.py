@@ -18,7 +18,8 @@ def kinematics_entry(mi, mf, ws, q):
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     joint_kinematics(
-        mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.placement_translation, q,
+        mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.unrotated,
+        mv.placement_translation, q,
         dv.E, dv.r, dv.S, dv.scratch[42:78].reshape(4, 3, 3), mv.module_bodies,
     )  # fmt: skip
 

@@ -125,14 +125,20 @@ def nq_nv(kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, inline="always")
-def placement_axis_angle_T(P, e, angle, Ek):
-    """E_k = (R_p R(e, θ))ᵀ, formed directly: the revolute joints' whole rotation in 27 products."""
+def placement_axis_angle_T(P, unrotated, e, angle, Ek):
+    """E_k = (R_p R(e, θ))ᵀ, formed directly: the revolute joints' whole rotation in 27 products, or none when
+    ``unrotated`` (R_p = 1)."""
     s, c = sin_cos(angle)
     C = 1.0 - c
     x, y, z = e[0], e[1], e[2]
     r00, r01, r02 = c + x * x * C, x * y * C - z * s, x * z * C + y * s
     r10, r11, r12 = y * x * C + z * s, c + y * y * C, y * z * C - x * s
     r20, r21, r22 = z * x * C - y * s, z * y * C + x * s, c + z * z * C
+    if unrotated:
+        Ek[0, 0], Ek[0, 1], Ek[0, 2] = r00, r10, r20
+        Ek[1, 0], Ek[1, 1], Ek[1, 2] = r01, r11, r21
+        Ek[2, 0], Ek[2, 1], Ek[2, 2] = r02, r12, r22
+        return
     for i in range(3):
         p0, p1, p2 = P[i, 0], P[i, 1], P[i, 2]
         Ek[0, i] = p0 * r00 + p1 * r10 + p2 * r20
@@ -141,7 +147,9 @@ def placement_axis_angle_T(P, e, angle, Ek):
 
 
 @njit(cache=True, inline="always")
-def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_p, q, E, r, S, scratch, bodies):
+def joint_kinematics(
+    kinds, idx_q, axes, axes2, pitches, placement_R, unrotated, placement_p, q, E, r, S, scratch, bodies
+):
     """Fill E[k], r[k] (A_{k,β}) of the bodies k in ``bodies`` (every body: ``module_bodies``; a frame's support)
     from q, and the one p_k column that depends on q (a universal joint's first); the others are constant and set
     once per Data (``motion_subspaces``).  ``scratch``: (4, 3, 3) for the multi-DOF kinds."""
@@ -154,7 +162,7 @@ def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_
         if kind == REVOLUTE or kind == CONTINUOUS or kind == HELICAL:
             # (cos θ, sin θ) of a continuous joint need not be exactly unit: the angle is what counts.
             angle = np.arctan2(q[iq + 1], q[iq]) if kind == CONTINUOUS else q[iq]
-            placement_axis_angle_T(placement_R[k], e, angle, E[k])
+            placement_axis_angle_T(placement_R[k], unrotated[k], e, angle, E[k])
             if kind == HELICAL:  # it slides pitch·θ along e as it turns
                 s = pitches[k] * angle
                 for c in range(3):
@@ -181,7 +189,7 @@ def joint_kinematics(kinds, idx_q, axes, axes2, pitches, placement_R, placement_
             # R_j = R(e1, q1) R(e2, q2), so E_k = (R_p R(e1, q1) R(e2, q2))ᵀ = R(e2, q2)ᵀ (R_p R(e1, q1))ᵀ
             e2 = axes2[k]
             axis_angle_into(e2, q[iq + 1], R2)
-            placement_axis_angle_T(placement_R[k], e, q[iq], R1)
+            placement_axis_angle_T(placement_R[k], unrotated[k], e, q[iq], R1)
             for c in range(3):
                 # ω_rel = R2ᵀ e1 q̇1 + e2 q̇2 in the body frame (R2ᵀ e1 turns with q2: see pdot_qdot)
                 S[k, c, 0] = R2[0, c] * e[0] + R2[1, c] * e[1] + R2[2, c] * e[2]

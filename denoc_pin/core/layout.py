@@ -97,6 +97,7 @@ MODEL_INTS = (
     ("module_bodies", ("nj - 1",), "body indices, module by module, root to tip within a module"),
     ("slot", ("nj",), "the M_hat slot that holds M̂_k while it is open (articulated_slots)"),
     ("slot_init", ("nj",), "bit 1: k is a leaf; bit 2: k is the first child of its parent eliminated"),
+    ("unrotated", ("nj",), "1 if joint frame k is not rotated in its parent body's frame (placement_rotation[k] = 1)"),
 )
 MODEL_FLOATS = (
     ("placement_rotation", ("nj", 3, 3), "rotation of joint frame k in its parent body's frame at q = 0"),
@@ -133,9 +134,9 @@ DATA_FLOATS = (
     ("fext", ("nj", 6), "external wrench [n; f] of the last call given any, body frame"),
     ("eta", ("nj", 6), "μ_k of Table 3, step 2 (forward dynamics)"),
     ("M_hat", ("ns", 6, 6), "open articulated mass matrices M̂_k (eq. 20, A.6), or composite M̃_k (eq. 17)"),
-    ("Psi_hat", ("nj", 6, "z"), "Ψ̂_k = M̂_k p_k (eq. 19, A.5); B_k = M̃_k p_k in gim"),
+    ("Psi_hat", ("nj", 6, "z"), "Ψ̂_k = M̂_k p_k (eq. 19, A.5), after udut; B_k = M̃_k p_k in gim"),
     ("Psi", ("nj", 6, "z"), "Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5)"),
-    ("I_hat", ("nj", "z", "z"), "Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18)"),
+    ("I_hat", ("nj", "z", "z"), "Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18), after udut"),
     ("I_hat_inv", ("nj", "z", "z"), "Î_k⁻¹"),
     ("tau", ("nv",), "τ of the last inverse dynamics"),
     ("ddq", ("nv",), "q̈ of the last forward dynamics"),
