@@ -25,7 +25,6 @@ def energy_core(mv, dv, v):
     E, r, S, t, tdot, R, o = dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR, dv.op
     Mk = np.empty((6, 6))
     nj = len(parents)
-    zeros = np.zeros(len(v))  # q̈ = 0
     world_poses_into(parents, E, r, R, o)  # the placements of forward_kinematics
     t[0, :] = 0.0
     tdot[0, :] = 0.0
@@ -33,7 +32,7 @@ def energy_core(mv, dv, v):
     potential = 0.0
     for k in range(1, nj):
         # t_k = A_{k,β} t_β + p_k θ̇_k (eq. 5): the kinematics' one recursion (its ṫ_k, with q̈ = 0, unused here)
-        twist_and_rate(mv.kinds, parents, mv.idx_v, mv.nvs, mv.axes2, E, r, S, v, zeros, t, tdot, k)
+        twist_and_rate(mv.kinds, parents, mv.idx_v, mv.nvs, mv.axes2, E, r, S, v, v, False, t, tdot, k)
         mass_matrix_into(masses[k], coms[k], Io[k], Mk)
         for c in range(6):
             Mt = 0.0

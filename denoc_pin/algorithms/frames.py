@@ -372,7 +372,6 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     dv = data_views(ws, mi)
     with_v, with_a = len(v) > 0, len(a) > 0
     oR, op, S, t, tdot = dv.oR, dv.op, dv.S, dv.t, dv.tdot
-    acc = a if with_a else np.zeros(nv if with_v else 0)  # q̈ = 0 where only q̇ is given
     if what in ONE_FRAME:  # the kinematics of the frame's support alone: its body and their ancestors
         path, n, j = dv.path.view(np.int64), 0, int(fb[frame, 0])  # int64 bit patterns in the float buffer
         while j > 0:
@@ -389,7 +388,9 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
             k = path[i]
             world_pose_of(k, mv.parents, dv.E, dv.r, oR, op)
             if with_v:
-                twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)
+                twist_and_rate(
+                    mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, a, with_a, t, tdot, k
+                )
     else:
         kinematics_entry(mi, mf, ws, q)
         world_poses_into(mv.parents, dv.E, dv.r, oR, op)  # R_k, o_k (Pinocchio's oMi)
@@ -397,7 +398,9 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
             t[0, :] = 0.0
             tdot[0, :] = 0.0
             for k in range(1, len(mv.parents)):
-                twist_and_rate(mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, acc, t, tdot, k)
+                twist_and_rate(
+                    mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, a, with_a, t, tdot, k
+                )
     F = dv.scratch[0:12].reshape(3, 4)
     if what == FORWARD:
         return 0

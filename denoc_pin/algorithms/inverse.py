@@ -42,7 +42,7 @@ def inverse_dynamics_step(mi, mf, ws, v, a, with_fext, step2):
             k = module_bodies[j]
             # t_k, ṫ_k from t_β, ṫ_β                                            (eq. 5, 7; Table 1, step 1)
             w0, w1, w2, u0, u1, u2, d0, d1, d2, l0, l1, l2 = twist_and_rate(
-                kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, t, tdot, k
+                kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, step2, t, tdot, k
             )
             # w_k = M_k ṫ_k + Ω_k M_k E_k t_k − w^E_k, the start of w̃_k      (eq. 1, 11)
             wk = w_tilde[k]

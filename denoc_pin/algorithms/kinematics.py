@@ -53,10 +53,10 @@ def world_pose_of(k, parents, E, r, R, o):
 
 
 @njit(cache=True, inline="always")
-def twist_and_rate(kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, t, tdot, k):
+def twist_and_rate(kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, with_a, t, tdot, k):
     """t_k and ṫ_k of body k from its parent's (eq. 5, 7 and Table 1, step 1), written into t[k], tdot[k] and
     returned as twelve numbers (ω_k, ȯ_k, ω̇_k, ö_k): the one forward motion recursion, of inverse dynamics and
-    of forward kinematics alike."""
+    of forward kinematics alike.  q̈ = a if ``with_a``, else zero and a is not read (forward dynamics' step 1)."""
     b = parents[k]
     iv = idx_v[k]
     z = nvs[k]
@@ -66,19 +66,21 @@ def twist_and_rate(kinds, parents, idx_v, nvs, axes2, E, r, S, v, a, t, tdot, k)
     p0 = p1 = p2 = p3 = p4 = p5 = 0.0
     a0 = a1 = a2 = a3 = a4 = a5 = 0.0
     for d in range(z):
-        vd, ad = v[iv + d], a[iv + d]
+        vd = v[iv + d]
         p0 += S[k, 0, d] * vd
         p1 += S[k, 1, d] * vd
         p2 += S[k, 2, d] * vd
         p3 += S[k, 3, d] * vd
         p4 += S[k, 4, d] * vd
         p5 += S[k, 5, d] * vd
-        a0 += S[k, 0, d] * ad
-        a1 += S[k, 1, d] * ad
-        a2 += S[k, 2, d] * ad
-        a3 += S[k, 3, d] * ad
-        a4 += S[k, 4, d] * ad
-        a5 += S[k, 5, d] * ad
+        if with_a:  # without, the zeros below stay constants (3% of a 100,000-DOF forward dynamics)
+            ad = a[iv + d]
+            a0 += S[k, 0, d] * ad
+            a1 += S[k, 1, d] * ad
+            a2 += S[k, 2, d] * ad
+            a3 += S[k, 3, d] * ad
+            a4 += S[k, 4, d] * ad
+            a5 += S[k, 5, d] * ad
     tb, tdb = t[b], tdot[b]
     # t_k = A_{k,β} t_β + p_k θ̇_k                                   (eq. 5, 7)
     wb0, wb1, wb2, u0, u1, u2 = propagated_twist(Ek, rk, tb[0], tb[1], tb[2], tb[3], tb[4], tb[5])
