@@ -285,7 +285,7 @@ class Model:
         head = np.array([njoints, nvs.sum(), len(modules), zmax, nqs.sum(), nslots], dtype=np.int64)
         ni, nf = buffer_sizes(head)
         # A joint frame not rotated in its parent's frame (URDF's rpy = 0, most chains) skips the kinematics' product
-        # by the placement rotation: 27 products and 9 loads a joint, a sixth of a revolute chain's inverse dynamics.
+        # by the placement rotation: 27 products and 9 loads a joint, a ninth of a revolute chain's inverse dynamics.
         rot = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
         unrotated = ((rot == np.eye(3)).sum(axis=(1, 2)) == 9).astype(np.int64)
         mi = np.concatenate([head, parents, kinds, idx_q, idx_v, nvs, ptr, bodies, slot, slot_init, unrotated])
