@@ -287,7 +287,7 @@ class Model:
         # A joint frame not rotated in its parent's frame (URDF's rpy = 0, most chains) skips the kinematics' product
         # by the placement rotation: 27 products and 9 loads a joint, a ninth of a revolute chain's inverse dynamics.
         rot = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
-        unrotated = ((rot == np.eye(3)).sum(axis=(1, 2)) == 9).astype(np.int64)
+        unrotated = np.all(rot == np.eye(3), axis=(1, 2)).astype(np.int64)
         mi = np.concatenate([head, parents, kinds, idx_q, idx_v, nvs, ptr, bodies, slot, slot_init, unrotated])
         mi = mi.astype(np.int64)
         # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
@@ -295,7 +295,7 @@ class Model:
         assert mi.size == ni and HEADER == head.size
         mb, mi, mf = model_buffer(mi, nf)
         w = numpy_views(model_views, mi, mf)
-        w.placement_rotation[:] = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
+        w.placement_rotation[:] = rot
         w.placement_translation[:] = np.asarray(placement_translation, dtype=float).reshape(njoints, 3)
         w.axes[:] = axes
         w.axes2[:] = axes2
