@@ -6,8 +6,8 @@ core → model → algorithms → loops → simulation, loaders → tools.  This
 
 import importlib as _importlib
 
-# _kernel_cache first: on import it drops cached kernels that are stale, before any is loaded.
-from . import _kernel_cache  # noqa: F401
+# kernel_cache first: on import it drops cached kernels that are stale, before any is loaded.
+from . import kernel_cache  # noqa: F401
 from .algorithms import (
     DENSE_LIMIT,
     DenocMatrices,

@@ -1,5 +1,6 @@
 """The package's layers (docs/architecture.md): each module imports only from its own floor or below, at module
-level, and declares its public names.  Read from the sources with ``ast``, so nothing is imported to check it."""
+level, imports no private name of another module, and declares its public names; the kernels' statuses are declared
+in one module, each code once.  Read from the sources with ``ast``, so nothing is imported to check it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import denoc_pin as dp
 PACKAGE = Path(dp.__file__).resolve().parent
 # Floors, bottom up.  A module is on the floor of its longest listed prefix.
 FLOORS = {
-    "denoc_pin._kernel_cache": 0,
+    "denoc_pin.kernel_cache": 0,
     "denoc_pin.core": 1,
     "denoc_pin.model": 2,
     "denoc_pin.algorithms": 3,
@@ -50,9 +51,14 @@ def imported(node: ast.ImportFrom | ast.Import, module: str, is_package: bool) -
     return [f"{target}.{a.name}" for a in node.names] if not node.module else [target]
 
 
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
 def violations(source: str, module: str, is_package: bool = False) -> list[str]:
-    """What breaks the rules in one module's source: an import from a floor above, an import of the package
-    inside a function (to break a cycle), a missing ``__all__``."""
+    """What breaks the rules in one module's source: an import from a floor above, an import of a private name
+    (``_x``: a module's own) or of a private module from another module, an import of the package inside a function
+    (to break a cycle), a missing ``__all__``."""
     tree = ast.parse(source)
     found = []
     own = floor(module)
@@ -61,6 +67,12 @@ def violations(source: str, module: str, is_package: bool = False) -> list[str]:
             for target in imported(node, module, is_package):
                 if floor(target) > own:
                     found.append(f"{module} (floor {own}) imports {target} (floor {floor(target)}), line {node.lineno}")
+                if any(map(private, target.split("."))):
+                    found.append(f"{module} imports the private module {target}, line {node.lineno}")
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__" and imported(node, module, is_package):
+                for alias in node.names:
+                    if private(alias.name):
+                        found.append(f"{module} imports the private name {alias.name}, line {node.lineno}")
     type_checking = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
@@ -111,6 +123,13 @@ def test_the_checker_sees_what_it_forbids():
         "denoc_pin.loaders (floor 5) imports denoc_pin.tools (floor 6), line 1"
     ]
     assert not violations("from .joints import JOINTS\n__all__ = []\n", "denoc_pin.core.layout")
+    assert violations("from ..simulation.simulate import _to_original\n__all__ = []\n", "denoc_pin.tools.cli") == [
+        "denoc_pin.tools.cli imports the private name _to_original, line 1"
+    ]
+    assert violations("from ..algorithms._plumbing import aba_entry\n__all__ = []\n", "denoc_pin.loops.kernel") == [
+        "denoc_pin.loops.kernel imports the private module denoc_pin.algorithms._plumbing, line 1"
+    ]
+    assert not violations("import numpy as _np\n__all__ = []\n", "denoc_pin.core.spatial")  # not the package's
 
 
 def test_the_public_api_is_what_all_lists():
@@ -118,7 +137,17 @@ def test_the_public_api_is_what_all_lists():
     for name in dp.__all__:
         assert hasattr(dp, name), name
     public = {n for n in vars(dp) if not n.startswith("_")}
-    subpackages = {"algorithms", "core", "loaders", "loops", "model", "simulation", "tools", "distributed"}
+    subpackages = {
+        "algorithms",
+        "core",
+        "loaders",
+        "loops",
+        "model",
+        "simulation",
+        "tools",
+        "distributed",
+        "kernel_cache",
+    }
     assert public - set(dp.__all__) - subpackages == set()
 
 
@@ -130,3 +159,30 @@ def test_the_readme_api_table_is_the_public_api():
     named = set(re.findall(r"\bdp\.([A-Za-z_]\w*)", table))
     assert set(dp.__all__) - named == set()
     assert {n for n in named if not hasattr(dp, n)} == set()
+
+
+STATUS_NAMES = ("OK", "NOT_FINITE", "SINGULAR", "BAD_LENGTH", "NOT_STAMPED", "NOT_READY", "NO_MASS", "BAD_FRAME",
+                "TOO_SMALL_STEP", "BAD_GAINS")  # fmt: skip
+
+
+def test_statuses_are_declared_once_each_code_unique():
+    """Every status a kernel returns is declared in ``model/status.py`` and nowhere else, each with its own code;
+    ``declare`` refuses a table with a code or a name twice, or a code in the range SINGULAR reserves."""
+    from denoc_pin.model import status
+
+    assert set(STATUS_NAMES) == {s.name for s in status.STATUSES}
+    assert status.declare(status.STATUSES) == {s.name: s.code for s in status.STATUSES}
+    twice = (*status.STATUSES, status.Status("BAD_SPEED", status.NO_MASS, "a duplicate code"))
+    with pytest.raises(ValueError, match="'BAD_SPEED' has code -4, which 'NO_MASS' has already"):
+        status.declare(twice)
+    with pytest.raises(ValueError, match="'OK' is declared twice"):
+        status.declare((*status.STATUSES, status.Status("OK", 7, "")))
+    with pytest.raises(ValueError, match="which 'SINGULAR' has already"):
+        status.declare((*status.STATUSES, status.Status("LATE", 5, "")))
+    for path in SOURCES:
+        if module_name(path) == "denoc_pin.model.status":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            assert not names & set(STATUS_NAMES), f"{module_name(path)} defines a status: {names & set(STATUS_NAMES)}"

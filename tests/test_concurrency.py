@@ -1,7 +1,7 @@
 """Concurrency: many processes importing a changed package at once, and threads with a Data each.
 
 A process pool or the workers of a cluster import the package together, right after an upgrade; the
-stale-kernel check (``_kernel_cache``) must not delete a file another process is loading, and numba's
+stale-kernel check (``kernel_cache``) must not delete a file another process is loading, and numba's
 cache must survive concurrent writers.  Threads share a Model freely, each with its own Data."""
 
 import os

@@ -100,3 +100,30 @@ def test_random_configurations_in_one_call(mixed):
         if kind in (SPHERICAL, FREE_FLYER):  # unit quaternions, uniformly random: every sign of every entry
             quat = dp.random_configuration(model, 7, n=400)[:, s][:, -4:]
             assert (quat.min(axis=0) < -0.5).all() and (quat.max(axis=0) > 0.5).all()
+
+
+def test_each_joint_kind_lives_on_pinocchios_lie_group():
+    """Every kind's configuration space (``joints.GROUPS``) is the Lie group Pinocchio gives its joint: the same
+    sizes and the same neutral element; and the loaders' type tables are the spellings of ``JOINTS``."""
+    from denoc_pin.core import joints as jk
+
+    pin_groups = {jk.SO2: pin.liegroups.SO2(), jk.SO3: pin.liegroups.SO3(), jk.SE2: pin.liegroups.SE2(),
+                  jk.SE3: pin.liegroups.SE3()}  # fmt: skip
+    for code, kind in jk.JOINTS.items():
+        if code == jk.BASE:
+            continue
+        ref = pin_groups.get(kind.group) or pin.liegroups.Rn(kind.nq)
+        assert (kind.nq, kind.nv) == (ref.nq, ref.nv), kind.name
+        np.testing.assert_array_equal(jk.neutral_q(code), ref.neutral, err_msg=kind.name)
+        assert jk.GROUP_OF[code] == kind.group
+    from denoc_pin.loaders import mjcf, sdf, urdf
+
+    assert sdf.SDF_JOINT_TYPES == {"revolute": jk.REVOLUTE, "continuous": jk.CONTINUOUS, "prismatic": jk.PRISMATIC,
+                                   "ball": jk.SPHERICAL, "universal": jk.UNIVERSAL, "fixed": None,
+                                   "gearbox": "gearbox"}  # fmt: skip
+    assert mjcf.MJCF_JOINT_TYPES == {"hinge": jk.REVOLUTE, "slide": jk.PRISMATIC, "ball": jk.SPHERICAL,
+                                     "free": jk.FREE_FLYER}  # fmt: skip
+    assert urdf.SUPPORTED_JOINT_TYPES == {"revolute": jk.REVOLUTE, "continuous": jk.CONTINUOUS,
+                                          "prismatic": jk.PRISMATIC, "fixed": None}  # fmt: skip
+    assert jk.ROOT_JOINTS == {None: None, "free-flyer": jk.FREE_FLYER, "planar": jk.PLANAR}
+    assert set(jk.ONE_DOF) == {jk.REVOLUTE, jk.CONTINUOUS, jk.PRISMATIC, jk.HELICAL}

@@ -1,6 +1,6 @@
-"""Stale numba caches are dropped when a source of the package changes (_kernel_cache.py)."""
+"""Stale numba caches are dropped when a source of the package changes (kernel_cache.py)."""
 
-from denoc_pin._kernel_cache import STAMP, drop_stale_kernels, sources_digest
+from denoc_pin.kernel_cache import STAMP, drop_stale_kernels, sources_digest
 
 
 def test_cached_kernels_are_dropped_exactly_when_a_source_changes(tmp_path):
@@ -38,7 +38,7 @@ def test_a_kernel_compiles_at_its_first_use_for_its_signature_alone():
     import pytest
     from numba import njit, types
 
-    from denoc_pin._kernel_cache import compile_on_first_use
+    from denoc_pin.kernel_cache import compile_on_first_use
 
     @njit
     def entry(x, flag):
@@ -91,7 +91,7 @@ def test_a_slow_first_compile_says_so_in_one_line(capsys):
     from numba import njit, types
     from numba.core import event
 
-    from denoc_pin._kernel_cache import CompileNotice, compile_on_first_use
+    from denoc_pin.kernel_cache import CompileNotice, compile_on_first_use
 
     class Slow:  # a kernel of compile_on_first_use, not compiled yet, whose compile takes a while
         def __init__(self):
@@ -127,7 +127,7 @@ def test_the_import_compiles_nothing_and_each_entry_once():
     code = """
 import numpy as np
 import denoc_pin as dp
-from denoc_pin.algorithms import _plumbing as p
+from denoc_pin.algorithms import compositions as p
 kernels = (p.rnea_entry, p.aba_entry, p.crba_entry, p.rnea_fast, p.aba_fast, p.crba_fast)
 assert all(k.signatures == [] for k in kernels), [k.signatures for k in kernels]
 m = dp.models.chain(4); d = m.create_data(); q = dp.neutral(m); v = np.zeros(m.nv)

@@ -160,3 +160,28 @@ def test_unrotated_marks_the_exact_identities_and_both_kinematics_match_pinocchi
         for k in range(1, model.njoints):
             np.testing.assert_allclose(data.oR[k], pd.oMi[k].rotation, rtol=0, atol=1e-14)
             np.testing.assert_allclose(data.op[k], pd.oMi[k].translation, rtol=0, atol=1e-14)
+
+
+def test_the_generated_views_are_up_to_date_and_a_stale_file_is_caught(monkeypatch):
+    """core/views.py is what scripts/write_views.py writes from the tables today; a table changed without
+    rewriting it (a field added) no longer matches."""
+    from denoc_pin.core import tables
+
+    assert tables.VIEWS.read_text() == tables.views_source(), "core/views.py is stale: run scripts/write_views.py"
+    monkeypatch.setattr(tables, "DATA_FLOATS", (*tables.DATA_FLOATS, ("extra", ("nj",), "a new field")))
+    assert tables.VIEWS.read_text() != tables.views_source()
+
+
+def test_no_kernel_reads_a_buffer_at_a_literal_offset():
+    """Header entries, frame rows and work areas are read by name (core/tables.py): no ``mi[1]``, ``ws[0]``,
+    ``lw[0]``, ``fb[f, 10]`` or ``scratch[42:78]`` in the package outside the generated views."""
+    import re
+    from pathlib import Path
+
+    literal = re.compile(r"\b(mi|ws|lw)\[\d|\bfb\[\w+, \d|\bscratch\[")
+    package = Path(dp.__file__).parent
+    found = [f"{p.relative_to(package)}:{i}: {line.strip()}" for p in sorted(package.rglob("*.py"))
+             if p.name not in ("views.py", "tables.py")
+             for i, line in enumerate(p.read_text().splitlines(), 1) if literal.search(line)]  # fmt: skip
+    assert not found, found
+    assert literal.search("    return mi[4]") and literal.search("k = int(fb[f, 0])")  # the pattern can fail

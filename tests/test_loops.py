@@ -444,7 +444,7 @@ def test_four_bar_simulation_keeps_the_loop_closed_and_conserves_energy():
 
 def test_symmetric_pinv_solve_is_the_minimum_norm_solution():
     """The compiled Jacobi pseudo-inverse behind the reaction system, against numpy's SVD pinv."""
-    from denoc_pin.loops.dynamics import symmetric_pinv_solve
+    from denoc_pin.core.dense import symmetric_pinv_solve
 
     rng = np.random.default_rng(0)
     for m, rank in [(1, 1), (3, 3), (5, 2), (9, 9), (12, 7)]:
@@ -522,7 +522,7 @@ def test_the_closed_loop_call_allocates_nothing():
 import numpy as np, denoc_pin as dp
 from numba import njit
 from numba.core.runtime import rtsys
-from denoc_pin.loops.dynamics import cfd_fast
+from denoc_pin.loops.compositions import cfd_fast
 
 @njit
 def calls(n, mb, ws, cb, lw, q, v, tau):  # from compiled code: a call from Python allocates its arguments' handles
@@ -565,7 +565,7 @@ def test_the_closed_loop_kernel_is_compiled_once_for_all_its_callers():
     """cfd_entry compiles at its first use for its one signature (``compile_on_first_use``), which the fast entry,
     the batches and the compiled simulation share: each would otherwise compile its own variant, half a minute
     each."""
-    from denoc_pin.loops import dynamics
+    from denoc_pin.loops.compositions import CFD
 
     model = dp.models.spatial_four_bar()
     data = model.create_data()
@@ -573,5 +573,5 @@ def test_the_closed_loop_kernel_is_compiled_once_for_all_its_callers():
     dp.constrained_forward_dynamics(model, data, q, np.zeros(5), np.zeros(5))
     dp.constrained_forward_dynamics(model, data, np.tile(q, (3, 1)), np.zeros((3, 5)), np.zeros((3, 5)))
     dp.simulate(model, q, np.zeros(5), 0.002, dt=1e-3)
-    assert dynamics.cfd_fast.signatures == [dynamics.CFD_FAST.args]
-    assert dynamics.cfd_entry.signatures == [dynamics.CFD_ENTRY.args]
+    assert CFD.fast.signatures == [CFD.fast_signature.args]
+    assert CFD.kernel.signatures == [CFD.signature.args]

@@ -118,7 +118,7 @@ def test_gripper_still_fine_with_batches_of_one():
 def test_results_fed_back_take_the_fast_path(panda, monkeypatch):
     """Arrays returned by denoc_pin (boxed by numba, with a distinct float64 dtype object) must
     be recognised as ready, not converted again on every call."""
-    import denoc_pin.algorithms._plumbing as call
+    import denoc_pin.algorithms.protocol as call
 
     data = panda.create_data()
     q = dp.random_configuration(panda, 0)

@@ -1,31 +1,21 @@
 """The public algorithms, in Pinocchio's argument order and array layouts: ``f(model, data, q, v, …)``.
 
-Each function tries the fast path first (``_plumbing``: ready arrays straight to a compiled entry
-point), written out here rather than behind a helper, which would cost a Python call per call.
+Each function tries the fast path first (``protocol``: ready arrays straight to a compiled entry of
+``compositions``), written out here rather than behind a helper, which would cost a Python call per call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_cache import prepare
 from ..model import Data, Model, ModelError, check_data, configuration
-from ._plumbing import (
-    NOT_READY,
-    aba_fast,
-    crba_entry,
-    crba_fast,
-    factor,
-    kernel_array,
-    raise_for_status,
-    ready,
-    refused,
-    restamp,
-    rnea_fast,
-    run_states,
-)
+from ..model.status import NOT_READY, raise_for_status
 from .composite import ancestor_blocks
+from .compositions import ABA, CRBA, RNEA, factor, run_states
 from .forward import udut_solve
+from .protocol import kernel_array, ready, refused, restamp
+
+rnea_fast, aba_fast, crba_fast = RNEA.fast, ABA.fast, CRBA.fast  # the fast entries, as module globals
 
 __all__ = ["DENSE_LIMIT", "forward_dynamics", "gim", "gim_inverse", "inverse_dynamics", "nonlinear_effects", "udut"]
 
@@ -107,8 +97,8 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
     if not ready(q, model.nq):
         q = kernel_array(configuration(model, q))
     out = data.gim
-    prepare(crba_fast)  # with crba_entry: the next call takes the fast path, and the first compiles once
-    raise_for_status(model, crba_entry(model.mi, model.mf, data.ws, q, out), q, None, None, "")
+    CRBA.prepare()  # with the fast entry: the next call takes the fast path, and the first compiles once
+    raise_for_status(model, CRBA.kernel(model.mi, model.mf, data.ws, q, out), q, None, None, "")
     return out.copy()
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Model, ModelError
-from ._plumbing import aba_entry
+from ..model.status import SINGULAR
+from .compositions import aba_entry
 
 __all__ = ["check_not_singular"]
 
@@ -32,10 +33,10 @@ def check_not_singular(model: Model, where: str) -> None:
     q = rng.uniform(-np.pi, np.pi, model.nq)
     zero = np.zeros(model.nv)
     # Forward dynamics' kernel, which factors on its way: loading a model then compiles what a first forward
-    # dynamics needs, rather than a factorization kernel of its own (about 2 s more of compiling).
+    # dynamics needs, rather than a factorization kernel of its own, which would be one more compile.
     status = aba_entry(model.mi, model.mf, data.ws, q, zero, zero, False)  # q̇ = 0, τ = 0: read, not written
     if status:
-        k = status - 2
+        k = status - SINGULAR
         raise ModelError(
             f"{where}: joint {model.names[k]!r} moves no inertia about its axis at a generic configuration, so the "
             "generalized inertia matrix is singular"

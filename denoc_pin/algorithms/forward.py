@@ -31,9 +31,8 @@ from ..core.spatial import (
 __all__: list[str] = []
 
 
-# A call rather than inlined code (numba copies an inlined function's IR with all its variables for every block): the
-# closed-loop solve calls it once for all its columns.  With loops.kernel.loop_rows a call too, the first constrained
-# forward dynamics compiled 3 s faster (44.7 -> 41.4 s).
+# A call rather than inlined code (numba copies an inlined function's IR with all its variables for every block,
+# which lengthens its callers' compiles): the closed-loop solve calls it once for all its columns.
 @njit(cache=True, fastmath=FMA)
 def udut_solve(parents, module_ptr, module_bodies, idx_v, nvs, E, r, S, Psi, I_hat_inv, phi, eta, mu, ddq, phi_hat):
     """Solve U D Uᵀ q̈ = φ for m right-hand sides (Table 3, A.8).
@@ -182,9 +181,9 @@ def factor_step(mi, mf, ws, tau, solve):
     ABA); then Table 3's step 2 (``udut_forward``): three passes over the bodies in all instead of six.  Ψ̂_k and Î_k
     of 1- and 2-DOF joints are then not stored: the solve reads Ψ_k and Î_k⁻¹ (1.5% of a 100,000-DOF FD).
 
-    One kernel for both uses (compiling the factorization twice took 25 s), written out here rather than inlined
-    from a kernel on named arrays: numba copies an inlined function's IR once per block with all its variables,
-    and that copy alone took a third of this kernel's compile."""
+    One kernel for both uses (the factorization is the longest compile of the package), written out here rather
+    than inlined from a kernel on named arrays: numba copies an inlined function's IR once per block with all its
+    variables, a large part of this kernel's compile."""
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     nj, nv = len(mv.parents), len(dv.ddq)
@@ -192,7 +191,7 @@ def factor_step(mi, mf, ws, tau, solve):
     slot, slot_init, masses, coms, Io = mv.slot, mv.slot_init, mv.masses, mv.coms, mv.inertias_origin
     E, r, S, M_hat, Psi_hat, Psi = dv.E, dv.r, dv.S, dv.M_hat, dv.Psi_hat, dv.Psi
     I_hat, I_hat_inv = dv.I_hat, dv.I_hat_inv
-    phi, y, ddq, phi_hat = tau.reshape(len(tau), 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.scratch  # τ: (nv,) to solve
+    phi, y, ddq, phi_hat = tau.reshape(len(tau), 1), dv.w_tilde, dv.ddq.reshape(nv, 1), dv.phi_hat  # τ: (nv,) to solve
     W = (0.0,) * 21
     for i in range(len(module_ptr) - 2, -1, -1):
         carried = False  # whether W holds the contribution of k's only child

@@ -19,22 +19,34 @@ writes the result ``what`` asks for into a flat array, rows in Pinocchio's order
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, types
 
-from .._kernel_cache import compile_on_first_use
 from ..core.joints import joint_kinematics, pdot_column
-from ..core.layout import FMA, all_finite, borrow, data_views, model_views, split_model, stamped_for
+from ..core.layout import (
+    FMA,
+    FRAME_BODY,
+    FRAME_ROTATION,
+    FRAME_TRANSLATION,
+    HEAD_NQ,
+    HEAD_NV,
+    all_finite,
+    data_views,
+    model_views,
+)
 from ..core.spatial import (
     add_transformed_rigid_inertia,
+    cross,
     rigid_inertia_into,
     rigid_inertia_times,
+    rot,
+    rot_t,
     store_column,
     store_motion,
 )
-from ._plumbing import _MF, _MI  # model.mi, model.mf
+from ..model.status import BAD_FRAME, BAD_LENGTH, NO_MASS, NOT_FINITE
 from .kinematics import base_pose_into, kinematics_entry, twist_and_rate, world_pose_of, world_poses_into
+from .protocol import FB, MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
 
 __all__: list[str] = []
 
@@ -48,56 +60,37 @@ NEEDS_A = (ACCELERATION, CLASSICAL)
 WORLD, LOCAL, LOCAL_WORLD_ALIGNED = 0, 1, 2
 REFERENCES = {"world": WORLD, "local": LOCAL, "local_world_aligned": LOCAL_WORLD_ALIGNED}
 
-BAD_LENGTH = -1
-NOT_STAMPED = -2
-NO_MASS = -4  # the centre of mass of a model without mass is undefined
-BAD_FRAME = -5  # a frame index out of range
-
-_MB = types.Array(types.float64, 1, "C", readonly=True)
-_FB = types.Array(types.float64, 2, "C", readonly=True)
-_VEC = types.Array(types.float64, 1, "C")
-_MAT = types.Array(types.float64, 2, "C")
 _I = types.int64
-# The fast entries, one per shape of result (few arguments: each costs a numba call about 0.03–0.07 µs).
-FAST_PLACEMENT = _I(_MB, _VEC, _FB, _VEC, _I, _MAT)  # (mb, ws, fb, q, frame, out (4, 4))
-FAST_VECTOR = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # (what, mb, ws, fb, q, v, a, frame, ref, out)
-FAST_MATRIX = _I(_I, _MB, _VEC, _FB, _VEC, _VEC, _I, _I, _MAT)  # (what, mb, ws, fb, q, v, frame, ref, out (r, nv))
-KINEMATICS_CALL = _I(_I, _MI, _MF, _VEC, _FB, _VEC, _VEC, _VEC, _I, _I, _VEC)  # kinematics_call's, all callers'
+# The fast entries, one per shape of result (few arguments: each array argument adds to a numba call's cost).
+FAST_PLACEMENT = _I(MB, VEC, FB, VEC, _I, MAT)  # (mb, ws, fb, q, frame, out (4, 4))
+FAST_VECTOR = _I(MB, VEC, _I, FB, VEC, VEC, VEC, _I, _I, VEC)  # (mb, ws, what, fb, q, v, a, frame, ref, out)
+FAST_MATRIX = _I(MB, VEC, _I, FB, VEC, VEC, _I, _I, MAT)  # (mb, ws, what, fb, q, v, frame, ref, out (r, nv))
+KINEMATICS_CALL = _I(MI, MF, VEC, _I, FB, VEC, VEC, VEC, _I, _I, VEC)  # kinematics_call's, all callers'
 
 
 @njit(cache=True, inline="always")
-def cross(a0, a1, a2, b0, b1, b2):
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+def frame_offset(fb, f):
+    """p_f: frame f's origin in its body's frame (a row of ``Model.frame_buffer``, ``layout.FRAME_ROW``)."""
+    T = FRAME_TRANSLATION
+    return fb[f, T], fb[f, T + 1], fb[f, T + 2]
 
 
 @njit(cache=True, inline="always")
-def rot(R, x0, x1, x2):
-    """R x."""
-    return (
-        R[0, 0] * x0 + R[0, 1] * x1 + R[0, 2] * x2,
-        R[1, 0] * x0 + R[1, 1] * x1 + R[1, 2] * x2,
-        R[2, 0] * x0 + R[2, 1] * x1 + R[2, 2] * x2,
-    )
-
-
-@njit(cache=True, inline="always")
-def rot_t(R, x0, x1, x2):
-    """Rᵀ x."""
-    return (
-        R[0, 0] * x0 + R[1, 0] * x1 + R[2, 0] * x2,
-        R[0, 1] * x0 + R[1, 1] * x1 + R[2, 1] * x2,
-        R[0, 2] * x0 + R[1, 2] * x1 + R[2, 2] * x2,
-    )
+def frame_rotated_t(fb, f, x0, x1, x2):
+    """R_fᵀ x: body-frame components into frame f's."""
+    R = FRAME_ROTATION
+    return (fb[f, R] * x0 + fb[f, R + 3] * x1 + fb[f, R + 6] * x2, fb[f, R + 1] * x0 + fb[f, R + 4] * x1
+            + fb[f, R + 7] * x2, fb[f, R + 2] * x0 + fb[f, R + 5] * x1 + fb[f, R + 8] * x2)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
 def frame_in_world(fb, f, oR, op, F):
     """Frame f's body k, and its world pose into F (3, 4) = [R_F | p_F]: R_F = R_k R_f, p_F = o_k + R_k p_f."""
-    k = int(fb[f, 0])
+    k, R, T = int(fb[f, FRAME_BODY]), FRAME_ROTATION, FRAME_TRANSLATION
     for c in range(3):
         for d in range(3):
-            F[c, d] = oR[k, c, 0] * fb[f, 1 + d] + oR[k, c, 1] * fb[f, 4 + d] + oR[k, c, 2] * fb[f, 7 + d]
-        F[c, 3] = op[k, c] + oR[k, c, 0] * fb[f, 10] + oR[k, c, 1] * fb[f, 11] + oR[k, c, 2] * fb[f, 12]
+            F[c, d] = oR[k, c, 0] * fb[f, R + d] + oR[k, c, 1] * fb[f, R + 3 + d] + oR[k, c, 2] * fb[f, R + 6 + d]
+        F[c, 3] = op[k, c] + oR[k, c, 0] * fb[f, T] + oR[k, c, 1] * fb[f, T + 1] + oR[k, c, 2] * fb[f, T + 2]
     return k
 
 
@@ -175,20 +168,19 @@ def rate_in_reference(ref, F, Wk, a0, a1, a2, l0, l1, l2, da0, da1, da2, dl0, dl
 @njit(cache=True, inline="always")
 def frame_velocity_of(ref, fb, f, oR, op, t):
     """Frame f's twist in ``ref`` (Pinocchio's getFrameVelocity): ω and the velocity of its origin, from t_k."""
-    k = int(fb[f, 0])
+    k = int(fb[f, FRAME_BODY])
     w0, w1, w2 = t[k, 0], t[k, 1], t[k, 2]
     if ref == WORLD:
         return world_twist(oR, op, t, k)
-    x0, x1, x2 = cross(w0, w1, w2, fb[f, 10], fb[f, 11], fb[f, 12])
+    p0, p1, p2 = frame_offset(fb, f)
+    x0, x1, x2 = cross(w0, w1, w2, p0, p1, p2)
     u0, u1, u2 = t[k, 3] + x0, t[k, 4] + x1, t[k, 5] + x2  # ȯ_k + ω_k × p_f, body frame
     if ref == LOCAL_WORLD_ALIGNED:
         w0, w1, w2 = rot(oR[k], w0, w1, w2)
         u0, u1, u2 = rot(oR[k], u0, u1, u2)
     else:  # R_fᵀ (body-frame components into the frame's)
-        w0, w1, w2 = (fb[f, 1] * w0 + fb[f, 4] * w1 + fb[f, 7] * w2, fb[f, 2] * w0 + fb[f, 5] * w1 + fb[f, 8] * w2,
-                      fb[f, 3] * w0 + fb[f, 6] * w1 + fb[f, 9] * w2)  # fmt: skip
-        u0, u1, u2 = (fb[f, 1] * u0 + fb[f, 4] * u1 + fb[f, 7] * u2, fb[f, 2] * u0 + fb[f, 5] * u1 + fb[f, 8] * u2,
-                      fb[f, 3] * u0 + fb[f, 6] * u1 + fb[f, 9] * u2)  # fmt: skip
+        w0, w1, w2 = frame_rotated_t(fb, f, w0, w1, w2)
+        u0, u1, u2 = frame_rotated_t(fb, f, u0, u1, u2)
     return w0, w1, w2, u0, u1, u2
 
 
@@ -196,7 +188,7 @@ def frame_velocity_of(ref, fb, f, oR, op, t):
 def frame_acceleration_of(ref, fb, f, oR, op, t, tdot):
     """Frame f's spatial acceleration in ``ref`` (Pinocchio's getFrameAcceleration): body k's is
     (ω̇_k, ö_k − ω_k × ȯ_k), moved to the frame's origin and axes like a twist."""
-    k = int(fb[f, 0])
+    k = int(fb[f, FRAME_BODY])
     x0, x1, x2 = cross(t[k, 0], t[k, 1], t[k, 2], t[k, 3], t[k, 4], t[k, 5])
     b0, b1, b2 = tdot[k, 0], tdot[k, 1], tdot[k, 2]
     c0, c1, c2 = tdot[k, 3] - x0, tdot[k, 4] - x1, tdot[k, 5] - x2
@@ -205,15 +197,16 @@ def frame_acceleration_of(ref, fb, f, oR, op, t, tdot):
         u0, u1, u2 = rot(oR[k], c0, c1, c2)
         y0, y1, y2 = cross(w0, w1, w2, op[k, 0], op[k, 1], op[k, 2])
         return w0, w1, w2, u0 - y0, u1 - y1, u2 - y2
-    y0, y1, y2 = cross(b0, b1, b2, fb[f, 10], fb[f, 11], fb[f, 12])
+    p0, p1, p2 = frame_offset(fb, f)
+    y0, y1, y2 = cross(b0, b1, b2, p0, p1, p2)
     c0, c1, c2 = c0 + y0, c1 + y1, c2 + y2
     if ref == LOCAL_WORLD_ALIGNED:
         w0, w1, w2 = rot(oR[k], b0, b1, b2)
         u0, u1, u2 = rot(oR[k], c0, c1, c2)
         return w0, w1, w2, u0, u1, u2
-    return (fb[f, 1] * b0 + fb[f, 4] * b1 + fb[f, 7] * b2, fb[f, 2] * b0 + fb[f, 5] * b1 + fb[f, 8] * b2,
-            fb[f, 3] * b0 + fb[f, 6] * b1 + fb[f, 9] * b2, fb[f, 1] * c0 + fb[f, 4] * c1 + fb[f, 7] * c2,
-            fb[f, 2] * c0 + fb[f, 5] * c1 + fb[f, 8] * c2, fb[f, 3] * c0 + fb[f, 6] * c1 + fb[f, 9] * c2)  # fmt: skip
+    w0, w1, w2 = frame_rotated_t(fb, f, b0, b1, b2)
+    u0, u1, u2 = frame_rotated_t(fb, f, c0, c1, c2)
+    return w0, w1, w2, u0, u1, u2
 
 
 @njit(cache=True, fastmath=FMA)
@@ -357,30 +350,29 @@ def com_of(parents, masses, coms, oR, op, t, tdot, with_v, with_a, out):
 
 
 @njit(cache=True, fastmath=FMA)
-def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
+def kinematics_call(mi, mf, ws, what, fb, q, v, a, frame, ref, out):
     """The kinematics at (q[, q̇[, q̈]]) into ws, and the quantity ``what`` (of frame ``frame`` in reference
-    ``ref``) into out, flat, rows in Pinocchio's order.  v, a: length nv, or 0 when not given.  A status: 0,
-    1 (an input not finite), BAD_LENGTH, NO_MASS."""
-    nv = mi[1]
-    if len(q) != mi[4] or len(v) not in (0, nv) or len(a) not in (0, nv) or (len(a) and not len(v)):
+    ``ref``) into out, flat, rows in Pinocchio's order.  v, a: length nv, or 0 when not given.  A status: OK,
+    NOT_FINITE, BAD_LENGTH, BAD_FRAME, NO_MASS."""
+    nv = mi[HEAD_NV]
+    if len(q) != mi[HEAD_NQ] or len(v) not in (0, nv) or len(a) not in (0, nv) or (len(a) and not len(v)):
         return BAD_LENGTH
     if not 0 <= frame < fb.shape[0]:
         return BAD_FRAME
     if not (all_finite(q) and all_finite(v) and all_finite(a)):
-        return 1
+        return NOT_FINITE
     mv = model_views(mi, mf)
     dv = data_views(ws, mi)
     with_v, with_a = len(v) > 0, len(a) > 0
     oR, op, S, t, tdot = dv.oR, dv.op, dv.S, dv.t, dv.tdot
     if what in ONE_FRAME:  # the kinematics of the frame's support alone: its body and their ancestors
-        path, n, j = dv.path.view(np.int64), 0, int(fb[frame, 0])  # int64 bit patterns in the float buffer
+        path, n, j = dv.path.view(np.int64), 0, int(fb[frame, FRAME_BODY])  # int64 bit patterns in the float buffer
         while j > 0:
             path[n] = j
             n += 1
             j = mv.parents[j]
-        multi_dof = dv.scratch[42:78].reshape(4, 3, 3)
         joint_kinematics(mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.unrotated,
-                         mv.placement_translation, q, dv.E, dv.r, S, multi_dof, path[:n])  # fmt: skip
+                         mv.placement_translation, q, dv.E, dv.r, S, dv.joint_rotations, path[:n])  # fmt: skip
         base_pose_into(oR, op)
         t[0, :] = 0.0
         tdot[0, :] = 0.0  # no gravity: Pinocchio's data.a
@@ -401,7 +393,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
                 twist_and_rate(
                     mv.kinds, mv.parents, mv.idx_v, mv.nvs, mv.axes2, dv.E, dv.r, S, v, a, with_a, t, tdot, k
                 )
-    F = dv.scratch[0:12].reshape(3, 4)
+    F = dv.frame_pose
     if what == FORWARD:
         return 0
     if what == PLACEMENT or what == PLACEMENTS:
@@ -437,7 +429,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
                     store_column(out, nv, idx_v[j] + d, a0, a1, a2, l0, l1, l2)
             return 0
         k = frame_in_world(fb, frame, oR, op, F)
-        W, Wk = dv.scratch[12:18], dv.scratch[18:24]
+        W, Wk = dv.twist, dv.frame_twist
         if what == JACOBIAN_DOT:
             Wk[0], Wk[1], Wk[2], Wk[3], Wk[4], Wk[5] = world_twist(oR, op, t, k)
         j = k
@@ -469,7 +461,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     block = np.empty(25 * nj)  # one allocation for the five per-body arrays
     ms, hs, Is = block[:nj], block[nj : 4 * nj].reshape(nj, 3), block[4 * nj : 13 * nj].reshape(nj, 3, 3)
     dhs, dIs = block[13 * nj : 16 * nj].reshape(nj, 3), block[16 * nj :].reshape(nj, 3, 3)
-    Ic, Wm = dv.scratch[24:33].reshape(3, 3), dv.scratch[33:42].reshape(3, 3)
+    Ic, Wm = dv.inertia_sum, dv.inertia_rate
     subtree_inertias(parents, mv.masses, mv.coms, mv.inertias_origin, oR, op, t, with_v, ms, hs, Is, dhs, dIs, Ic, Wm)
     M = ms[0]
     if not M > 0.0:
@@ -495,7 +487,7 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
     vG0, vG1, vG2 = dhs[0, 0] / M, dhs[0, 1] / M, dhs[0, 2] / M
     for i in range(len(out)):
         out[i] = 0.0
-    Wj = dv.scratch[12:18]
+    Wj = dv.twist
     for j in range(1, nj):  # the map's time variation (MOMENTUM returned above)
         m, h, I_, dh, dI = ms[j], hs[j], Is[j], dhs[j], dIs[j]
         Wj[0], Wj[1], Wj[2], Wj[3], Wj[4], Wj[5] = world_twist(oR, op, t, j)
@@ -523,66 +515,39 @@ def kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out):
 
 
 @njit(cache=True)
-def vector_fast(what, mb, ws, fb, q, v, a, frame, ref, out):
-    """kinematics_call on the model buffer, for a workspace stamped for it (the fast path)."""
-    if not stamped_for(ws, mb):
-        return NOT_STAMPED
-    mi, mf = split_model(mb)
-    return kinematics_call(what, mi, mf, ws, fb, q, v, a, frame, ref, out)
+def vector_fast(mb, ws, what, fb, q, v, a, frame, ref, out):
+    """kinematics_call on the model buffer (the fast path); v, a empty where ``what`` needs none."""
+    return on_model_buffer(kinematics_call, mb, ws, (what, fb, q, v, a, frame, ref, out))
 
 
 @njit(cache=True)
 def placement_fast(mb, ws, fb, q, frame, out):
     """One frame's placement (4, 4) (the fast path)."""
-    if not stamped_for(ws, mb):
-        return NOT_STAMPED
-    mi, mf = split_model(mb)
-    return kinematics_call(PLACEMENT, mi, mf, ws, fb, q, q[:0], q[:0], frame, 0, out.reshape(-1))
+    return on_model_buffer(kinematics_call, mb, ws, (PLACEMENT, fb, q, q[:0], q[:0], frame, 0, out.reshape(-1)))
 
 
 @njit(cache=True)
-def matrix_fast(what, mb, ws, fb, q, v, frame, ref, out):
+def matrix_fast(mb, ws, what, fb, q, v, frame, ref, out):
     """A (rows, nv) result (the fast path); v is empty where ``what`` needs none."""
-    if not stamped_for(ws, mb):
-        return NOT_STAMPED
-    mi, mf = split_model(mb)
-    return kinematics_call(what, mi, mf, ws, fb, q, v, q[:0], frame, ref, out.reshape(-1))
-
-
-# subtree_inertias, composite_map and com_of (once a call each) are calls of their own rather than inlined code: numba
-# copies an inlined function's IR with all its variables for every block, and inlined they made kinematics_call's
-# compile 34 s instead of 26 s, for no measurable speed (compare.py --kinematics).  joint_kinematics stays inlined: as a
-# call it cost every forward and inverse dynamics and GIM 0.05-0.1 µs on the small arms.
-# Each compiled at its first use (``compile_on_first_use``): kinematics_call once for all its callers (about 25 s),
-# the fast entries in a second each; a process that never asks for a frame compiles and loads none of them.
-compile_on_first_use(kinematics_call, KINEMATICS_CALL)
-for _fast, _signature in ((vector_fast, FAST_VECTOR), (placement_fast, FAST_PLACEMENT), (matrix_fast, FAST_MATRIX)):
-    compile_on_first_use(_fast, _signature, exact=True, after=(kinematics_call,))
+    return on_model_buffer(kinematics_call, mb, ws, (what, fb, q, v, q[:0], frame, ref, out.reshape(-1)))
 
 
 @njit(cache=True)
-def _rows(what, mi, mf, ws, fb, Q, V, A, frame, ref, out, lo, hi):
-    status = 0
-    for i in range(lo, hi):
-        s = kinematics_call(what, mi, mf, ws, fb, Q[i], V[i], A[i], frame, ref, out[i])
-        if s:
-            status = s
-    return status
-
-
-@njit(cache=True)
-def _run_rows(what, mi, mf, ws, fb, Q, V, A, frame, ref, out, lo, hi):
-    # a private workspace, and the shared arrays through views that take no reference (as _plumbing._run_rows)
-    return _rows(what, mi, mf, ws.copy(), fb, borrow(Q), borrow(V), borrow(A), frame, ref, borrow(out), lo, hi)
+def kinematics_row(mi, mf, ws, lw, fixed, q, v, a, out, out2):
+    """One row of a batch (``protocol.run_chunks``); fixed = (what, fb, frame, ref), out: the flat result."""
+    return kinematics_call(mi, mf, ws, fixed[0], fixed[1], q, v, a, fixed[2], fixed[3], out)
 
 
 @njit(cache=True, parallel=True)
-def kinematics_batch(what, nchunks, mi, mf, ws0, fb, Q, V, A, frame, ref, out):
-    """kinematics_call for every row of Q (B, nq), V, A ((B, nv) or (B, 0)) into out (B, size), the batch cut
-    into ``nchunks`` pieces; the worst status."""
-    B = Q.shape[0]
-    status = np.zeros(nchunks, dtype=np.int64)
-    for c in numba.prange(nchunks):
-        status[c] = _run_rows(what, mi, mf, ws0, fb, Q, V, A, frame, ref, out, c * B // nchunks,
-                              (c + 1) * B // nchunks)  # fmt: skip
-    return status.max()
+def kinematics_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2):
+    return run_chunks(kinematics_row, nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2)
+
+
+# subtree_inertias, composite_map and com_of (once a call each) are calls of their own rather than inlined code: numba
+# copies an inlined function's IR with all its variables for every block, which lengthens kinematics_call's compile for
+# no speed.  joint_kinematics stays inlined: it runs on every body of every call.
+# kinematics_call compiles once for all its callers, at its first use; a process that never asks for a frame compiles
+# and loads none of these.
+KINEMATICS = Entry(kinematics_call, KINEMATICS_CALL, vector_fast, FAST_VECTOR, kinematics_batch, ("q", "v", "a"))
+PLACEMENT_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, placement_fast, FAST_PLACEMENT, states=("q",))
+MATRIX_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, matrix_fast, FAST_MATRIX, states=("q", "v"))

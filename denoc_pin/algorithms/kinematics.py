@@ -20,7 +20,7 @@ def kinematics_entry(mi, mf, ws, q):
     joint_kinematics(
         mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.unrotated,
         mv.placement_translation, q,
-        dv.E, dv.r, dv.S, dv.scratch[42:78].reshape(4, 3, 3), mv.module_bodies,
+        dv.E, dv.r, dv.S, dv.joint_rotations, mv.module_bodies,
     )  # fmt: skip
 
 

@@ -8,16 +8,12 @@ leading B, computed on all cores.  Spatial vectors and Jacobian rows are Pinocch
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._kernel_cache import prepare
-from ..model import Data, Model, ModelError, check_data, configuration, vector
-from ._plumbing import kernel_array, raise_for_status, ready, restamp
+from ..model import Data, Model
+from ..model.status import BAD_FRAME, raise_for_status
 from .frames import (
     ACCELERATION,
-    BAD_FRAME,
-    BAD_LENGTH,
     CENTROIDAL_MAP,
     CENTROIDAL_MAP_DOT,
     CLASSICAL,
@@ -27,18 +23,16 @@ from .frames import (
     JACOBIAN,
     JACOBIAN_DOT,
     JOINT_JACOBIANS,
+    KINEMATICS,
+    MATRIX_ENTRY,
     MOMENTUM,
-    NO_MASS,
     PLACEMENT,
+    PLACEMENT_ENTRY,
     PLACEMENTS,
     REFERENCES,
     VELOCITY,
-    kinematics_batch,
-    kinematics_call,
-    matrix_fast,
-    placement_fast,
-    vector_fast,
 )
+from .protocol import EMPTY, refused, states
 
 __all__ = [
     "center_of_mass",
@@ -56,7 +50,7 @@ __all__ = [
     "joint_jacobians",
 ]
 
-_EMPTY = np.zeros(0)  # v or a not given (the kernels never write them)
+vector_fast, matrix_fast, placement_fast = KINEMATICS.fast, MATRIX_ENTRY.fast, PLACEMENT_ENTRY.fast
 
 
 def _reference(reference) -> int:
@@ -70,24 +64,14 @@ def _reference(reference) -> int:
     return code
 
 
-def _refused(refusal: Exception, model: Model, data: Data, q, v, a) -> int:
-    """BAD_LENGTH (take the checked path) when an argument is not in the kernels' form; a refusal of arguments
-    that all were is a bug, raised."""
-    n = (model.nq, model.nv, model.nv) if type(model) is Model else ()
-    arrays = [x for x in (q, v, a) if x is not None]
-    if type(model) is Model and type(data) is Data and all(map(ready, arrays, n)):
-        raise refusal
-    return BAD_LENGTH
-
-
 def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple):
     """A vector result: the fast path (ready arrays straight to the compiled entry), else the checked one."""
     out = np.empty(shape)
     try:
-        status = vector_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
-                             _EMPTY if a is None else a, frame, ref, out)  # fmt: skip
+        status = vector_fast(model.mb, data.ws, what, model.frame_buffer, q, EMPTY if v is None else v,
+                              EMPTY if a is None else a, frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
-        status = _refused(refusal, model, data, q, v, a)
+        status = refused(refusal, model, data, q, *(x for x in (v, a) if x is not None))
     return out if status == 0 else _checked(what, model, data, q, v, a, frame, ref, shape)
 
 
@@ -95,10 +79,10 @@ def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, row
     """A (rows, nv) result, the same way."""
     out = np.empty((rows, model.nv))
     try:
-        status = matrix_fast(what, model.mb, data.ws, model.frame_buffer, q, _EMPTY if v is None else v,
-                             frame, ref, out)  # fmt: skip
+        status = matrix_fast(model.mb, data.ws, what, model.frame_buffer, q, EMPTY if v is None else v,
+                              frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
-        status = _refused(refusal, model, data, q, v, None)
+        status = refused(refusal, model, data, q, *(x for x in (v,) if x is not None))
     return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv))
 
 
@@ -106,41 +90,21 @@ def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int,
     """Convert and check the input (one state or a batch), run the kernel, raise a clear error on a bad status."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}")
-    if getattr(data, "model", None) is not model:
-        check_data(model, data)
-    restamp(model, data)
-    nq, nv = model.nq, model.nv
+    if np.ndim(q) == 2 and np.shape(q)[1:] != (model.nq,):
+        raise ValueError(f"a batch of configurations needs q of shape (B, {model.nq}), got {np.shape(q)}")
+    given = q, v, a
+    q, v, a, B = states(model, data, q, v, a, "a", optional=True)
     fb = model.frame_buffer
-    if np.ndim(q) == 2:
-        Q = np.ascontiguousarray(q, dtype=np.float64)
-        B = Q.shape[0]
-        arrays = [Q]
-        for x, n, name in ((v, nv, "v"), (a, nv, "a")):
-            X = np.zeros((B, 0)) if x is None else np.ascontiguousarray(x, dtype=np.float64)
-            if X.shape != (B, 0 if x is None else n):
-                raise ValueError(f"a batch of {B} states needs {name} of shape ({B}, {n}), got {X.shape}")
-            arrays.append(X)
-        if Q.shape != (B, nq):
-            raise ValueError(f"a batch of configurations needs q of shape (B, {nq}), got {Q.shape}")
+    if B is not None:
         out = np.empty((B, *shape))
-        nchunks = max(1, min(B, numba.get_num_threads()))
-        prepare(kinematics_call)  # before kinematics_batch compiles
-        status = kinematics_batch(what, nchunks, model.mi, model.mf, data.ws, fb, *arrays, frame, ref,
-                                  out.reshape(B, -1))  # fmt: skip
-        q, v, a = arrays
+        status = KINEMATICS.run_batch(model, data, (what, fb, frame, ref), q, v, a, out.reshape(B, -1))
     else:
-        q = kernel_array(configuration(model, q))
-        v = _EMPTY if v is None else kernel_array(vector(v, nv, "v"))
-        a = _EMPTY if a is None else kernel_array(vector(a, nv, "a"))
         out = np.empty(shape)
-        status = kinematics_call(what, model.mi, model.mf, data.ws, fb, q, v, a, frame, ref, out.reshape(-1))
-    if status == BAD_FRAME:
-        return _checked(what, model, data, q, v, a, model.frame_index(frame), ref, shape)
-    if status == NO_MASS:
-        raise ModelError(f"model {model.name!r} has no mass: its centre of mass is undefined")
-    if status == BAD_LENGTH:  # not reached: the shapes were checked above
-        raise ValueError(f"q, v or a of the wrong length for model {model.name!r} (nq={nq}, nv={nv})")
-    raise_for_status(model, status, q, v if len(v) else None, a if len(a) else None, "a")
+        status = KINEMATICS.kernel(model.mi, model.mf, data.ws, what, fb, q, EMPTY if v is None else v,
+                                   EMPTY if a is None else a, frame, ref, out.reshape(-1))  # fmt: skip
+    if status == BAD_FRAME:  # a negative index counts from the end, as in Python; any other is out of range
+        return _checked(what, model, data, *given, model.frame_index(frame), ref, shape)
+    raise_for_status(model, status, q, v, a, "a")
     return out
 
 
@@ -167,7 +131,7 @@ def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     try:
         status = placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
     except (TypeError, AttributeError) as refusal:
-        status = _refused(refusal, model, data, q, None, None)
+        status = refused(refusal, model, data, q)
     return out if status == 0 else _checked(PLACEMENT, model, data, q, None, None, f, 0, (4, 4))
 
 

@@ -25,6 +25,17 @@ from .spatial import axis_angle_into, matmul_into, quaternion_rotation, quaterni
 
 __all__ = [
     "BASE",
+    "GROUPS",
+    "GROUP_OF",
+    "LieGroup",
+    "ONE_DOF",
+    "ROOT_JOINTS",
+    "SE2",
+    "SE3",
+    "SO2",
+    "SO3",
+    "VECTOR",
+    "spellings",
     "CONTINUOUS",
     "FREE_FLYER",
     "HELICAL",
@@ -40,65 +51,126 @@ __all__ = [
 
 BASE, REVOLUTE, CONTINUOUS, PRISMATIC, FREE_FLYER, PLANAR, SPHERICAL, UNIVERSAL, HELICAL = range(9)
 
+# The configuration spaces of the joints (Pinocchio's Lie-group map): ℝⁿ, SO(2) as (cos θ, sin θ), SO(3) as a unit
+# quaternion (x, y, z, w), SE(2) as (x, y, cos θ, sin θ) and SE(3) as (x, y, z, quaternion).
+VECTOR, SO2, SO3, SE2, SE3 = range(5)
+
+
+@dataclass(frozen=True)
+class LieGroup:
+    """A joint's configuration space: how q is integrated, differenced, made neutral, normalized and drawn.
+
+    name; nq, nv: its sizes (None for ℝⁿ: the joint's); coordinates: how many of q's first entries are plain
+    coordinates (positions, angles), which position limits bound; unit: the (start, stop) of q's entries kept of
+    unit norm (a quaternion, a (cos, sin) pair), or None; one: the entry that is 1 at the neutral configuration;
+    rotation: the slice of v that is an angular velocity on a non-commutative group (the entries an adaptive
+    integrator's re-charting watches), or None."""
+
+    name: str
+    nq: int | None
+    nv: int | None
+    coordinates: int | None
+    unit: tuple[int, int] | None = None
+    one: int | None = None
+    rotation: tuple[int, int] | None = None
+
+    @property
+    def commutative(self) -> bool:
+        return self.rotation is None
+
+
+GROUPS: dict[int, LieGroup] = {
+    VECTOR: LieGroup("R^n", None, None, None),
+    SO2: LieGroup("SO(2)", 2, 1, 0, unit=(0, 2), one=0),
+    SO3: LieGroup("SO(3)", 4, 3, 0, unit=(0, 4), one=3, rotation=(0, 3)),
+    SE2: LieGroup("SE(2)", 4, 3, 2, unit=(2, 4), one=2, rotation=(2, 3)),
+    SE3: LieGroup("SE(3)", 7, 6, 3, unit=(3, 7), one=6, rotation=(3, 6)),
+}
+
 
 @dataclass(frozen=True)
 class JointKind:
     """What a joint kind is, and how each source spells it.
 
-    name: the builder's spelling (``ModelBuilder.add_body(joint=…)``); nq, nv: its sizes in q and v;
-    axes: how many axis vectors it takes (0, 1 or 2); pitch: whether it takes a pitch [m/rad];
-    urdf: its URDF ``type`` inside a tree, or its ``root_joint`` spelling for a root; pinocchio: the
-    ``shortname()``s of the Pinocchio joints it reads; q_layout: q's entries, for error messages;
-    rotation: the slice of its v that is an angular velocity on a non-commutative group (the
-    entries an adaptive integrator's re-charting watches), or None; coordinates: how many of q's first
-    entries are plain coordinates (angles, offsets, positions), which position limits bound (``random_q``).
+    name: the builder's spelling (``ModelBuilder.add_body(joint=…)``); nq, nv: its sizes in q and v; group: its
+    configuration space (``GROUPS``); axes: how many axis vectors it takes (0, 1 or 2); pitch: whether it takes a
+    pitch [m/rad]; lengths: its ℝⁿ coordinates are lengths, not angles; root: only a model's root joint
+    (``root_joint=…``); urdf, sdf, mjcf: its ``type`` in those formats; pinocchio: the ``shortname()``s of the
+    Pinocchio joints it reads; q_layout: q's entries, for error messages.
     """
 
     code: int
     name: str
     nq: int
     nv: int
+    group: int
     axes: int = 0
     pitch: bool = False
+    lengths: bool = False
+    root: bool = False
     urdf: tuple[str, ...] = ()
+    sdf: tuple[str, ...] = ()
+    mjcf: tuple[str, ...] = ()
     pinocchio: tuple[str, ...] = ()
     q_layout: str = ""
-    rotation: tuple[int, int] | None = None
-    coordinates: int = 0
+
+    @property
+    def rotation(self) -> tuple[int, int] | None:
+        """The slice of v that is an angular velocity on a non-commutative group, or None."""
+        return GROUPS[self.group].rotation
+
+    @property
+    def coordinates(self) -> int:
+        """How many of q's first entries are plain coordinates, which position limits bound."""
+        c = GROUPS[self.group].coordinates
+        return self.nq if c is None else c
 
 
 JOINTS: dict[int, JointKind] = {
     k.code: k
     for k in (
-        JointKind(BASE, "base", 0, 0),
-        JointKind(REVOLUTE, "revolute", 1, 1, 1, urdf=("revolute",),
+        JointKind(BASE, "base", 0, 0, VECTOR),
+        JointKind(REVOLUTE, "revolute", 1, 1, VECTOR, 1, urdf=("revolute",), sdf=("revolute",), mjcf=("hinge",),
                   pinocchio=("JointModelRX", "JointModelRY", "JointModelRZ", "JointModelRevoluteUnaligned"),
-                  q_layout="[θ]", coordinates=1),
-        # q = (cos θ, sin θ), as Pinocchio's RevoluteUnbounded
-        JointKind(CONTINUOUS, "continuous", 2, 1, 1, urdf=("continuous",),
+                  q_layout="[θ]"),
+        JointKind(CONTINUOUS, "continuous", 2, 1, SO2, 1, urdf=("continuous",), sdf=("continuous",),
                   pinocchio=("JointModelRUBX", "JointModelRUBY", "JointModelRUBZ",
                              "JointModelRevoluteUnboundedUnaligned"), q_layout="[cos θ, sin θ]"),
-        JointKind(PRISMATIC, "prismatic", 1, 1, 1, urdf=("prismatic",),
-                  pinocchio=("JointModelPX", "JointModelPY", "JointModelPZ", "JointModelPrismaticUnaligned"),
-                  q_layout="[d]", coordinates=1),
-        # q = (x, y, z, qx, qy, qz, qw); v = (linear, angular) twist of the body in its own frame
-        JointKind(FREE_FLYER, "free-flyer", 7, 6, urdf=("free-flyer",), pinocchio=("JointModelFreeFlyer",),
-                  q_layout="[x, y, z, qx, qy, qz, qw]", rotation=(3, 6), coordinates=3),
-        # q = (x, y, cos θ, sin θ); v = (vx, vy, ω) in the body frame, motion in the joint's x-y plane
-        JointKind(PLANAR, "planar", 4, 3, urdf=("planar",), pinocchio=("JointModelPlanar",),
-                  q_layout="[x, y, cos θ, sin θ]", rotation=(2, 3), coordinates=2),
-        # q = (qx, qy, qz, qw); v = angular velocity in the body frame
-        JointKind(SPHERICAL, "spherical", 4, 3, pinocchio=("JointModelSpherical",), q_layout="[qx, qy, qz, qw]",
-                  rotation=(0, 3)),
+        JointKind(PRISMATIC, "prismatic", 1, 1, VECTOR, 1, lengths=True, urdf=("prismatic",), sdf=("prismatic",),
+                  mjcf=("slide",), pinocchio=("JointModelPX", "JointModelPY", "JointModelPZ",
+                                              "JointModelPrismaticUnaligned"), q_layout="[d]"),
+        # v = (linear, angular) twist of the body in its own frame
+        JointKind(FREE_FLYER, "free-flyer", 7, 6, SE3, root=True, urdf=("free-flyer",), mjcf=("free",),
+                  pinocchio=("JointModelFreeFlyer",), q_layout="[x, y, z, qx, qy, qz, qw]"),
+        # v = (vx, vy, ω) in the body frame, motion in the joint's x-y plane
+        JointKind(PLANAR, "planar", 4, 3, SE2, root=True, urdf=("planar",), pinocchio=("JointModelPlanar",),
+                  q_layout="[x, y, cos θ, sin θ]"),
+        # v = angular velocity in the body frame
+        JointKind(SPHERICAL, "spherical", 4, 3, SO3, sdf=("ball",), mjcf=("ball",),
+                  pinocchio=("JointModelSpherical",), q_layout="[qx, qy, qz, qw]"),
         # R = R(e1, q1) R(e2, q2), e1 = axes[k], e2 = axes2[k]
-        JointKind(UNIVERSAL, "universal", 2, 2, 2, pinocchio=("JointModelUniversal",), q_layout="[q1, q2]",
-                  coordinates=2),
+        JointKind(UNIVERSAL, "universal", 2, 2, VECTOR, 2, sdf=("universal",), pinocchio=("JointModelUniversal",),
+                  q_layout="[q1, q2]"),
         # rotation θ about e with translation pitch·θ along e (Pinocchio's helical joint)
-        JointKind(HELICAL, "helical", 1, 1, 1, pitch=True,
+        JointKind(HELICAL, "helical", 1, 1, VECTOR, 1, pitch=True,
                   pinocchio=("JointModelHX", "JointModelHY", "JointModelHZ", "JointModelHelicalUnaligned"),
-                  q_layout="[θ]", coordinates=1),
+                  q_layout="[θ]"),
     )
 }  # fmt: skip
+GROUP_OF = np.array([JOINTS[c].group for c in range(len(JOINTS))], dtype=np.int64)
+"""The configuration space of each joint kind, indexed by its code: what the compiled configuration kernels read."""
+ONE_DOF = tuple(c for c, k in JOINTS.items() if k.nv == 1)
+"""The kinds with one position θ: what a joint coupling (gearbox, mimic) may join."""
+ROOT_JOINTS = {None: None, **{k.name: c for c, k in JOINTS.items() if k.root}}
+"""The ``root_joint=`` spellings of every loader: None (a fixed base), "free-flyer", "planar"."""
+
+
+def spellings(source: str, roots: bool = False) -> dict[str, int]:
+    """{a joint type of ``source`` ("urdf", "sdf", "mjcf", "pinocchio"): its kind}, for the joints inside a tree
+    (with ``roots``: the root-only kinds too, as MJCF's ``free`` joint)."""
+    return {t: c for c, k in JOINTS.items() if roots or not k.root for t in getattr(k, source)}
+
+
 NQ = np.array([JOINTS[c].nq for c in range(len(JOINTS))], dtype=np.int64)
 NV = np.array([JOINTS[c].nv for c in range(len(JOINTS))], dtype=np.int64)
 WITH_AXIS = tuple(c for c, k in JOINTS.items() if k.axes >= 1)
@@ -148,11 +220,11 @@ def placement_axis_angle_T(P, unrotated, e, angle, Ek):
 
 @njit(cache=True, inline="always")
 def joint_kinematics(
-    kinds, idx_q, axes, axes2, pitches, placement_R, unrotated, placement_p, q, E, r, S, scratch, bodies
+    kinds, idx_q, axes, axes2, pitches, placement_R, unrotated, placement_p, q, E, r, S, rotations, bodies
 ):
     """Fill E[k], r[k] (A_{k,β}) of the bodies k in ``bodies`` (every body: ``module_bodies``; a frame's support)
     from q, and the one p_k column that depends on q (a universal joint's first); the others are constant and set
-    once per Data (``motion_subspaces``).  ``scratch``: (4, 3, 3) for the multi-DOF kinds."""
+    once per Data (``motion_subspaces``).  ``rotations``: (4, 3, 3) work space for the multi-DOF kinds."""
     for i in range(len(bodies)):
         k = bodies[i]
         kind = kinds[k]
@@ -184,7 +256,7 @@ def joint_kinematics(
                     + (placement_R[k, c, 0] * e[0] + placement_R[k, c, 1] * e[1] + placement_R[k, c, 2] * e[2]) * qk
                 )
             continue
-        Rj, R, R1, R2 = scratch[0], scratch[1], scratch[2], scratch[3]
+        Rj, R, R1, R2 = rotations[0], rotations[1], rotations[2], rotations[3]
         if kind == UNIVERSAL:
             # R_j = R(e1, q1) R(e2, q2), so E_k = (R_p R(e1, q1) R(e2, q2))ᵀ = R(e2, q2)ᵀ (R_p R(e1, q1))ᵀ
             e2 = axes2[k]
@@ -372,27 +444,25 @@ def _solve3(A, b):
 
 @njit(cache=True)
 def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
-    """out = q ⊕ v dt, joint by joint."""
+    """out = q ⊕ v dt, joint by joint, on each joint's group (``GROUPS``)."""
     qa = np.empty(4)
     qb = np.empty(4)
     w = np.empty(3)
     for k in range(1, len(kinds)):
-        kind, iq, iv = kinds[k], idx_q[k], idx_v[k]
-        if kind == REVOLUTE or kind == PRISMATIC or kind == HELICAL:
-            out[iq] = q[iq] + v[iv] * dt
-        elif kind == UNIVERSAL:
-            out[iq] = q[iq] + v[iv] * dt
-            out[iq + 1] = q[iq + 1] + v[iv + 1] * dt
-        elif kind == CONTINUOUS:
+        group, iq, iv = GROUP_OF[kinds[k]], idx_q[k], idx_v[k]
+        if group == VECTOR:
+            for c in range(NQ[kinds[k]]):
+                out[iq + c] = q[iq + c] + v[iv + c] * dt
+        elif group == SO2:
             th = np.arctan2(q[iq + 1], q[iq]) + v[iv] * dt
             out[iq], out[iq + 1] = np.cos(th), np.sin(th)
-        elif kind == SPHERICAL:
+        elif group == SO3:
             _normalized_quat(q, iq, qa)
             for c in range(3):
                 w[c] = v[iv + c] * dt
             _quat_exp(w, qb)
             _quat_mul(qa, qb, out[iq : iq + 4])
-        elif kind == FREE_FLYER:
+        elif group == SE3:
             _normalized_quat(q, iq + 3, qa)
             for c in range(3):
                 w[c] = v[iv + 3 + c] * dt
@@ -402,7 +472,7 @@ def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
                 out[iq + c] = q[iq + c] + R[c, 0] * dp[0] + R[c, 1] * dp[1] + R[c, 2] * dp[2]
             _quat_exp(w, qb)
             _quat_mul(qa, qb, out[iq + 3 : iq + 7])
-        else:  # PLANAR: q = (x, y, cos θ, sin θ), v = (vx, vy, ω) in the body frame
+        else:  # SE2: q = (x, y, cos θ, sin θ), v = (vx, vy, ω) in the body frame
             th0 = np.arctan2(q[iq + 3], q[iq + 2])
             dth = v[iv + 2] * dt
             dp = _mv(_se2_V(dth), v[iv : iv + 2] * dt)
@@ -421,13 +491,13 @@ _DEXP_INV_COEF = np.array([
 
 
 @njit(cache=True)
-def _ad_apply(kind, x, iv, u, out):
+def _ad_apply(group, x, iv, u, out):
     """out = −ad_x u for the joint's Lie algebra (x, u: slices of the joint's tangent at iv)."""
-    if kind == SPHERICAL:  # so(3): ad_ω u = ω × u
+    if group == SO3:  # so(3): ad_ω u = ω × u
         out[0] = -(x[iv + 1] * u[2] - x[iv + 2] * u[1])
         out[1] = -(x[iv + 2] * u[0] - x[iv] * u[2])
         out[2] = -(x[iv] * u[1] - x[iv + 1] * u[0])
-    elif kind == FREE_FLYER:  # se(3), x = (ν, ω): ad_x u = (ω × u_ν + ν × u_ω, ω × u_ω)
+    elif group == SE3:  # se(3), x = (ν, ω): ad_x u = (ω × u_ν + ν × u_ω, ω × u_ω)
         n0, n1, n2, w0, w1, w2 = x[iv], x[iv + 1], x[iv + 2], x[iv + 3], x[iv + 4], x[iv + 5]
         out[0] = -(w1 * u[2] - w2 * u[1] + n1 * u[5] - n2 * u[4])
         out[1] = -(w2 * u[0] - w0 * u[2] + n2 * u[3] - n0 * u[5])
@@ -450,15 +520,15 @@ def dexp_inv_kernel(kinds, idx_v, nvs, x, v, out):
     u = np.empty(6)
     w = np.empty(6)
     for k in range(1, len(kinds)):
-        kind, iv, n = kinds[k], idx_v[k], nvs[k]
+        group, iv, n = GROUP_OF[kinds[k]], idx_v[k], nvs[k]
         for c in range(n):
             out[iv + c] = v[iv + c]
-        if kind != SPHERICAL and kind != FREE_FLYER and kind != PLANAR:
+        if group == VECTOR or group == SO2:  # commutative: J_r = 1
             continue
         for c in range(n):
             u[c] = v[iv + c]
         for j in range(1, 17):  # u = (−ad_x)ʲ v; only j = 1 and even j have non-zero B_j
-            _ad_apply(kind, x, iv, u, w)
+            _ad_apply(group, x, iv, u, w)
             for c in range(n):
                 u[c] = w[c]
             if j == 1 or j % 2 == 0:
@@ -476,30 +546,28 @@ def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
     qr = np.empty(4)
     w = np.empty(3)
     for k in range(1, len(kinds)):
-        kind, iq, iv = kinds[k], idx_q[k], idx_v[k]
-        if kind == REVOLUTE or kind == PRISMATIC or kind == HELICAL:
-            out[iv] = q1[iq] - q0[iq]
-        elif kind == UNIVERSAL:
-            out[iv] = q1[iq] - q0[iq]
-            out[iv + 1] = q1[iq + 1] - q0[iq + 1]
-        elif kind == CONTINUOUS:
+        group, iq, iv = GROUP_OF[kinds[k]], idx_q[k], idx_v[k]
+        if group == VECTOR:
+            for c in range(NQ[kinds[k]]):
+                out[iv + c] = q1[iq + c] - q0[iq + c]
+        elif group == SO2:
             c0, s0, c1, s1 = q0[iq], q0[iq + 1], q1[iq], q1[iq + 1]
             out[iv] = np.arctan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
-        elif kind == SPHERICAL or kind == FREE_FLYER:
-            j = iq if kind == SPHERICAL else iq + 3
+        elif group == SO3 or group == SE3:
+            j = iq if group == SO3 else iq + 3
             _normalized_quat(q0, j, qa)
             _normalized_quat(q1, j, qb)
             qa[0], qa[1], qa[2] = -qa[0], -qa[1], -qa[2]  # q0⁻¹
             _quat_mul(qa, qb, qr)
             _quat_log(qr, w)
-            if kind == SPHERICAL:
+            if group == SO3:
                 out[iv : iv + 3] = w
             else:
                 R0 = quaternion_rotation(-qa[0], -qa[1], -qa[2], qa[3])
                 dp = _mv(R0.T, q1[iq : iq + 3] - q0[iq : iq + 3])
                 out[iv : iv + 3] = _solve3(_se3_V(w), dp)
                 out[iv + 3 : iv + 6] = w
-        else:  # PLANAR
+        else:  # SE2
             th0 = np.arctan2(q0[iq + 3], q0[iq + 2])
             th1 = np.arctan2(q1[iq + 3], q1[iq + 2])
             dth = np.arctan2(np.sin(th1 - th0), np.cos(th1 - th0))
@@ -518,28 +586,22 @@ def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
 # The configuration space in NumPy: one joint's q entries at a time.
 # ---------------------------------------------------------------------------------------
 
-# Where a joint's q holds a unit quaternion or a (cos θ, sin θ) pair: (start, stop) within its q entries.
-_UNIT_PARTS = {CONTINUOUS: (0, 2), SPHERICAL: (0, 4), FREE_FLYER: (3, 7), PLANAR: (2, 4)}
-
-
-# The entry that is 1 at the reference configuration: cos θ, or a quaternion's w.
-_NEUTRAL_ONE = {CONTINUOUS: 0, SPHERICAL: 3, FREE_FLYER: 6, PLANAR: 2}
-
 
 def neutral_q(kind: int) -> np.ndarray:
     """The joint's q at the reference configuration: zero angles and offsets, (cos, sin) = (1, 0),
     identity quaternions."""
     q = np.zeros(JOINTS[kind].nq)
-    if kind in _NEUTRAL_ONE:
-        q[_NEUTRAL_ONE[kind]] = 1.0
+    one = GROUPS[JOINTS[kind].group].one
+    if one is not None:
+        q[one] = 1.0
     return q
 
 
 def normalize_q(kind: int, qk: np.ndarray) -> None:
     """Scale the joint's quaternion or (cos, sin) pair in ``qk`` (its q entries, a view) to unit norm."""
-    if kind in _UNIT_PARTS:
-        a, b = _UNIT_PARTS[kind]
-        qk[a:b] /= np.linalg.norm(qk[a:b])
+    unit = GROUPS[JOINTS[kind].group].unit
+    if unit is not None:
+        qk[unit[0] : unit[1]] /= np.linalg.norm(qk[unit[0] : unit[1]])
 
 
 def random_q(kind: int, rng: np.random.Generator, lower=None, upper=None) -> np.ndarray:
@@ -547,7 +609,7 @@ def random_q(kind: int, rng: np.random.Generator, lower=None, upper=None) -> np.
     position limits, (nq,)) where both bounds are finite and below 1e300 (Pinocchio's "no limit" is 1.8e308);
     otherwise angles uniform in [-π, π], offsets and base positions in [-0.5, 0.5] m; uniformly random unit
     quaternions and (cos θ, sin θ)."""
-    q = _random_unbounded(kind, rng)
+    q = random_qs(kind, rng, None, None, None)
     if lower is not None:
         for i in range(JOINTS[kind].coordinates):
             if max(abs(lower[i]), abs(upper[i])) < 1e300:
@@ -555,42 +617,26 @@ def random_q(kind: int, rng: np.random.Generator, lower=None, upper=None) -> np.
     return q
 
 
-def random_qs(kind: int, rng: np.random.Generator, lower, upper, n: int) -> np.ndarray:
-    """n random q of the joint as the rows of an (n, nq) array, drawn as ``random_q`` draws one (the random
-    stream is consumed in another order)."""
-    if kind in (REVOLUTE, UNIVERSAL, HELICAL):
-        q = rng.uniform(-np.pi, np.pi, (n, JOINTS[kind].nq))
-    elif kind == PRISMATIC:
-        q = rng.uniform(-0.5, 0.5, (n, 1))
-    elif kind in (CONTINUOUS, PLANAR):
-        th = rng.uniform(-np.pi, np.pi, n)
-        q = np.column_stack([np.cos(th), np.sin(th)])
-        if kind == PLANAR:
-            q = np.column_stack([rng.uniform(-0.5, 0.5, (n, 2)), q])
-    else:  # SPHERICAL, FREE_FLYER: uniformly random unit quaternions
-        u = rng.standard_normal((n, 4))
-        q = u / np.linalg.norm(u, axis=1, keepdims=True)
-        if kind == FREE_FLYER:
-            q = np.column_stack([rng.uniform(-0.5, 0.5, (n, 3)), q])
-    for i in range(JOINTS[kind].coordinates):
-        if max(abs(lower[i]), abs(upper[i])) < 1e300:
-            q[:, i] = rng.uniform(lower[i], upper[i], n)
+def random_qs(kind: int, rng: np.random.Generator, lower, upper, n: int | None) -> np.ndarray:
+    """n random q of the joint as the rows of an (n, nq) array, drawn as ``random_q`` draws one (n None: one q,
+    (nq,), without limits; the random stream is consumed in another order for n rows), on the joint's group."""
+    k = JOINTS[kind]
+    size = () if n is None else (n,)
+    if k.group == VECTOR:
+        bound = 0.5 if k.lengths else np.pi
+        q = rng.uniform(-bound, bound, (*size, k.nq))
+    elif k.group in (SO2, SE2):
+        th = rng.uniform(-np.pi, np.pi, size)
+        q = np.stack([np.cos(th), np.sin(th)], axis=-1)
+        if k.group == SE2:
+            q = np.concatenate([rng.uniform(-0.5, 0.5, (*size, 2)), q], axis=-1)
+    else:  # SO3, SE3: uniformly random unit quaternions
+        u = rng.standard_normal((*size, 4))
+        q = u / np.linalg.norm(u, axis=-1, keepdims=True)
+        if k.group == SE3:
+            q = np.concatenate([rng.uniform(-0.5, 0.5, (*size, 3)), q], axis=-1)
+    if n is not None:
+        for i in range(k.coordinates):
+            if max(abs(lower[i]), abs(upper[i])) < 1e300:
+                q[:, i] = rng.uniform(lower[i], upper[i], n)
     return q
-
-
-def _random_unbounded(kind: int, rng: np.random.Generator) -> np.ndarray:
-    if kind in (REVOLUTE, UNIVERSAL, HELICAL):
-        return rng.uniform(-np.pi, np.pi, JOINTS[kind].nq)
-    if kind == CONTINUOUS:
-        th = rng.uniform(-np.pi, np.pi)
-        return np.array([np.cos(th), np.sin(th)])
-    if kind == PRISMATIC:
-        return np.array([rng.uniform(-0.5, 0.5)])
-    if kind == SPHERICAL:
-        u = rng.standard_normal(4)
-        return u / np.linalg.norm(u)
-    if kind == FREE_FLYER:
-        u = rng.standard_normal(4)
-        return np.r_[rng.uniform(-0.5, 0.5, 3), u / np.linalg.norm(u)]
-    th = rng.uniform(-np.pi, np.pi)  # PLANAR
-    return np.r_[rng.uniform(-0.5, 0.5, 2), np.cos(th), np.sin(th)]

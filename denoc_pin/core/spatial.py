@@ -144,23 +144,47 @@ def skew(x):
 
 
 @njit(cache=True, inline="always")
+def rot(R, x0, x1, x2):
+    """R x for a 3 x 3 R and x given by its components, a tuple."""
+    return (
+        R[0, 0] * x0 + R[0, 1] * x1 + R[0, 2] * x2,
+        R[1, 0] * x0 + R[1, 1] * x1 + R[1, 2] * x2,
+        R[2, 0] * x0 + R[2, 1] * x1 + R[2, 2] * x2,
+    )
+
+
+@njit(cache=True, inline="always")
+def rot_t(R, x0, x1, x2):
+    """Rᵀ x, a tuple."""
+    return (
+        R[0, 0] * x0 + R[1, 0] * x1 + R[2, 0] * x2,
+        R[0, 1] * x0 + R[1, 1] * x1 + R[2, 1] * x2,
+        R[0, 2] * x0 + R[1, 2] * x1 + R[2, 2] * x2,
+    )
+
+
+@njit(cache=True, inline="always")
+def cross(a0, a1, a2, b0, b1, b2):
+    """a × b of two vectors given by their components, a tuple."""
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True, inline="always")
 def mv3(R, x):
     """R x for a 3 x 3 R (x: any 3 indexable), a tuple."""
-    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2], R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2],
-            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2])  # fmt: skip
+    return rot(R, x[0], x[1], x[2])
 
 
 @njit(cache=True, inline="always")
 def mtv3(R, x):
     """Rᵀ x for a 3 x 3 R, a tuple."""
-    return (R[0, 0] * x[0] + R[1, 0] * x[1] + R[2, 0] * x[2], R[0, 1] * x[0] + R[1, 1] * x[1] + R[2, 1] * x[2],
-            R[0, 2] * x[0] + R[1, 2] * x[1] + R[2, 2] * x[2])  # fmt: skip
+    return rot_t(R, x[0], x[1], x[2])
 
 
 @njit(cache=True, inline="always")
 def cross3(a, b):
     """a × b, a tuple."""
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    return cross(a[0], a[1], a[2], b[0], b[1], b[2])
 
 
 @njit(cache=True, inline="always")
@@ -225,8 +249,8 @@ _SIN_COS_REDUCED = 823549.6  # 2^19 π/2: beyond it (and for inf, NaN) libm's ow
 
 @njit(cache=True, inline="always")
 def sin_cos(angle):
-    """(sin θ, cos θ) with one shared range reduction and no branch on the quadrant: libm's sin and cos cost about
-    11 ns each on this project's machine, two thirds of the kinematics of a chain of revolute joints."""
+    """(sin θ, cos θ) with one shared range reduction and no branch on the quadrant: libm's sin and cos are most of
+    the kinematics of a chain of revolute joints (``docs/performance.md``)."""
     if not abs(angle) < _SIN_COS_REDUCED:
         return np.sin(angle), np.cos(angle)
     n = np.rint(angle * _TWO_OVER_PI)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import BUILDER_NAMES, HELICAL, JOINTS, UNIVERSAL, kind_of
+from ..core.joints import BUILDER_NAMES, JOINTS, kind_of
 from ..core.spatial import inertia_about_origin
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import FRAME_TYPES, LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, placement_pair
@@ -140,7 +140,7 @@ class ModelBuilder:
             self._frames[link] = (b, Rf, pf)
             self._frame_list += [Frame(name, b, R, p, "fixed_joint"), Frame(link, b, Rf, pf)]
         else:
-            if kind_of(joint, "ModelBuilder") == UNIVERSAL:
+            if JOINTS[kind_of(joint, "ModelBuilder")].axes == 2:
                 a = np.asarray(axis, dtype=float)
                 if a.shape != (2, 3):
                     raise ModelError(
@@ -171,7 +171,7 @@ class ModelBuilder:
             self._links.append(link)
             self._parents.append(b)
             self._kinds.append(kind)
-            self._pitches.append(float(pitch) if kind == HELICAL else 0.0)
+            self._pitches.append(float(pitch) if JOINTS[kind].pitch else 0.0)
             self._axes.append(e1)
             self._axes2.append(e2)
             self._R.append(R)

@@ -21,17 +21,17 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
+from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, ROOT_JOINTS, SPHERICAL, spellings
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .sdf import ROOT_JOINTS, Pose, _compose, _inverse
-from .urdf import _check_inertia, body_inertias
+from .sdf import Pose, compose_poses, inverse_pose
+from .urdf import body_inertias, check_inertia
 from .urdf_xml import parse_xml, quoted, robot_file
 
 __all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
 
-MJCF_JOINT_TYPES = {"hinge": REVOLUTE, "slide": PRISMATIC, "ball": SPHERICAL, "free": FREE_FLYER}
+MJCF_JOINT_TYPES = spellings("mjcf", roots=True)  # JOINTS' mjcf spellings: hinge, slide, free, ball
 IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
 
@@ -321,7 +321,7 @@ class _Tree:
         if name in self.link_pose:
             raise reader.error(el, f"a body named {name!r} exists already")
         cls = el.get("childclass", cls)
-        X = _compose(in_parent, reader.pose(el, attrs))  # the body's frame in body ``parent``'s at q = 0
+        X = compose_poses(in_parent, reader.pose(el, attrs))  # the body's frame in body ``parent``'s at q = 0
         joints = [j for j in el if isinstance(j.tag, str) and j.tag in ("joint", "freejoint")]
         if top and not joints and self.root_joint is not None:
             joints = ["root"]
@@ -352,8 +352,8 @@ class _Tree:
                 raise reader.error(j if j != "root" else el, f"a joint named {jname!r} exists already")
             self.joint_names.add(jname)
             # the joint frame: the body's frame moved to the joint's anchor (axes in the body's frame)
-            J = _compose(X, (np.eye(3), anchor))
-            placement = _compose(_inverse(T), J) if k != parent else J
+            J = compose_poses(X, (np.eye(3), anchor))
+            placement = compose_poses(inverse_pose(T), J) if k != parent else J
             link = name if last else f"{name}::{jname}"
             nq, nv = JOINTS[kind].nq, JOINTS[kind].nv
             limits = limits or ([-UNBOUNDED] * nq, [UNBOUNDED] * nq, [np.inf] * nv, [np.inf] * nv)
@@ -365,16 +365,16 @@ class _Tree:
                 self.frames.append(Frame(link, k, np.eye(3), np.zeros(3)))
                 self.link_pose[link] = (k, (np.eye(3), np.zeros(3)))
         # the body's own frame in body k
-        pose = _compose(_inverse(T), X) if k != parent else X
+        pose = compose_poses(inverse_pose(T), X) if k != parent else X
         self.frames.append(Frame(name, k, *pose))
         self.link_pose[name] = (k, pose)
-        self.world[name] = _compose(self._world_of(k), pose)
+        self.world[name] = compose_poses(self._world_of(k), pose)
         self._inertia(el, attrs, cls, name, k, pose)
         for site in el.findall("site"):
             sa = reader.attrib(site, cls)
             sname = self._name(site, f"{name}_site")
-            self.frames.append(Frame(sname, k, *_compose(pose, reader.pose(site, sa)), "op_frame"))
-            self.link_pose[sname] = (k, _compose(pose, reader.pose(site, sa)))
+            self.frames.append(Frame(sname, k, *compose_poses(pose, reader.pose(site, sa)), "op_frame"))
+            self.link_pose[sname] = (k, compose_poses(pose, reader.pose(site, sa)))
         for child in el.findall("body"):
             self.add(child, k, pose, cls)
 
@@ -387,7 +387,7 @@ class _Tree:
             k = self.parents[k]
         out = (eye, zero)
         for X in reversed(chain):
-            out = _compose(out, X)
+            out = compose_poses(out, X)
         return out
 
     def _range(self, j, ja: dict, kind: int):
@@ -417,7 +417,7 @@ class _Tree:
             else:
                 I = np.diag(diag)
             Ri, pi = reader.pose(inertial, ia)
-            _check_inertia(reader.path, name, m, Ri @ I @ Ri.T, reader.strict)
+            check_inertia(reader.path, name, m, Ri @ I @ Ri.T, reader.strict)
             self.parts.append((k, pose, m, Ri, pi, I))
             return
         if not use_geoms:
@@ -458,12 +458,12 @@ def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[Joi
                 if anchor is None:
                     raise reader.error(el, "a connect needs anchor (a point of body1, in its frame)")
                 C1 = (np.eye(3), anchor)
-                C2 = _compose(_inverse(W2), _compose(W1, C1))
+                C2 = compose_poses(inverse_pose(W2), compose_poses(W1, C1))
                 loops.append(LoopJoint(name, "spherical", ends[0], ends[1], C1, C2))
             else:
                 rel = reader.numbers(el, attrs, "relpose", 7, (0, 1, 0, 0, 0, 0, 0))
                 if np.abs(rel[3:]).max() == 0.0:  # MuJoCo's default: the relative pose at q = 0
-                    C1 = _compose(_inverse(W1), W2)
+                    C1 = compose_poses(inverse_pose(W1), W2)
                 else:
                     w, x, y, z = rel[3:] / np.linalg.norm(rel[3:])
                     C1 = (quaternion_rotation(x, y, z, w), rel[:3])

@@ -22,40 +22,47 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
+from ..core.joints import (
+    CONTINUOUS,
+    JOINTS,
+    PRISMATIC,
+    REVOLUTE,
+    ROOT_JOINTS,
+    UNIVERSAL,
+    spellings,
+)
 from ..core.spatial import quaternion_rotation
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .urdf import _check_inertia, _rpy, body_inertias
+from .urdf import body_inertias, check_inertia, rpy_matrix
 from .urdf_xml import parse_xml, quoted, robot_file
 
-__all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "load_sdf", "sdf_visuals"]
+__all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "Pose", "compose_poses", "inverse_pose", "load_sdf", "sdf_visuals"]
 
 SDF_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
-# SDF joint type -> tree joint kind (None: fixed, merged into the parent body; "gearbox": a coupling).
-SDF_JOINT_TYPES = {"revolute": REVOLUTE, "continuous": CONTINUOUS, "prismatic": PRISMATIC, "ball": SPHERICAL,
-                   "universal": UNIVERSAL, "fixed": None, "gearbox": "gearbox"}  # fmt: skip
+# SDF joint type -> tree joint kind (``JOINTS``' sdf spellings; None: fixed, merged into the parent body;
+# "gearbox": a coupling).
+SDF_JOINT_TYPES = {**spellings("sdf"), "fixed": None, "gearbox": "gearbox"}
 CUT_TYPE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "ball": "spherical",
             "universal": "universal", "fixed": "fixed"}  # fmt: skip
 """The cut joint (``LoopJoint`` type) an SDF joint becomes when it closes a loop."""
-ROOT_JOINTS = {None: None, "free-flyer": FREE_FLYER, "planar": PLANAR}
 NO_LIMIT = 1e16  # the specification's default <lower>/<upper>: "no limit"
 WORLD = "world"
 
 Pose = tuple[np.ndarray, np.ndarray]  # (R, p): a frame in another, x_outer = R x + p
 
 
-def _compose(a: Pose, b: Pose) -> Pose:
+def compose_poses(a: Pose, b: Pose) -> Pose:
     return a[0] @ b[0], a[0] @ b[1] + a[1]
 
 
-def _inverse(a: Pose) -> Pose:
+def inverse_pose(a: Pose) -> Pose:
     return a[0].T, -a[0].T @ a[1]
 
 
 def _relative(a: Pose, b: Pose) -> Pose:
     """b in a's frame (both in the model frame)."""
-    return _compose(_inverse(a), b)
+    return compose_poses(inverse_pose(a), b)
 
 
 @dataclass
@@ -143,7 +150,7 @@ class _Doc:
             base = node.attached_to if node.kind == "frame" else (node.scope or "__model__")
             if node.kind == "joint":
                 base = self.joint_of[name].child
-        out = node.pose if name == "__model__" else _compose(self.world(base, (*stack, name)), node.pose)
+        out = node.pose if name == "__model__" else compose_poses(self.world(base, (*stack, name)), node.pose)
         self._world[name] = out
         return out
 
@@ -205,7 +212,7 @@ def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
         angles = values[3:]
         if pose_el.get("degrees", "false").strip().lower() in ("true", "1"):
             angles = [math.radians(a) for a in angles]
-        R = _rpy(angles)
+        R = rpy_matrix(angles)
     rel = pose_el.get("relative_to")
     if rel is None and pose_el.get("frame"):  # SDF 1.5–1.6's frame attribute, read as 1.7's relative_to
         rel = pose_el.get("frame")
@@ -484,7 +491,7 @@ def _inertial(doc: _Doc, link: str) -> tuple[float, np.ndarray, np.ndarray]:
     pose, rel = _pose(doc, inertial, doc.nodes[link].scope)
     if rel is not None:
         target = doc.resolve(rel, doc.nodes[link].scope, inertial.find("pose"), "relative_to")
-        pose = _relative(doc.world(link), _compose(doc.world(target), pose))
+        pose = _relative(doc.world(link), compose_poses(doc.world(target), pose))
     m = _number(doc, inertial, "mass", None)
     if m is None:
         doc.lenient.append(f"<inertial> of link {link!r} (line {inertial.sourceline}) has no <mass>: 1 kg taken")
@@ -619,7 +626,7 @@ def _inertias(doc: _Doc, body_of: dict, pose_in_body: dict, nj: int, strict: boo
     parts = []
     for link in doc.links:
         m, c, I_c = _inertial(doc, link)
-        _check_inertia(doc.path, link, m, I_c, strict)
+        check_inertia(doc.path, link, m, I_c, strict)
         parts.append((body_of[link], pose_in_body[link], m, np.eye(3), c, I_c))
     return body_inertias(parts, nj)
 
@@ -680,13 +687,13 @@ def sdf_visuals(model: Model, strict: bool = False) -> list[tuple[str, int, Pose
                 pose, rel = _pose(doc, el, doc.nodes[link].scope)
                 if rel is not None:
                     target = doc.resolve(rel, doc.nodes[link].scope, el.find("pose"), "relative_to")
-                    pose = _relative(doc.world(link), _compose(doc.world(target), pose))
+                    pose = _relative(doc.world(link), compose_poses(doc.world(target), pose))
                 geometry = _geometry(doc, el.find("geometry"))
             except ModelError as e:
                 warnings.warn(f"not drawn: {e}", ModelWarning, stacklevel=2)
                 continue
             if geometry is not None:
-                out.append((name, k, _compose(T_link, pose), geometry))
+                out.append((name, k, compose_poses(T_link, pose), geometry))
     return out
 
 

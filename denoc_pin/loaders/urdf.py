@@ -19,20 +19,16 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.checks import check_not_singular
-from ..core.joints import CONTINUOUS, FREE_FLYER, JOINTS, PLANAR
+from ..core.joints import CONTINUOUS, JOINTS, ROOT_JOINTS, spellings
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, Model, ModelError, ModelWarning
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml, robot_file
 
-__all__ = ["InertiaWarning", "body_inertias", "load_urdf"]
+__all__ = ["InertiaWarning", "body_inertias", "check_inertia", "load_urdf", "rpy_matrix"]
 
 # The URDF types denoc_pin takes inside a tree (fixed: merged into the parent body), and its root joints.
-SUPPORTED_JOINT_TYPES = {
-    **{t: c for c, k in JOINTS.items() for t in k.urdf if c not in (FREE_FLYER, PLANAR)},
-    "fixed": None,
-}
-ROOT_JOINTS = {None: None, **{t: c for c in (FREE_FLYER, PLANAR) for t in JOINTS[c].urdf}}
+SUPPORTED_JOINT_TYPES = {**spellings("urdf"), "fixed": None}
 
 # Relative tolerance for the inertia checks: CAD exports round principal moments.
 _INERTIA_RTOL = 1e-6
@@ -42,7 +38,7 @@ class InertiaWarning(ModelWarning):
     """A link inertia that is physically inconsistent but still usable (Pinocchio accepts it too)."""
 
 
-def _check_inertia(path: Path, link: str, m: float, I: np.ndarray, strict: bool) -> None:
+def check_inertia(path: Path, link: str, m: float, I: np.ndarray, strict: bool) -> None:
     """Negative mass is always refused; physical-consistency violations warn, or raise when ``strict``."""
     if m < 0:
         raise ModelError(f"{path}: link {link!r} has a negative mass ({m})")
@@ -122,9 +118,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = Fals
             )
     for name, link in links.items():
         if link.inertial is not None:
-            _check_inertia(
-                path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict
-            )
+            check_inertia(path, name, float(link.inertial.mass), np.asarray(link.inertial.inertia, dtype=float), strict)
 
     root, children = _topology(path, robot, links, xml)
     bodies = _bodies(path, root, children, root_joint, xml)
@@ -377,7 +371,7 @@ def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, c
     )
 
 
-def _rpy(rpy) -> np.ndarray:
+def rpy_matrix(rpy) -> np.ndarray:
     """URDF's (and SDF's) fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
     r, p, y = rpy
     ex, ey, ez = np.eye(3)
@@ -403,7 +397,7 @@ def _loop_joints(path: Path, robot) -> list[tuple[LoopJoint, int]]:
                 raise ModelError(f'{path}: loop joint {name!r} (line {line}) has no <{tag} link="…" xyz="…" rpy="…"/>')
             xyz = [float(x) for x in e.get("xyz", "0 0 0").split()]
             rpy = [float(x) for x in e.get("rpy", "0 0 0").split()]
-            ends.append((e.get("link"), (_rpy(rpy), np.array(xyz))))
+            ends.append((e.get("link"), (rpy_matrix(rpy), np.array(xyz))))
         axes = []
         for tag, default in (("axis", "1 0 0"), ("axis2", None)):
             e = el.find(tag)

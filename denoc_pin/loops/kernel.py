@@ -12,7 +12,7 @@ from numba import njit
 
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..core import cuts as ck  # the cut kinds (CUT_*) and the packed buffer's columns (P_*)
-from ..core.joints import CONTINUOUS
+from ..core.joints import GROUP_OF, SO2
 from ..core.layout import data_views, loop_views, model_views
 from ..core.spatial import add3, cross3, dot3, log3, matmul_into, matmul_tn_into, mtv3, mv3, sub3
 from ..model import Data, Model, ModelError, check_data, configuration
@@ -41,9 +41,9 @@ def independent_rows(J: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def joint_position_of(kinds, idx_q, q, k):
-    """θ of a 1-DOF joint: q itself, or a continuous joint's angle atan2(sin, cos)."""
+    """θ of a 1-DOF joint: q itself, or on SO(2) (a continuous joint) the angle atan2(sin, cos)."""
     i = idx_q[k]
-    return math.atan2(q[i + 1], q[i]) if kinds[k] == CONTINUOUS else q[i]
+    return math.atan2(q[i + 1], q[i]) if GROUP_OF[kinds[k]] == SO2 else q[i]
 
 
 @njit(cache=True, inline="always")
@@ -65,8 +65,9 @@ def selected(sel, i, a, l):
             + sel[i, 5] * l[2])  # fmt: skip
 
 
-@njit(cache=True)  # called once by loop_step: a call, since copying its IR (105 blocks) to inline it took 5 s
-def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q, with_bias, J, res, Jdv, scratch):
+@njit(cache=True)  # called once by loop_step: a call, as copying its IR (105 blocks) to inline it lengthens the compile
+def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q, with_bias, J, res, Jdv, Rc1, Rc2,
+              R12, sel):  # fmt: skip
     """J (rows of Δ = J q̇), residual r and, if ``with_bias``, the rows of Δ̇ of every cut joint and coupling
     (``cb``: ``core.cuts.PACKED``).
 
@@ -75,8 +76,6 @@ def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q
     acceleration (gravity as base acceleration): it cancels in the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
     """
     world_poses_into(parents, E, r, Rw, ow)  # the placements of forward_kinematics, into data.oR, data.op
-    Rc1, Rc2, R12 = scratch[0:9].reshape(3, 3), scratch[9:18].reshape(3, 3), scratch[18:27].reshape(3, 3)
-    sel = scratch[27:63].reshape(6, 6)
     for ci in range(cb.shape[0]):
         c = cb[ci]
         b1, b2, kind, row0 = int(c[ck.P_BODY1]), int(c[ck.P_BODY2]), int(c[ck.P_KIND]), int(c[ck.P_ROW])
@@ -86,7 +85,7 @@ def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q
             J[row0, idx_v[b1]] += 1.0
             J[row0, idx_v[b2]] -= mult
             e = joint_position_of(kinds, idx_q, q, b1) - mult * joint_position_of(kinds, idx_q, q, b2) - c[ck.P_OFFSET]
-            if kinds[b1] == CONTINUOUS:  # an angle: the nearest turn
+            if GROUP_OF[kinds[b1]] == SO2:  # an angle on SO(2): the nearest turn
                 e -= 2.0 * math.pi * np.rint(e / (2.0 * math.pi))
             res[row0] = e
             if with_bias:
@@ -185,7 +184,7 @@ def loop_step(mi, mf, ws, cb, lw, q, with_bias):
     kinematics (and Table 1 for the bias) already in ws."""
     mv, dv, lv = model_views(mi, mf), data_views(ws, mi), loop_views(lw, mi)
     return loop_rows(mv.parents, mv.kinds, mv.idx_q, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR,
-                     dv.op, cb, q, with_bias, lv.J, lv.res, lv.Jdv, lv.scratch)  # fmt: skip
+                     dv.op, cb, q, with_bias, lv.J, lv.res, lv.Jdv, lv.Rc1, lv.Rc2, lv.R12, lv.sel)  # fmt: skip
 
 
 class LoopState:

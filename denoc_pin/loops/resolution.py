@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..core.cuts import CUT_WITH_AXIS, Coupling, Cut, ResolvedLoops, cut_rows, perpendicular_pair
-from ..core.joints import CONTINUOUS, HELICAL, JOINTS, PRISMATIC, REVOLUTE
+from ..core.joints import JOINTS, ONE_DOF
 from ..model import Frame, ModelError
 from .types import LOOP_TYPES, JointCoupling, LoopJoint
 
@@ -22,32 +22,39 @@ def _unit(x, what: str) -> np.ndarray:
     return a / np.linalg.norm(a)
 
 
-COUPLED_KINDS = (REVOLUTE, CONTINUOUS, PRISMATIC, HELICAL)
-"""The joint kinds a :class:`JointCoupling` may join: 1-DOF, with a position θ."""
+def _named(model: str, items, cls: type, kind: str, seen: set):
+    """(item, what) for each of ``items``, checked to be ``cls`` (ModelError otherwise) and named apart from every
+    name in ``seen`` (the loop joints' and couplings' names share one space: their constraint rows)."""
+    for item in items:
+        if not isinstance(item, cls):
+            raise ModelError(f"model {model!r}: {kind}s must be dp.{cls.__name__}, got {type(item).__name__}")
+        if item.name in seen:
+            raise ModelError(f"model {model!r}: two loop joints or couplings named {item.name!r}")
+        seen.add(item.name)
+        yield item, f"model {model!r}: {kind} {item.name!r}"
+
+
+def _member(table: dict, key, what: str, role: str, kind: str):
+    """``table[key]``, or a ModelError that names ``key`` and lists the valid ones (the first 30)."""
+    if key not in table:
+        names = sorted(table) if kind == "link" else list(table)
+        listed = ", ".join(names[:30]) + (f", … ({len(names)} {kind}s)" if len(names) > 30 else "")
+        raise ModelError(f"{what}: {role} {key!r} is not a {kind} of the model; {kind}s are: {listed}")
+    return table[key]
 
 
 def resolve_couplings(name: str, joint_names, kinds, couplings, taken=()) -> tuple[Coupling, ...]:
     """Check joint couplings against a tree's joints and resolve them onto the bodies (ModelError if bad);
     ``taken``: constraint names already used (the cut joints')."""
-    joint_names = list(joint_names)
     body = {n: k for k, n in enumerate(joint_names) if k > 0}
-    out, seen = [], set(taken)
-    for c in couplings:
-        if not isinstance(c, JointCoupling):
-            raise ModelError(f"model {name!r}: couplings must be dp.JointCoupling, got {type(c).__name__}")
-        what = f"model {name!r}: joint coupling {c.name!r}"
-        if c.name in seen:
-            raise ModelError(f"model {name!r}: two loop joints or couplings named {c.name!r}")
-        seen.add(c.name)
+    out = []
+    for c, what in _named(name, couplings, JointCoupling, "joint coupling", set(taken)):
         ends = []
         for role, joint in (("joint", c.joint), ("reference", c.reference)):
-            if joint not in body:
-                raise ModelError(f"{what}: {role} {joint!r} is not a joint of the model; joints are: "
-                                 f"{', '.join(joint_names[1:])}")  # fmt: skip
-            k = body[joint]
-            if int(kinds[k]) not in COUPLED_KINDS:
+            k = _member(body, joint, what, role, "joint")
+            if int(kinds[k]) not in ONE_DOF:
                 raise ModelError(f"{what}: {role} {joint!r} is {JOINTS[int(kinds[k])].name}; a coupling joins 1-DOF "
-                                 f"joints ({', '.join(JOINTS[x].name for x in COUPLED_KINDS)})")  # fmt: skip
+                                 f"joints ({', '.join(JOINTS[x].name for x in ONE_DOF)})")  # fmt: skip
             ends.append(k)
         if ends[0] == ends[1]:
             raise ModelError(f"{what} couples joint {c.joint!r} to itself")
@@ -76,22 +83,13 @@ def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops, coupl
             where[f.name] = (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float))
         elif f.type not in ("joint", "fixed_joint"):
             where.setdefault(f.name, (f.body, np.asarray(f.rotation, float), np.asarray(f.translation, float)))
-    cuts, seen = [], set()
-    for lp in loops:
-        if not isinstance(lp, LoopJoint):
-            raise ModelError(f"model {name!r}: loops must be dp.LoopJoint, got {type(lp).__name__}")
-        what = f"model {name!r}: loop joint {lp.name!r}"
-        if lp.name in seen:
-            raise ModelError(f"model {name!r}: two loop joints named {lp.name!r}")
-        seen.add(lp.name)
+    cuts = []
+    for lp, what in _named(name, loops, LoopJoint, "loop joint", set()):
         if lp.type not in LOOP_TYPES:
             raise ModelError(f"{what} has unknown type {lp.type!r}; loop joint types are: {', '.join(LOOP_TYPES)}")
         ends = []
         for role, link, placement in (("link1", lp.link1, lp.placement1), ("link2", lp.link2, lp.placement2)):
-            if link not in where:
-                names = sorted(where)
-                listed = ", ".join(names[:30]) + (f", … ({len(names)} links)" if len(names) > 30 else "")
-                raise ModelError(f"{what}: {role} {link!r} is not a link of the model; links are: {listed}")
+            body, Rb, pb = _member(where, link, what, role, "link")
             try:
                 R, p = (np.asarray(x, dtype=float) for x in placement)
             except (TypeError, ValueError):
@@ -100,7 +98,6 @@ def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops, coupl
                 raise ModelError(f"{what}: placement of {role} must be a finite (3, 3) rotation and (3,) position")
             if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
                 raise ModelError(f"{what}: placement rotation of {role} is not a rotation matrix")
-            body, Rb, pb = where[link]
             ends.append((body, Rb @ R, Rb @ p + pb))
         if ends[0][0] == ends[1][0]:
             raise ModelError(

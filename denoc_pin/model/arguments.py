@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.joints import FREE_FLYER, JOINTS, PLANAR
+from ..core.joints import JOINTS
 from ..core.spatial import from_pinocchio_order
 from .data import Data
 from .model import Model
@@ -33,13 +33,10 @@ def vector(x, n: int, what: str) -> np.ndarray:
     return a
 
 
-_ROOTS = (FREE_FLYER, PLANAR)  # the root joints whose q entries a fixed-base q lacks
-
-
 def configuration(model: Model, q, what: str = "q") -> np.ndarray:
     """q as a float64 (nq,) array; a q that lacks a floating root's entries is named as such."""
     a = np.asarray(q, dtype=np.float64)
-    if a.shape != (model.nq,) and model.njoints > 1 and int(model.kinds[1]) in _ROOTS:
+    if a.shape != (model.nq,) and model.njoints > 1 and JOINTS[int(model.kinds[1])].root:
         root = int(model.kinds[1])
         if a.ndim == 1 and a.shape[0] == model.nq - model.nqs[1]:
             raise ValueError(

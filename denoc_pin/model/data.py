@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.joints import motion_subspaces
-from ..core.layout import HEADER, DataViews, data_views, loop_views, loop_workspace_size, numpy_views, workspace_size
+from ..core.layout import (
+    HEADER,
+    LW_M,
+    WS_STAMP,
+    DataViews,
+    data_views,
+    loop_views,
+    loop_workspace_size,
+    numpy_views,
+    workspace_size,
+)
 
 if TYPE_CHECKING:  # Model makes its Data (Model.create_data): this module must not need model.py at run time
     from .model import Model
@@ -18,7 +28,7 @@ __all__ = ["Data"]
 class Data:
     """Preallocated workspace of one model.  Algorithms write here and return copies.
 
-    All per-body fields are views of one flat buffer ``ws`` (``core.layout.DATA_FLOATS`` declares them; ``ws[0]``
+    All per-body fields are views of one flat buffer ``ws`` (``core.tables.DATA_FLOATS`` declares them; ``ws[WS_STAMP]``
     stamps it with the model buffer it was made for); zmax = ``model.zmax``, the largest joint DOF.
     Fields (njoints = number of bodies + 1; index 0 is the base; body frames, [ω; v]):
 
@@ -31,8 +41,8 @@ class Data:
       ``oMi``), after ``forward_kinematics`` (a frame function computes only its frame's support).
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö), body frames; gravity is
       in ``tdot`` after inverse dynamics (the base accelerating at −g), not after ``forward_kinematics``.
-    - ``path`` (njoints,), ``scratch``: a frame's support and small work arrays of the kinematics
-      (``core.layout.DATA_FLOATS``).
+    - ``path`` (njoints,), ``frame_pose``, ``twist``, …, ``phi_hat``: a frame's support and small work arrays of
+      the kinematics and the solves (``core.tables.DATA_FLOATS``).
     - ``w_tilde``: (njoints, 6) the composite wrenches w̃_k of Table 1, step 2 (the Newton-Euler
       wrenches w_k are not kept: each goes straight into its w̃_k).  Forward dynamics folds Table 1's step 2
       into Table 3's step 1 and sums w̃_k + η̃_k here (``forward.factor_step``).
@@ -77,12 +87,12 @@ class Data:
         m = model.n_constraints
         if m:
             self.lw = np.zeros(loop_workspace_size(model.mi[:HEADER], m))
-            self.lw[0] = m
+            self.lw[LW_M] = m
         self._set_loop_views()
 
     def _set_views(self) -> None:
         """Stamp ``ws`` with its model's buffer (layout.stamped_for: the fast calls check it); fields as its views."""
-        self.ws[0] = self.model.mb.ctypes.data
+        self.ws[WS_STAMP] = self.model.mb.ctypes.data
         for field, view in numpy_views(data_views, self.ws, self.model.mi)._asdict().items():
             setattr(self, field, view)
 

@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from ..core.cuts import ResolvedLoops
-from ..core.joints import BASE, JOINTS, UNIVERSAL, WITH_AXIS, nq_nv
+from ..core.joints import BASE, JOINTS, WITH_AXIS, nq_nv
 from ..core.layout import (
     HEADER,
     ModelViews,
@@ -244,7 +244,8 @@ class Model:
         pitches = np.zeros(njoints) if pitches is None else np.array(pitches, dtype=float).reshape(njoints)
         has_axis = np.isin(kinds, WITH_AXIS)
         has_axis[0] = False
-        for which, ax, used in (("axis", axes, has_axis), ("second axis", axes2, kinds == UNIVERSAL)):
+        two_axes = np.isin(kinds, [c for c, k in JOINTS.items() if k.axes == 2])
+        for which, ax, used in (("axis", axes, has_axis), ("second axis", axes2, two_axes)):
             ax[~used] = 0.0
             norms = np.linalg.norm(ax, axis=1)
             bad = np.flatnonzero(used & ~(np.isfinite(norms) & (norms > 0)))
@@ -254,7 +255,7 @@ class Model:
                     f"model {name!r}: joint {names[k]!r} has a zero or non-finite {which} {ax[k].tolist()}"
                 )
             ax[used] /= norms[used, None]
-        bad = np.flatnonzero((kinds == UNIVERSAL) & (np.abs(np.einsum("ij,ij->i", axes, axes2)) > 1e-9))
+        bad = np.flatnonzero(two_axes & (np.abs(np.einsum("ij,ij->i", axes, axes2)) > 1e-9))
         if bad.size:
             k = int(bad[0])
             raise ModelError(

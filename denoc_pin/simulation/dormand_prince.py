@@ -24,13 +24,12 @@ from numba import njit
 from ..algorithms.energy import energy_core
 from ..core.joints import dexp_inv_kernel, integrate_kernel
 from ..core.layout import data_views, loop_views, model_views
+from ..model.status import TOO_SMALL_STEP
 from .stages import stage_accel
 
 __all__ = ["Tableau", "tableau"]
 
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0  # scipy's step control (scipy.integrate._ivp.rk)
-TOO_SMALL_STEP = -6  # a kernel status: the step fell below 10 ulp of t
-NOT_FINITE = 1  # as the forward dynamics' status: a state that is not finite
 
 
 class Tableau(NamedTuple):

@@ -14,7 +14,7 @@ import numpy as np
 from ..algorithms.api import gim
 from ..algorithms.configuration import neutral
 from ..algorithms.kinematics import kinematics_entry
-from ..core.joints import HELICAL, JOINTS, UNIVERSAL
+from ..core.joints import JOINTS
 from ..loaders.builder import ModelBuilder
 from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
 from ..model import Model, ModelError, configuration
@@ -48,8 +48,9 @@ def _add_body_like(
     links = links or _link_poses(model)
     R, p = _in_link(links[int(model.parents[k])], R, p)
     X = links[k]
-    axis = (model.axes[k], model.axes2[k]) if int(model.kinds[k]) == UNIVERSAL else model.axes[k]
-    pitch = float(model.pitches[k]) if joint == JOINTS[HELICAL].name else None
+    kind = JOINTS[int(model.kinds[k])]
+    axis = (model.axes[k], model.axes2[k]) if kind.axes == 2 else model.axes[k]
+    pitch = float(model.pitches[k]) if kind.pitch else None
     limits = {}
     if joint != "fixed":  # the joint's own limits go with it
         q = slice(int(model.idx_q[k]), int(model.idx_q[k] + model.nqs[k]))

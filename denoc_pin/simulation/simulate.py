@@ -14,7 +14,7 @@ instead would lose two orders (the step would be second order on SE(3), measured
 other joint K_i = v_i and this is the classical RK4.
 
 With ``tau`` None or constant, the loop runs inside compiled code (no Python call per step), for a
-closed-loop model too (its stages are ``loops.dynamics.cfd_entry``); a callable ``tau(t, q, v)`` (a
+closed-loop model too (its stages are ``loops.compositions.cfd_entry``); a callable ``tau(t, q, v)`` (a
 controller) is called once per stage from Python.
 
 The adaptive methods (``rk45``, ``dop853``: the embedded Dormand–Prince pairs of scipy's ``RK45`` and
@@ -42,22 +42,23 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .._kernel_cache import prepare
-from ..algorithms._plumbing import aba_entry
 from ..algorithms.api import forward_dynamics, inverse_dynamics
+from ..algorithms.compositions import aba_entry
 from ..algorithms.configuration import dexp_inv, integrate
 from ..algorithms.energy import energy, energy_core
 from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
 from ..core.layout import data_views, loop_views, model_views
+from ..kernel_cache import prepare
 from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
-from ..loops.dynamics import cfd_entry
+from ..loops.compositions import cfd_entry
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector
-from .dormand_prince import NOT_FINITE, TOO_SMALL_STEP, dp_kernel, tableau
+from ..model.status import NOT_FINITE, SINGULAR, TOO_SMALL_STEP
+from .dormand_prince import dp_kernel, tableau
 from .edits import transfer_state
 from .stages import stage_accel
 
-__all__ = ["METHODS", "Trajectory", "inverse_dynamics_trajectory", "simulate"]
+__all__ = ["METHODS", "Trajectory", "inverse_dynamics_trajectory", "simulate", "to_original"]
 
 METHODS = ("rk4", "rk45", "dop853")
 """Fixed-step RK4 (the papers' choice), and the adaptive Dormand–Prince pairs 5(4) and 8(5,3) (scipy's RK45, DOP853)."""
@@ -262,7 +263,7 @@ def _simulate_events(model: Model, q0, v0, nsteps: int, dt: float, events, optio
     return _join(model, parts, log, dt)
 
 
-def _to_original(model: Model, part: Model, Q, held) -> tuple[np.ndarray, list]:
+def to_original(model: Model, part: Model, Q, held) -> tuple[np.ndarray, list]:
     """Rows of q in ``part``'s layout written into ``model``'s, the missing joints at ``held``; and the
     (part columns, model columns) of the velocities."""
     out = np.tile(held, (len(Q), 1))
@@ -282,8 +283,8 @@ def _join(model: Model, parts, log, dt: float) -> Trajectory:
     held = parts[0][2].q[0].copy()
     for i, (part, start, seg, work0, lost) in enumerate(parts):
         keep = slice(None) if i == len(parts) - 1 else slice(0, -1)
-        Q, (pc, mc) = _to_original(model, part, seg.q[keep], held)
-        held = _to_original(model, part, seg.q[-1:], held)[0][0]
+        Q, (pc, mc) = to_original(model, part, seg.q[keep], held)
+        held = to_original(model, part, seg.q[-1:], held)[0][0]
         n = len(Q)
         V, A, T = (np.zeros((n, model.nv)) for _ in range(3))
         V[:, mc], A[:, mc], T[:, mc] = seg.v[keep][:, pc], seg.a[keep][:, pc], seg.tau[keep][:, pc]
@@ -411,9 +412,11 @@ def _blew_up_near(model: Model, t: float, vmax: float, where: int) -> ValueError
 
 
 def _raise(model: Model, status: int, step: int, dt: float, info) -> None:
-    if status == 1:
+    if status == NOT_FINITE:
         raise _blew_up(model, int(info[0]) + step, dt, info[1], int(info[2]))
-    raise ValueError(f"the GIM became singular at step {int(info[0]) + step} at joint {model.names[status - 2]!r}")
+    raise ValueError(
+        f"the GIM became singular at step {int(info[0]) + step} at joint {model.names[status - SINGULAR]!r}"
+    )
 
 
 def _simulate_compiled(model, data, q0, v0, tau, dt, nsteps, stride, Q, V, A, KE, PE, W, progress, lam=None,
@@ -653,8 +656,10 @@ def _simulate_dormand_prince(
             raise ValueError(f"{method} failed near t = {st[0]:.6g}: the required step size is below 10 ulp of t")
         if status == NOT_FINITE:
             raise _blew_up_near(model, st[0], st[5], int(st[6]))
-        if status >= 2:
-            raise ValueError(f"the GIM became singular near t = {st[0]:.6g} s at joint {model.names[status - 2]!r}")
+        if status >= SINGULAR:
+            raise ValueError(
+                f"the GIM became singular near t = {st[0]:.6g} s at joint {model.names[status - SINGULAR]!r}"
+            )
         if status:
             raise RuntimeError(f"{method}: the compiled integrator returned status {status} near t = {st[0]:.6g} s")
         if bar is not None:

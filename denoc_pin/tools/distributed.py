@@ -5,7 +5,7 @@ given its scheduler's address (dask-jobqueue on SLURM, Kubernetes, …).  ``zarr
 Both come with the ``[dask]`` extra.  What this module settles for its users (``docs/scaling.md``):
 
 - every worker imports denoc_pin and loads its kernels before its first task (``KernelsPlugin``), one process
-  of a machine compiling at a time while the others wait for numba's cache (``_kernel_cache.compiling_alone``);
+  of a machine compiling at a time while the others wait for numba's cache (``kernel_cache.compiling_alone``);
 - numba runs single-threaded inside a worker: Dask's processes are the parallelism, and numba's own threads
   inside Dask's threads oversubscribe the cores or abort;
 - each task's result is a pure function of its inputs (a run, a chunk of a dataset), written to its own region
@@ -27,15 +27,15 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from .._kernel_cache import compiling_alone
 from ..algorithms.api import forward_dynamics
 from ..algorithms.configuration import neutral, random_configuration
+from ..kernel_cache import compiling_alone
 from ..loaders.files import LOADERS, load
 from ..loaders.models import chain
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..model import Model, ModelError, configuration
 from ..simulation.edits import lock_joints, transfer_state, with_fields
-from ..simulation.simulate import _to_original, simulate
+from ..simulation.simulate import simulate, to_original
 from .validate import ATOL, compare_loops, compare_with_pinocchio
 
 try:  # the [dask] extra
@@ -266,10 +266,10 @@ def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, 
             Q, V = traj.q, traj.v
         else:  # in the run model's layout (dp.simulate's events carry the state), then back in the model's
             qr, vr, _ = transfer_state(model, run_model, q0, v0)
-            run_cols, cols = _to_original(model, run_model, q0[None], q0)[1]
+            run_cols, cols = to_original(model, run_model, q0[None], q0)[1]
             taur = None if tau is None else tau[cols]
             traj = simulate(run_model, qr, vr, t_final, dt, method, taur, progress=False, **options)
-            Q = _to_original(model, run_model, traj.q, q0)[0]  # a locked joint held at its q0 value, at rest
+            Q = to_original(model, run_model, traj.q, q0)[0]  # a locked joint held at its q0 value, at rest
             V = np.zeros((len(traj.t), model.nv))
             V[:, cols] = traj.v[:, run_cols]
     except ValueError as e:  # a run that blows up, or whose edit or start is refused: reported, the sweep goes on

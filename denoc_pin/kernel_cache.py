@@ -43,11 +43,15 @@ except ImportError:  # Windows: no flock; the check then runs unlocked
     fcntl = None
 
 __all__ = [
+    "COMPILED",
+    "NOTICE",
     "CompileNotice",
     "compile_on_first_use",
+    "compiled_groups",
     "compiling_alone",
     "drop_stale_kernels",
     "prepare",
+    "record_compiled",
     "sources_digest",
 ]
 
@@ -76,8 +80,13 @@ def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -
     arrays, refuses any other types with a TypeError (its caller's cue to take the checked path), an array of
     another dimension in about a microsecond once compiled (``_refuse_quickly``); an internal entry is only ever
     given ``signature``'s types from Python.  ``after``: kernels it calls, each prepared likewise, compiled first and
-    on their own: compiled from within the typing of their caller, the forward dynamics took twice as long (52 s
-    against 27 s on 2 cores)."""
+    on their own: compiled from within the typing of their caller, they take about twice as long
+    (``docs/performance.md#start-up``)."""
+    declared = dispatcher.__dict__.get("compile")
+    if declared is not None:  # declared already (several entries share a kernel): the same signature, once
+        if declared.signature != signature:
+            raise ValueError(f"{dispatcher.__name__} is declared for {declared.signature}, not also {signature}")
+        return dispatcher
     compile_for = dispatcher.compile
     details = {"dispatcher": dispatcher, "args": signature.args, "return_type": signature.return_type}
 
@@ -106,8 +115,8 @@ def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -
 def _refuse_quickly(dispatcher, signature) -> None:
     """Let a compiled public entry refuse an array of another dimension (a batch, for one state) with a TypeError at
     once.  numba's dispatcher, given argument types it has no kernel for, looks for conversions and then explains the
-    mismatch, typing every argument in Python for both: about 85 µs, which every batch handed to a public function
-    paid before taking its own path (panda, 100 states: 144 µs for 58 µs of work).  No conversion changes an array's
+    mismatch, typing every argument in Python for both, which costs more than a small batch's whole work
+    (``docs/performance.md``).  No conversion changes an array's
     dimension, so for those neither step is needed; any other mismatch (a writable array for a read-only one, an int
     for a float) still goes through numba's search, which may convert it."""
     message = f"{dispatcher.__name__} takes ({', '.join(map(str, signature.args))}), nothing else"
@@ -174,6 +183,7 @@ def drop_stale_kernels(package: Path = PACKAGE) -> bool:
         for cache in package.rglob("__pycache__"):
             for f in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
                 f.unlink(missing_ok=True)
+        (stamp.parent / COMPILED).unlink(missing_ok=True)
         try:
             tmp = stamp.with_name(f"{STAMP}.{os.getpid()}.tmp")
             tmp.write_text(digest)
@@ -193,7 +203,8 @@ COMPILES = {
     "rnea_entry": ("inverse dynamics", 10),
     "crba_fast": ("the generalized inertia matrix", 10),
     "crba_entry": ("the generalized inertia matrix", 10),
-    "_run_batch": ("batches of states", 15),
+    "rnea_batch": ("batches of inverse dynamics", 15),
+    "aba_batch": ("batches of forward dynamics", 15),
     "rk4_kernel": ("the RK4 simulation loop", 15),
     "dp_kernel": ("the adaptive Dormand–Prince integrators", 30),
     "energy_entry": ("the energy", 10),
@@ -236,5 +247,27 @@ class CompileNotice(event.Listener):
             self.timer = None
 
 
+COMPILED = "denoc_pin_compiled.txt"  # the kernel groups compiled ahead for these sources (``tools/precompile.py``)
+
+
+def compiled_groups(package: Path = PACKAGE) -> set[str]:
+    """The kernel groups ``denoc-pin compile`` compiled for the package's current sources (a file beside the sources'
+    stamp, dropped with the cached kernels when a source changes)."""
+    try:
+        return set((package / "__pycache__" / COMPILED).read_text().split())
+    except OSError:
+        return set()
+
+
+def record_compiled(groups, package: Path = PACKAGE) -> None:
+    """Add ``groups`` to ``compiled_groups``; nothing where the folder is read-only."""
+    with contextlib.suppress(OSError):
+        path = package / "__pycache__" / COMPILED
+        tmp = path.with_name(f"{COMPILED}.{os.getpid()}.tmp")
+        tmp.write_text("\n".join(sorted(compiled_groups(package) | set(groups))))
+        os.replace(tmp, path)
+
+
 drop_stale_kernels()  # on import of the package, before any kernel is compiled or loaded
-event.register("numba:compile", CompileNotice())
+NOTICE = CompileNotice()
+event.register("numba:compile", NOTICE)

@@ -1,0 +1,505 @@
+"""The named views of the flat buffers and the names of their header entries, generated from the tables of
+``core/layout.py`` by ``scripts/write_views.py``: do not edit (``tests/test_layout.py`` fails when
+this file is stale)."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from numba import njit
+
+from .memory import view
+
+__all__ = [
+    "DataViews",
+    "FRAME_BODY",
+    "FRAME_ROTATION",
+    "FRAME_TRANSLATION",
+    "HEAD_NJ",
+    "HEAD_NMOD",
+    "HEAD_NQ",
+    "HEAD_NS",
+    "HEAD_NV",
+    "HEAD_Z",
+    "LW_M",
+    "LoopViews",
+    "ModelViews",
+    "WS_STAMP",
+    "data_views",
+    "loop_views",
+    "loop_workspace_size",
+    "model_buffer_sizes",
+    "model_views",
+    "workspace_size",
+]
+
+HEAD_NJ = 0  # bodies + 1 (the base is body 0)
+HEAD_NV = 1  # DOF
+HEAD_NMOD = 2  # kinematic modules
+HEAD_Z = 3  # zmax, the largest joint DOF
+HEAD_NQ = 4  # configuration size
+HEAD_NS = 5  # M̂ slots (articulated_slots)
+WS_STAMP = 0  # ws[0]: the address of the model buffer the workspace was made for (stamped_for)
+LW_M = 0  # lw[0]: the number of constraint rows
+FRAME_BODY = 0  # the body (joint index) the frame is fixed to, as a float (1 column)
+FRAME_ROTATION = 1  # the frame's rotation in that body's frame, row by row (9 columns)
+FRAME_TRANSLATION = 10  # the frame's origin in that body's frame (3 columns)
+
+ModelViews = namedtuple(
+    "ModelViews",
+    [
+        "parents",
+        "kinds",
+        "idx_q",
+        "idx_v",
+        "nvs",
+        "module_ptr",
+        "module_bodies",
+        "slot",
+        "slot_init",
+        "unrotated",
+        "placement_rotation",
+        "placement_translation",
+        "axes",
+        "axes2",
+        "pitches",
+        "gravity",
+        "masses",
+        "coms",
+        "inertias_origin",
+    ],
+)
+DataViews = namedtuple(
+    "DataViews",
+    [
+        "E",
+        "r",
+        "S",
+        "oR",
+        "op",
+        "path",
+        "frame_pose",
+        "twist",
+        "frame_twist",
+        "inertia_sum",
+        "inertia_rate",
+        "joint_rotations",
+        "phi_hat",
+        "t",
+        "tdot",
+        "w_tilde",
+        "fext",
+        "eta",
+        "M_hat",
+        "Psi_hat",
+        "Psi",
+        "I_hat",
+        "I_hat_inv",
+        "tau",
+        "ddq",
+    ],
+)
+LoopViews = namedtuple(
+    "LoopViews",
+    [
+        "J",
+        "res",
+        "Jdv",
+        "lam",
+        "ddq0",
+        "G",
+        "order",
+        "B",
+        "JT",
+        "Y",
+        "eta",
+        "N",
+        "V",
+        "gamma",
+        "rhs",
+        "x",
+        "Rc1",
+        "Rc2",
+        "R12",
+        "sel",
+        "phi_hat",
+    ],
+)
+
+
+@njit(cache=True, inline="always")
+def model_views(mi, mf):
+    """The model buffers' views."""
+    nj, nmod = mi[HEAD_NJ], mi[HEAD_NMOD]
+    o = 6
+    # parent body β of body k, parents[k] < k; parents[0] = 0
+    parents = view(mi, o, (nj,))
+    o += nj
+    # joint-kind code of joint k (core.joints)
+    kinds = view(mi, o, (nj,))
+    o += nj
+    # first entry of joint k in q
+    idx_q = view(mi, o, (nj,))
+    o += nj
+    # first entry of joint k in v
+    idx_v = view(mi, o, (nj,))
+    o += nj
+    # DOF z_k of joint k
+    nvs = view(mi, o, (nj,))
+    o += nj
+    # the bodies of module i are module_bodies[module_ptr[i]:module_ptr[i + 1]]
+    module_ptr = view(mi, o, (nmod + 1,))
+    o += nmod + 1
+    # body indices, module by module, root to tip within a module
+    module_bodies = view(mi, o, (nj - 1,))
+    o += nj - 1
+    # the M_hat slot that holds M̂_k while it is open (articulated_slots)
+    slot = view(mi, o, (nj,))
+    o += nj
+    # bit 1: k is a leaf; bit 2: k is the first child of its parent eliminated
+    slot_init = view(mi, o, (nj,))
+    o += nj
+    # 1 if joint frame k is not rotated in its parent body's frame (placement_rotation[k] = 1)
+    unrotated = view(mi, o, (nj,))
+    o += nj
+    o = 0
+    # rotation of joint frame k in its parent body's frame at q = 0
+    placement_rotation = view(mf, o, (nj, 3, 3))
+    o += nj * 3 * 3
+    # origin of joint frame k in its parent body's frame at q = 0
+    placement_translation = view(mf, o, (nj, 3))
+    o += nj * 3
+    # unit joint axis e_k, body frame (a universal joint's first axis: parent's joint frame)
+    axes = view(mf, o, (nj, 3))
+    o += nj * 3
+    # a universal joint's second axis e2, body frame; zero for other kinds
+    axes2 = view(mf, o, (nj, 3))
+    o += nj * 3
+    # a helical joint's pitch [m/rad]; zero for other kinds
+    pitches = view(mf, o, (nj,))
+    o += nj
+    # gravity g, base frame
+    gravity = view(mf, o, (3,))
+    o += 3
+    # mass m_k
+    masses = view(mf, o, (nj,))
+    o += nj
+    # centre of mass d_k, body frame
+    coms = view(mf, o, (nj, 3))
+    o += nj * 3
+    # rotational inertia I_k about o_k, body frame; zero for the base
+    inertias_origin = view(mf, o, (nj, 3, 3))
+    o += nj * 3 * 3
+    return ModelViews(
+        parents,
+        kinds,
+        idx_q,
+        idx_v,
+        nvs,
+        module_ptr,
+        module_bodies,
+        slot,
+        slot_init,
+        unrotated,
+        placement_rotation,
+        placement_translation,
+        axes,
+        axes2,
+        pitches,
+        gravity,
+        masses,
+        coms,
+        inertias_origin,
+    )
+
+
+@njit(cache=True, inline="always")
+def data_views(ws, mi):
+    """The workspace's views."""
+    nj, nv, z, ns = mi[HEAD_NJ], mi[HEAD_NV], mi[HEAD_Z], mi[HEAD_NS]
+    o = 1
+    # rotation taking parent-frame components to body-frame ones (A_{k,β}, eq. 7b)
+    E = view(ws, o, (nj, 3, 3))
+    o += nj * 3 * 3
+    # o_k − o_β, parent frame (A_{k,β}, eq. 7b)
+    r = view(ws, o, (nj, 3))
+    o += nj * 3
+    # p_k in its first nvs[k] columns, body frame [ω; v] (eq. 7b)
+    S = view(ws, o, (nj, 6, z))
+    o += nj * 6 * z
+    # orientation R_k of body k in the base frame (Pinocchio's oMi rotation)
+    oR = view(ws, o, (nj, 3, 3))
+    o += nj * 3 * 3
+    # origin o_k of body k in the base frame (Pinocchio's oMi translation)
+    op = view(ws, o, (nj, 3))
+    o += nj * 3
+    # the support of a frame's body, from it to the root (int64 bit patterns; frames.py)
+    path = view(ws, o, (nj,))
+    o += nj
+    # a frame's world pose [R_F | p_F] (frames.py)
+    frame_pose = view(ws, o, (3, 4))
+    o += 3 * 4
+    # a body's world twist (ω, v at the world origin; frames.py)
+    twist = view(ws, o, (6,))
+    o += 6
+    # the world twist of a frame's body (frames.py)
+    frame_twist = view(ws, o, (6,))
+    o += 6
+    # a subtree's rotational inertia about the centre of mass, world axes (frames.py)
+    inertia_sum = view(ws, o, (3, 3))
+    o += 3 * 3
+    # its time derivative (frames.py)
+    inertia_rate = view(ws, o, (3, 3))
+    o += 3 * 3
+    # a multi-DOF joint's rotations R_j, R, R1, R2 (joints.joint_kinematics)
+    joint_rotations = view(ws, o, (4, 3, 3))
+    o += 4 * 3 * 3
+    # φ̂_k of the forward solve (Table 3, step 1)
+    phi_hat = view(ws, o, (6,))
+    o += 6
+    # twist t_k = [ω_k; ȯ_k], body frame (eq. 5)
+    t = view(ws, o, (nj, 6))
+    o += nj * 6
+    # twist-rate ṫ_k (classical accelerations ω̇, ö), body frame (Table 1); gravity in it after inverse dynamics (the
+    # base accelerates at −g), not after forward_kinematics
+    tdot = view(ws, o, (nj, 6))
+    o += nj * 6
+    # composite wrench w̃_k, body frame (Table 1, step 2); w̃_k + η̃_k inside forward dynamics
+    w_tilde = view(ws, o, (nj, 6))
+    o += nj * 6
+    # external wrench [n; f] of the last call given any, body frame
+    fext = view(ws, o, (nj, 6))
+    o += nj * 6
+    # μ_k of Table 3, step 2 (forward dynamics)
+    eta = view(ws, o, (nj, 6))
+    o += nj * 6
+    # open articulated mass matrices M̂_k (eq. 20, A.6), or composite M̃_k (eq. 17)
+    M_hat = view(ws, o, (ns, 6, 6))
+    o += ns * 6 * 6
+    # Ψ̂_k = M̂_k p_k (eq. 19, A.5), after udut; B_k = M̃_k p_k in gim
+    Psi_hat = view(ws, o, (nj, 6, z))
+    o += nj * 6 * z
+    # Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5)
+    Psi = view(ws, o, (nj, 6, z))
+    o += nj * 6 * z
+    # Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18), after udut
+    I_hat = view(ws, o, (nj, z, z))
+    o += nj * z * z
+    # Î_k⁻¹
+    I_hat_inv = view(ws, o, (nj, z, z))
+    o += nj * z * z
+    # τ of the last inverse dynamics
+    tau = view(ws, o, (nv,))
+    o += nv
+    # q̈ of the last forward dynamics
+    ddq = view(ws, o, (nv,))
+    o += nv
+    return DataViews(
+        E,
+        r,
+        S,
+        oR,
+        op,
+        path,
+        frame_pose,
+        twist,
+        frame_twist,
+        inertia_sum,
+        inertia_rate,
+        joint_rotations,
+        phi_hat,
+        t,
+        tdot,
+        w_tilde,
+        fext,
+        eta,
+        M_hat,
+        Psi_hat,
+        Psi,
+        I_hat,
+        I_hat_inv,
+        tau,
+        ddq,
+    )
+
+
+@njit(cache=True, inline="always")
+def loop_views(lw, mi):
+    """The loop workspace's views."""
+    nj, nv = mi[HEAD_NJ], mi[HEAD_NV]
+    m = int(lw[LW_M])
+    o = 1
+    # constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.kernel)
+    J = view(lw, o, (m, nv))
+    o += m * nv
+    # residual r(q) of every row
+    res = view(lw, o, (m,))
+    o += m
+    # J̇ q̇: the rows of Δ̇ at q̈ = 0
+    Jdv = view(lw, o, (m,))
+    o += m
+    # λ of the last constrained forward dynamics, the reaction of link1 on link2 in C1
+    lam = view(lw, o, (m,))
+    o += m
+    # q̈₀ = GIM⁻¹ (τ − h), the tree's accelerations (Schiehlen eq. 18)
+    ddq0 = view(lw, o, (nv,))
+    o += nv
+    # J Jᵀ, then its pivoted Cholesky factor L (lower, in pivot order): the rank rule
+    G = view(lw, o, (m, m))
+    o += m * m
+    # the rows in pivot order (integers held as floats), the independent ones first
+    order = view(lw, o, (m,))
+    o += m
+    # B (m x rank): the basis of J's range the reactions live in, λ = B x
+    B = view(lw, o, (m, m))
+    o += m * m
+    # (Bᵀ J)ᵀ, the rows that are solved
+    JT = view(lw, o, (nv, m))
+    o += nv * m
+    # Y = GIM⁻¹ Jᵀ B (Schiehlen eq. 19)
+    Y = view(lw, o, (nv, m))
+    o += nv * m
+    # η_k of Table 3 for each column of Y
+    eta = view(lw, o, (nj, m, 6))
+    o += nj * m * 6
+    # N_c = Bᵀ J Y (eq. 20), then its Cholesky factor or its eigen-decomposition
+    N = view(lw, o, (m, m))
+    o += m * m
+    # eigenvectors of the Jacobi solves
+    V = view(lw, o, (m, m))
+    o += m * m
+    # γ = −J̇ q̇ − 2 kd J q̇ − kp² r, the constraints' right-hand side with Baumgarte's terms
+    gamma = view(lw, o, (m,))
+    o += m
+    # Bᵀ (γ − J q̈₀), the reaction system's right-hand side
+    rhs = view(lw, o, (m,))
+    o += m
+    # the reaction system's solution, λ = B x
+    x = view(lw, o, (m,))
+    o += m
+    # a cut's C1 frame in the world (kernel.loop_rows)
+    Rc1 = view(lw, o, (3, 3))
+    o += 3 * 3
+    # its C2 frame in the world
+    Rc2 = view(lw, o, (3, 3))
+    o += 3 * 3
+    # C2's orientation in C1
+    R12 = view(lw, o, (3, 3))
+    o += 3 * 3
+    # a cut's selection rows, the directions it blocks (core.cuts.cut_rows)
+    sel = view(lw, o, (6, 6))
+    o += 6 * 6
+    # φ̂_k of the solves for Y (Table 3)
+    phi_hat = view(lw, o, (6,))
+    o += 6
+    return LoopViews(
+        J,
+        res,
+        Jdv,
+        lam,
+        ddq0,
+        G,
+        order,
+        B,
+        JT,
+        Y,
+        eta,
+        N,
+        V,
+        gamma,
+        rhs,
+        x,
+        Rc1,
+        Rc2,
+        R12,
+        sel,
+        phi_hat,
+    )
+
+
+@njit(cache=True, inline="always")
+def model_buffer_sizes(head):
+    """(size of mi, size of mf)."""
+    nj, nmod = head[HEAD_NJ], head[HEAD_NMOD]
+    mi_size = 6
+    mi_size += nj  # parents
+    mi_size += nj  # kinds
+    mi_size += nj  # idx_q
+    mi_size += nj  # idx_v
+    mi_size += nj  # nvs
+    mi_size += nmod + 1  # module_ptr
+    mi_size += nj - 1  # module_bodies
+    mi_size += nj  # slot
+    mi_size += nj  # slot_init
+    mi_size += nj  # unrotated
+    mf_size = 0
+    mf_size += nj * 3 * 3  # placement_rotation
+    mf_size += nj * 3  # placement_translation
+    mf_size += nj * 3  # axes
+    mf_size += nj * 3  # axes2
+    mf_size += nj  # pitches
+    mf_size += 3  # gravity
+    mf_size += nj  # masses
+    mf_size += nj * 3  # coms
+    mf_size += nj * 3 * 3  # inertias_origin
+    return mi_size, mf_size
+
+
+def workspace_size(head):
+    """The size of ws."""
+    nj, nv, z, ns = head[HEAD_NJ], head[HEAD_NV], head[HEAD_Z], head[HEAD_NS]
+    ws_size = 1
+    ws_size += nj * 3 * 3  # E
+    ws_size += nj * 3  # r
+    ws_size += nj * 6 * z  # S
+    ws_size += nj * 3 * 3  # oR
+    ws_size += nj * 3  # op
+    ws_size += nj  # path
+    ws_size += 3 * 4  # frame_pose
+    ws_size += 6  # twist
+    ws_size += 6  # frame_twist
+    ws_size += 3 * 3  # inertia_sum
+    ws_size += 3 * 3  # inertia_rate
+    ws_size += 4 * 3 * 3  # joint_rotations
+    ws_size += 6  # phi_hat
+    ws_size += nj * 6  # t
+    ws_size += nj * 6  # tdot
+    ws_size += nj * 6  # w_tilde
+    ws_size += nj * 6  # fext
+    ws_size += nj * 6  # eta
+    ws_size += ns * 6 * 6  # M_hat
+    ws_size += nj * 6 * z  # Psi_hat
+    ws_size += nj * 6 * z  # Psi
+    ws_size += nj * z * z  # I_hat
+    ws_size += nj * z * z  # I_hat_inv
+    ws_size += nv  # tau
+    ws_size += nv  # ddq
+    return ws_size
+
+
+def loop_workspace_size(head, m):
+    """The size of lw for m constraint rows."""
+    nj, nv = head[HEAD_NJ], head[HEAD_NV]
+    lw_size = 1
+    lw_size += m * nv  # J
+    lw_size += m  # res
+    lw_size += m  # Jdv
+    lw_size += m  # lam
+    lw_size += nv  # ddq0
+    lw_size += m * m  # G
+    lw_size += m  # order
+    lw_size += m * m  # B
+    lw_size += nv * m  # JT
+    lw_size += nv * m  # Y
+    lw_size += nj * m * 6  # eta
+    lw_size += m * m  # N
+    lw_size += m * m  # V
+    lw_size += m  # gamma
+    lw_size += m  # rhs
+    lw_size += m  # x
+    lw_size += 3 * 3  # Rc1
+    lw_size += 3 * 3  # Rc2
+    lw_size += 3 * 3  # R12
+    lw_size += 6 * 6  # sel
+    lw_size += 6  # phi_hat
+    return lw_size

@@ -1,0 +1,81 @@
+"""The composition of the closed-loop forward dynamics, one compiled entry (as ``algorithms.compositions`` for the
+tree): the tree's forward dynamics (q̈₀, the UDUᵀ factors, t and ṫ with q̈ = 0), the loop rows (J, r, J̇ q̇;
+``kernel.loop_step``) and the reaction solve (``reaction.reaction_step``), declared once as ``CFD``
+(``algorithms.protocol.Entry``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from ..algorithms.compositions import ABA, aba_entry
+from ..algorithms.protocol import CB, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
+from ..core import cuts as ck
+from ..core.layout import LW_M, data_views, loop_views
+from ..model.status import BAD_GAINS, NOT_STAMPED
+from .kernel import cut_count, loop_step
+from .reaction import reaction_step
+
+__all__ = ["CFD", "RCOND", "cfd_entry", "constraint_rows"]
+
+
+RCOND = 1e-14
+"""The default ``rcond`` of ``constrained_forward_dynamics`` (and of the simulation's compiled stages)."""
+
+
+@njit(cache=True, inline="always")
+def constraint_rows(cb):
+    """The number of constraint rows of a packed buffer (``core.cuts.PACKED``)."""
+    if cb.shape[0] == 0:
+        return 0
+    last = cb[cb.shape[0] - 1]
+    kind = int(last[ck.P_KIND])
+    return int(last[ck.P_ROW]) + (1 if kind == ck.CUT_COUPLING else cut_count(kind))
+
+
+@njit(cache=True)
+def cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
+    """Schiehlen eq. (17)–(20) in one compiled call: the tree's forward dynamics (q̈₀, the UDUᵀ factors, t and ṫ
+    with q̈ = 0), the loop rows (J, r, J̇ q̇) and the reaction solve; q̈ into ws, λ into lw.  A status as
+    raise_for_status reads it, or BAD_LENGTH, NOT_STAMPED (lw not made for these constraints), BAD_GAINS."""
+    if not (0.0 <= kp < np.inf and 0.0 <= kd < np.inf and 0.0 <= rcond < np.inf):
+        return BAD_GAINS
+    if lw[LW_M] != constraint_rows(cb):
+        return NOT_STAMPED
+    status = aba_entry(mi, mf, ws, q, v, tau, with_fext)
+    if status:
+        return status
+    loop_views(lw, mi).ddq0[:] = data_views(ws, mi).ddq
+    loop_step(mi, mf, ws, cb, lw, q, True)
+    reaction_step(mi, mf, ws, lw, v, kp, kd, rcond)
+    return 0
+
+
+@njit(cache=True)
+def cfd_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond):
+    """cfd_entry without external forces, on the model buffer (the fast path)."""
+    return on_model_buffer(cfd_entry, mb, ws, (cb, lw, q, v, tau, kp, kd, rcond, False))
+
+
+@njit(cache=True)
+def cfd_row(mi, mf, ws, lw, fixed, q, v, tau, out, out2):
+    """One row of a batch (``protocol.run_chunks``): q̈ into out, λ into out2; fixed = (cb, kp, kd, rcond,
+    with_fext)."""
+    cb, kp, kd, rcond, with_fext = fixed
+    status = cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)
+    out[:] = data_views(ws, mi).ddq
+    out2[:] = loop_views(lw, mi).lam
+    return status
+
+
+@njit(cache=True, parallel=True)
+def cfd_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2):
+    return run_chunks(cfd_row, nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2)
+
+
+# Compiled at its first use: most users never close a loop, and cfd_entry takes about half a minute to compile; the
+# fast entry, the batches and the simulation share it.
+_F = types.float64
+CFD = Entry(cfd_entry, types.int64(MI, MF, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, types.boolean),
+            cfd_fast, types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F), cfd_batch, ("q", "v", "tau"),
+            after=(ABA.kernel,))  # fmt: skip
