@@ -158,3 +158,21 @@ def test_validate_reads_an_mjcf_file(capsys):
     report = json.loads(capsys.readouterr().out)
     names = {c["algorithm"] for c in report["checks"]}
     assert report["passed"] and "forward_dynamics" in names and "constrained_fd q̈" in names
+
+
+def test_compile_runs_groups_in_worker_processes_after_what_they_call(capsys):
+    """``denoc-pin compile``: a group runs after the groups whose kernels it calls, each once; a group compiled for
+    these sources is skipped; an unknown name is refused with the list of names."""
+    from denoc_pin import kernel_cache
+    from denoc_pin.tools import precompile
+
+    order = precompile._needed(["batches", "closed_loop_simulation"])
+    assert order.index("factorization") < order.index("forward_dynamics") < order.index("batches")
+    assert order.index("closed_loops") < order.index("closed_loop_simulation") and len(order) == len(set(order))
+    done = precompile.compile_kernels(["energy"], workers=1, progress=False, force=True)
+    assert list(done) == ["energy"] and done["energy"] > 0
+    assert "energy" in kernel_cache.compiled_groups()
+    assert precompile.compile_kernels(["energy"], progress=False) == {}  # compiled already: nothing to do
+    assert cli.main(["compile", "energy"]) == 0 and "already compiled" in capsys.readouterr().out
+    assert cli.main(["compile", "nope"]) == 2
+    assert "unknown kernel group 'nope'; the groups are: factorization, forward_dynamics" in capsys.readouterr().err

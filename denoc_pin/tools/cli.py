@@ -1,4 +1,4 @@
-"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view``, ``demo``, and on Dask
+"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view``, ``demo``, ``compile``, and on Dask
 ``sweep`` and ``dataset`` (``validate`` takes many files there too).
 
 Exit codes: 0 success, 1 a check failed, 2 the model could not be loaded (the message says why).
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from ..model import ModelError, ModelWarning
 from ..simulation.simulate import Trajectory, simulate
 from . import demo
 from . import distributed as dist
+from .precompile import DEMO, TASKS, compile_kernels
 from .validate import as_json, compare_loops, compare_with_pinocchio, format_table
 from .viewer import Viewer
 
@@ -246,8 +248,17 @@ def cmd_view(args) -> int:
         viewer.close()
 
 
-def cmd_demo(args) -> int:
+def cmd_compile(args) -> int:
+    t0 = time.perf_counter()
+    done = compile_kernels(None if args.all or not args.names else args.names, args.workers, force=args.force)
+    for name, seconds in done.items():
+        print(f"{name:<24} {seconds:6.1f} s  {TASKS[name].what}")
+    print(f"{len(done)} groups compiled in {time.perf_counter() - t0:.1f} s" if done else "already compiled")
+    return 0
 
+
+def cmd_demo(args) -> int:
+    compile_kernels(DEMO)  # in parallel worker processes, once after an install
     results = demo.run(args.out, quick=args.quick)
     g, f, r = results["gripper_inverse_dynamics"], results["gripper_fall"], results["rope_fall"]
     print(f"1. gripper inverse dynamics (Fig. 5): {g['samples']} samples in {g['wall_s'] * 1e3:.2f} ms, "
@@ -332,6 +343,12 @@ def main(argv=None) -> int:
             p.add_argument("--traj", help="a trajectory saved by simulate --out (.npz)")
             p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
             p.add_argument("--no-wait", action="store_true", help="play once and exit (default: until Ctrl-C)")
+    c = sub.add_parser("compile", help="compile the kernels ahead of their first use, in parallel processes "
+                       "(container images, Dask workers, CI)")  # fmt: skip
+    c.add_argument("names", nargs="*", help=f"kernel groups (default: all): {', '.join(TASKS)}")
+    c.add_argument("--all", action="store_true", help="every group (the default)")
+    c.add_argument("--workers", type=int, help="processes (default: one per core)")
+    c.add_argument("--force", action="store_true", help="also the groups already compiled for these sources")
     d = sub.add_parser("demo", help="the seed papers' examples 1-3, checked against Pinocchio, figures in --out")
     d.add_argument("--out", default="out", help="folder for the figures (default out/)")
     d.add_argument("--quick", action="store_true", help="shortened runs")
@@ -353,7 +370,8 @@ def main(argv=None) -> int:
             warnings.simplefilter("default")
             shown, warnings.showwarning = warnings.showwarning, show
             commands = {"info": cmd_info, "validate": cmd_validate, "simulate": cmd_simulate, "view": cmd_view,
-                        "demo": cmd_demo, "sweep": cmd_sweep, "dataset": cmd_dataset}  # fmt: skip
+                        "demo": cmd_demo, "compile": cmd_compile, "sweep": cmd_sweep,
+                        "dataset": cmd_dataset}  # fmt: skip
             return commands[args.command](args)
     except ModelError as e:
         print(f"denoc-pin: error: {e}", file=sys.stderr)
