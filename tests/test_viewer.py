@@ -212,3 +212,32 @@ def test_html_renders_the_robot_in_chromium(tmp_path, which):
     grid = np.abs(with_robot - without_grid).sum(axis=2) > 15
     below = grid[rows.max() + 1 :, max(0, cols.min() - w // 20) : cols.max() + w // 20]
     assert below.sum() > 20, f"the grid is not drawn under the robot ({below.sum()} grid pixels below it)"
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run installs it"
+)
+def test_the_falling_rope_stays_whole_in_the_picture(tmp_path):
+    """The paper's rope (Fig. 7), released along x, seen as its animation frames it (the box swept by the whole
+    fall, from the side across the rope): at the start, in the middle of the swing and at the end, the rope is in the
+    picture, away from its edges, and fills no more than part of it."""
+    model = dp.models.rope()
+    q0 = np.zeros(model.nq)
+    q0[1] = np.pi / 2  # straight along −x, as demo and examples/rope_fall.py release it
+    traj = dp.simulate(model, q0, np.zeros(model.nv), 1.75, dt=1e-3)
+    v = Viewer(model)
+    v.frame(traj.q[::25])  # what animate(traj) frames: the configurations it shows
+    v.meshcat["denoc_pin"].set_property("visible", False)
+    empty = screenshot(v.save_html(tmp_path / "empty.html"), tmp_path / "empty.png")
+    v.meshcat["denoc_pin"].set_property("visible", True)
+    for k in (0, len(traj.t) // 2, len(traj.t) - 1):
+        v.display(traj.q[k])
+        shot = screenshot(v.save_html(tmp_path / f"{k}.html"), tmp_path / f"{k}.png")
+        rope = np.abs(shot - empty).sum(axis=2) > 30
+        h, w = rope.shape
+        assert rope.sum() > 150, f"t = {traj.t[k]:.2f} s: only {rope.sum()} pixels show the rope"
+        rows, cols = np.nonzero(rope)
+        inside = rows.min() > 0.02 * h and rows.max() < 0.98 * h and cols.min() > 0.02 * w and cols.max() < 0.98 * w
+        where = f"rows {rows.min()}-{rows.max()}, columns {cols.min()}-{cols.max()} of {h} x {w}"
+        assert inside, f"t = {traj.t[k]:.2f} s: the rope leaves the picture ({where})"
+        assert rope.mean() < 0.25 and (cols.max() - cols.min()) < 0.9 * w, f"t = {traj.t[k]:.2f} s: it fills it"

@@ -292,7 +292,7 @@ class Viewer:
     ``zmq_url``: connect to a running one instead.  With neither, the scene is only recorded, for
     ``save_html``.  ``package_dirs``: extra folders for the URDF's ``package://`` meshes.
     ``offset``: (3,) where the drawn scene sits in meshcat's world, minus the centre of the model's box at q = 0
-    (meshcat's camera looks at the origin; ``_frame_camera``).  Objects added through ``viewer.meshcat`` under
+    (meshcat's camera looks at the origin; ``frame``).  Objects added through ``viewer.meshcat`` under
     ``"denoc_pin"`` move with the model.
     """
 
@@ -322,7 +322,7 @@ class Viewer:
         self._paths = [
             self._viz.getViewerNodeName(g, pin.GeometryType.VISUAL) for g in self.visual_model.geometryObjects
         ]
-        self._frame_camera()
+        self.frame(_neutral(model))
         self.display(_neutral(model))
 
     def close(self) -> None:
@@ -362,16 +362,21 @@ class Viewer:
             out.append(corners @ M[:3, :3].T + M[:3, 3])
         return np.vstack(out)
 
-    def _frame_camera(self) -> None:
-        """MeshCat's own view — from +x, slightly above (its camera sits at (3, 0, 1) m from the orbit centre) —
-        framing the model whole, with the ground grid under its lowest point (or at z = 0, under the base), its
-        cells scaled to the model.
+    def frame(self, qs) -> None:
+        """Fit the view to the box swept by the configurations ``qs`` (N, nq): the camera frames all of it, looking
+        at its centre from the side across the box's longer horizontal extent (a model lying along x is seen from
+        +y, one along y from +x), slightly from above; the ground grid under its lowest point (or at z = 0, under
+        the base), its cells scaled to the model.  ``animate`` and ``save_html`` frame their trajectory so.
 
         meshcat's camera always looks at the world origin (its orbit controls re-aim it there on every frame), so
-        the scene is moved instead: the model, the axes and the grid by −c, c the centre of the model's box at
-        q = 0 (``self.offset`` = −c); and the camera rig ``/Cameras/default`` is scaled, which moves the camera
-        along its line of sight while it keeps meshcat's default place in the rig."""
-        p = np.vstack([_points(self.model), self._drawn_corners(_neutral(self.model))])
+        the scene is moved instead: the model, the axes and the grid by −c, c the centre of the box
+        (``self.offset`` = −c); and the camera rig ``/Cameras/default`` is turned about z and scaled, which moves
+        the camera about the origin and along its line of sight while it keeps meshcat's default place in the rig
+        (3, 0, 1), from +x."""
+        qs = np.atleast_2d(np.asarray(qs, dtype=float))
+        p = np.vstack([self._drawn_corners(configuration(self.model, q)) for q in qs])
+        if len(qs) == 1 and np.array_equal(qs[0], _neutral(self.model)):
+            p = np.vstack([p, _points(self.model)])
         lo, hi = p.min(axis=0), p.max(axis=0)
         centre = 0.5 * (lo + hi)
         radius = max(0.1, 0.5 * float(np.linalg.norm(hi - lo)))
@@ -391,6 +396,8 @@ class Viewer:
         self.meshcat["/Grid"].set_transform(grid)
         # meshcat's vertical field of view is 75°: a sphere of radius r fits at r / sin(37.5°) = 1.64 r.
         rig = np.eye(4)
+        if hi[0] - lo[0] > hi[1] - lo[1]:  # longer along x: look from +y (meshcat's camera, turned 90° about z)
+            rig[:3, :3] = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
         rig[:3, :3] *= 1.8 * radius / np.sqrt(10.0)
         self.meshcat["/Cameras/default"].set_transform(rig)
 
@@ -415,8 +422,9 @@ class Viewer:
         return np.minimum(np.searchsorted(t, wanted - 1e-12), len(t) - 1)
 
     def play(self, traj, speed: float = 1.0) -> None:
-        """Play a :class:`Trajectory` in the live viewer in real time (× ``speed``)."""
+        """Play a :class:`Trajectory` in the live viewer in real time (× ``speed``), framed whole (``frame``)."""
         frames = self._frames(traj, speed)
+        self.frame(np.asarray(traj.q)[frames])
         start = time.perf_counter()
         for i, k in enumerate(frames):
             self.display(traj.q[k])
@@ -429,6 +437,7 @@ class Viewer:
         import meshcat.animation
 
         frames = self._frames(traj, speed)
+        self.frame(np.asarray(traj.q)[frames])
         anim = meshcat.animation.Animation(default_framerate=FPS)
         geometries = self.visual_model.geometryObjects
         for i, k in enumerate(frames):
