@@ -151,6 +151,10 @@ def per_call(name: str, model, pin_model, quick: bool) -> dict:
 
 
 def batch(model, pin_model, B: int) -> dict:
+    """B states in one call each, on all cores: against Pinocchio's own parallel batch (``rneaInParallel``,
+    ``abaInParallel`` over a ``ModelPool``, as many threads as numba's, column-major (n, B) arrays preallocated), and
+    against a Python loop over ``pin.rnea``/``pin.aba``, which is how most Python users call it."""
+    import numba
     import pinocchio as pin
 
     data, pdata = model.create_data(), pin_model.createData()
@@ -159,23 +163,33 @@ def batch(model, pin_model, B: int) -> dict:
     V, A = rng.uniform(-1, 1, (2, B, model.nv))
     dp.inverse_dynamics(model, data, Q[:2], V[:2], A[:2])
     dp.forward_dynamics(model, data, Q[:2], V[:2], A[:2])
-    out = {"B": B, "threads": __import__("numba").get_num_threads()}
-    for label, ours, theirs in [
-        ("ID", lambda: dp.inverse_dynamics(model, data, Q, V, A), lambda q, v, a: pin.rnea(pin_model, pdata, q, v, a)),
-        ("FD", lambda: dp.forward_dynamics(model, data, Q, V, A), lambda q, v, a: pin.aba(pin_model, pdata, q, v, a)),
-    ]:
+    threads = numba.get_num_threads()
+    pool = pin.ModelPool(pin_model, threads)
+    Qt, Vt, At = (np.asfortranarray(X.T) for X in (Q, V, A))
+    res = np.asfortranarray(np.empty((model.nv, B)))
+    out = {"B": B, "threads": threads}
+    for label, ours, parallel, theirs in [
+        ("ID", lambda: dp.inverse_dynamics(model, data, Q, V, A),
+         lambda: pin.rneaInParallel(threads, pool, Qt, Vt, At, res),
+         lambda q, v, a: pin.rnea(pin_model, pdata, q, v, a)),
+        ("FD", lambda: dp.forward_dynamics(model, data, Q, V, A),
+         lambda: pin.abaInParallel(threads, pool, Qt, Vt, At, res),
+         lambda q, v, a: pin.aba(pin_model, pdata, q, v, a)),
+    ]:  # fmt: skip
 
         def loop(theirs=theirs):
             for i in range(B):
                 theirs(Q[i], V[i], A[i])
 
         out[label] = alternating_runs(ours, loop, B)
+        out[label + "_parallel"] = alternating_runs(ours, parallel, B)
     return out
 
 
 def alternating_runs(ours, loop, B: int) -> dict:
-    """States per second of a batch call and of a Python loop over Pinocchio, and the speedup: the median of 5
-    runs each, alternating (one run of a few milliseconds is at the mercy of the machine)."""
+    """States per second of a batch call and of the peer's (``loop``: a Python loop over Pinocchio, or its own
+    parallel call), and the speedup: the median of 5 runs each, alternating (one run of a few milliseconds is at the
+    mercy of the machine)."""
     t_ours, t_loop = [], []
     for _ in range(5):
         for fn, times in ((ours, t_ours), (loop, t_loop)):
@@ -578,7 +592,7 @@ def closed_loops(quick: bool = False) -> dict:
         if all(c.loop.type == "spherical" for c in model.cuts):
             pm = dp.to_pinocchio(model)
             pd, cms, cds = pinocchio_loop_constraints(model, pm)
-            args = (pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-12, 1e-12, 10))
+            args = (pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-12, 1e-12, 10))  # StdVec containers
             _, row["constraintDynamics"], row["CFD_ratio"] = paired_times(
                 cfd, lambda args=args: pin.constraintDynamics(*args)
             )
@@ -933,12 +947,14 @@ def report(r: dict) -> str:
             f"{paired(row, 'GIM', 'crba')} |"
         )
     b = r["batch_panda"]
-    lines += ["", f"Batch of {b['B']} panda states ({b['threads']} threads) against a Python loop over Pinocchio:"]
+    lines += ["", f"Batch of {b['B']} panda states ({b['threads']} threads), states per second (speed-up = denoc_pin's "
+              "rate over the peer's):", "| | denoc_pin | rnea/abaInParallel (ModelPool) | speed-up | Python loop over "
+              "rnea/aba | speed-up |", "|---|---|---|---|---|---|"]  # fmt: skip
     for k in ("ID", "FD"):
-        e = b[k]
+        e, par = b[k], b[k + "_parallel"]
         lines.append(
-            f"- {k}: {e['denoc_pin_per_s']:,.0f} states/s vs {e['pinocchio_loop_per_s']:,.0f} states/s "
-            f"({e['speedup']:.2f}x)"
+            f"| {k} | {par['denoc_pin_per_s']:,.0f} | {par['pinocchio_loop_per_s']:,.0f} | {par['speedup']:.2f} | "
+            f"{e['pinocchio_loop_per_s']:,.0f} | {e['speedup']:.2f} |"
         )
     lines += ["", report_loops(r.get("closed_loops", {}))]
     if r.get("adaptive"):

@@ -385,12 +385,13 @@ def loop_reactions_in_world(model: Model, q, lam: np.ndarray) -> np.ndarray:
 
 def pinocchio_loop_constraints(model: Model, pin_model):
     """Pinocchio's data and constraint models/datas for the cuts of ``model``, all spherical
-    (CONTACT_3D) or fixed (CONTACT_6D), initialised for ``pin.constraintDynamics``."""
+    (CONTACT_3D) or fixed (CONTACT_6D), initialised for ``pin.constraintDynamics``: in Pinocchio's own containers
+    (``StdVec_RigidConstraintModel``/``Data``), which it would otherwise convert from Python lists on every call."""
     import pinocchio as pin
 
     pd = pin_model.createData()
-    cms = to_pinocchio_constraints(model, pin_model)
-    cds = [c.createData() for c in cms]
+    cms = pin.StdVec_RigidConstraintModel(to_pinocchio_constraints(model, pin_model))
+    cds = pin.StdVec_RigidConstraintData([c.createData() for c in cms])
     pin.initConstraintDynamics(pin_model, pd, cms, cds)
     return pd, cms, cds
 
