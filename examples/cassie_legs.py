@@ -5,7 +5,7 @@ The hip pitch and knee motors follow a squat (hip 0.4·s, knee −0.8·s rad, s 
 zero; ``dp.assemble`` closes the legs at each step with the motors held; ``dp.constrained_inverse_dynamics`` with
 the ten motors and the two knee springs actuated (the springs' torque holds them) gives the motor torques and the
 rods' reactions λ, quasi-statically (q̇ = q̈ = 0); along the legs' redundant constraint direction λ is the
-minimum-norm split.  Writes ``cassie_legs.png`` and prints the peak forces as JSON.
+minimum-norm split.  Writes ``cassie_legs.png`` and prints the peak forces; the last line is the numbers as JSON.
 
     python examples/cassie_legs.py [OUT_DIR]
 """
@@ -67,11 +67,17 @@ def main(out: Path) -> dict:
     path = out / "cassie_legs.png"
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    return {"figure": str(path), "peak_rod_force_N": {RODS[n]: max(f) for n, f in forces.items()},
-            "closed_to": float(np.abs(dp.loop_residual(model, q)).max())}  # fmt: skip
+    peaks = {RODS[n]: max(f) for n, f in forces.items()}
+    for rod, force in peaks.items():
+        print(f"{rod:<20} peak force {force:8.1f} N")
+    return {
+        "figure": str(path),
+        "peak_rod_force_N": peaks,
+        "closed_to": float(np.abs(dp.loop_residual(model, q)).max()),
+    }
 
 
 if __name__ == "__main__":
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "out")
     out.mkdir(parents=True, exist_ok=True)
-    print(json.dumps(main(out), indent=2))
+    print(json.dumps(main(out)))
