@@ -48,7 +48,7 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
             status = refused(refusal, model, data, q, v, a)
         if status == 0:
             return data.tau.copy()
-    return run_states(False, model, data, q, v, a, fext, "a")
+    return run_states(False, model, data, q, v, a, fext)
 
 
 def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
@@ -57,7 +57,7 @@ def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
     Also for a batch (B, nq), (B, nv).
     """
     a = data.zeros_v if np.ndim(q) == 1 and isinstance(data, Data) else np.zeros(np.shape(v))
-    return run_states(False, model, data, q, v, a, None, "a")
+    return run_states(False, model, data, q, v, a, None)
 
 
 def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarray:
@@ -74,7 +74,7 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
             status = refused(refusal, model, data, q, v, tau)
         if status == 0:
             return data.ddq.copy()
-    return run_states(True, model, data, q, v, tau, fext, "tau")
+    return run_states(True, model, data, q, v, tau, fext)
 
 
 def gim(model: Model, data: Data, q) -> np.ndarray:

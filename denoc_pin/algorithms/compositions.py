@@ -139,24 +139,25 @@ _STATE = types.int64(MI, MF, VEC, VEC, VEC, VEC, types.boolean)  # (mi, mf, ws, 
 # factor_step serves the singularity check (no right side) and forward dynamics: one compile of the factorization,
 # the longest of the package, for both (a literal True and a literal False would each compile it).
 compile_on_first_use(factor_step, types.int64(MI, MF, VEC, VEC, types.boolean))
-RNEA = Entry(rnea_entry, _STATE, rnea_fast, types.int64(MB, VEC, VEC, VEC, VEC), rnea_batch, ("q", "v", "a"))
-ABA = Entry(aba_entry, _STATE, aba_fast, types.int64(MB, VEC, VEC, VEC, VEC), aba_batch, ("q", "v", "tau"),
-            after=(factor_step,))  # fmt: skip
+_FAST_STATE = types.int64(MB, VEC, VEC, VEC, VEC)  # (mb, ws, q, v, x), no external forces
+RNEA = Entry(rnea_entry, _STATE, rnea_fast, _FAST_STATE, rnea_batch, ("q", "v", "a"), ("nv",))
+ABA = Entry(aba_entry, _STATE, aba_fast, _FAST_STATE, aba_batch, ("q", "v", "tau"), ("nv",), after=(factor_step,))
 CRBA = Entry(crba_entry, types.int64(MI, MF, VEC, VEC, MAT), crba_fast, types.int64(MB, VEC, VEC, MAT), states=("q",))
 FACTOR = Entry(factor_entry, types.int64(MI, MF, VEC, VEC), states=("q",), after=(factor_step,))
 
 
-def run_states(forward: bool, model: Model, data: Data, q, v, x, fext, xname: str) -> np.ndarray:
+def run_states(forward: bool, model: Model, data: Data, q, v, x, fext) -> np.ndarray:
     """Inverse (forward=False) or forward dynamics through the checked path: one state or a batch."""
+    entry = ABA if forward else RNEA
+    xname = entry.states[2]
     q, v, x, B = states(model, data, q, v, x, xname)
     set_fext(model, data, fext)
     with_fext = not data.fext_is_zero
-    entry = ABA if forward else RNEA
     if B is None:
         raise_for_status(model, entry.kernel(model.mi, model.mf, data.ws, q, v, x, with_fext), q, v, x, xname)
         return (data.ddq if forward else data.tau).copy()
-    out = np.empty((B, model.nv))
-    raise_for_status(model, entry.run_batch(model, data, (with_fext,), q, v, x, out), q, v, x, xname)
+    status, out = entry.run_batch(model, data, (with_fext,), q, v, x)
+    raise_for_status(model, status, q, v, x, xname)
     return out
 
 

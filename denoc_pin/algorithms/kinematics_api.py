@@ -97,7 +97,7 @@ def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int,
     fb = model.frame_buffer
     if B is not None:
         out = np.empty((B, *shape))
-        status = KINEMATICS.run_batch(model, data, (what, fb, frame, ref), q, v, a, out.reshape(B, -1))
+        status, _ = KINEMATICS.run_batch(model, data, (what, fb, frame, ref), q, v, a, out.reshape(B, -1))
     else:
         out = np.empty(shape)
         status = KINEMATICS.kernel(model.mi, model.mf, data.ws, what, fb, q, EMPTY if v is None else v,

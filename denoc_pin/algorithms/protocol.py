@@ -172,9 +172,9 @@ def run_chunks(row, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
     """``row`` for every row of a batch Q (B, ·), V, X, results into out, out2 (B, ·), the batch cut into ``nchunks``
     pieces over the threads; the worst status.  Each chunk works on private copies of the workspaces ws and lw.
     The shared arrays are read (model, states) or written in disjoint rows (out, out2) through views that take no
-    reference (``layout.borrow``): a view of a shared array otherwise updates its reference count atomically, and
-    two threads fighting over that cache line ran at 1.2 x one thread.  One chunk runs without entering a
-    parallel region, so a single-threaded caller (a Dask worker's task thread) never touches the threading layer."""
+    reference (``layout.borrow``): a view of a shared array would update its reference count atomically, and the
+    threads would contend for that cache line.  One chunk runs without entering a parallel region, so a
+    single-threaded caller (a Dask worker's task thread) never touches the threading layer."""
     B = Q.shape[0]
     Qb, Vb, Xb, ob, o2 = borrow(Q), borrow(V), borrow(X), borrow(out), borrow(out2)
     if nchunks == 1:
@@ -193,7 +193,9 @@ class Entry:
     kernel: ``kernel(mi, mf, ws, …) -> status`` with ``signature``; fast: ``fast(mb, ws, …)``, its fast path, with
     ``fast_signature`` (exact: other types are refused); batch: ``batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X,
     out, out2)``, one line of ``run_chunks`` with the entry's row; states: the names of its per-state arrays (each
-    with a batch axis in a batch, the first nq long and the others nv); after: kernels it calls, compiled first.
+    with a batch axis in a batch, the first nq long and the others nv; the third names the array in errors);
+    results: the length of each result row of a batch, as a Model attribute (() where the caller shapes them);
+    after: kernels it calls, compiled first.
     """
 
     kernel: object
@@ -202,6 +204,7 @@ class Entry:
     fast_signature: object = None
     batch: object = None
     states: tuple[str, ...] = ("q", "v", "x")
+    results: tuple[str, ...] = ()
     after: tuple = field(default=())
 
     def __post_init__(self):
@@ -217,10 +220,14 @@ class Entry:
         """Compile the kernel and the fast entry now, if not compiled yet (what ``denoc-pin compile`` runs)."""
         prepare(self.kernel, *(() if self.fast is None else (self.fast,)))
 
-    def run_batch(self, model: Model, data: Data, fixed: tuple, Q, V, X, out, out2=None) -> int:
-        """The batch over all cores (one chunk a thread: each copies the workspace); the worst status."""
-        nchunks = max(1, min(Q.shape[0], numba.get_num_threads()))
+    def run_batch(self, model: Model, data: Data, fixed: tuple, Q, V, X, out=None) -> tuple:
+        """The batch over all cores (one chunk a thread: each copies the workspace): (the worst status, the results,
+        (B, ·) each, shaped by ``results``, or ``out`` given by the caller)."""
+        B = Q.shape[0]
+        outs = [np.empty((B, getattr(model, n))) for n in self.results] if out is None else [out]
+        outs += [np.empty((B, 0))] * (2 - len(outs))
+        nchunks = max(1, min(B, numba.get_num_threads()))
         prepare(self.kernel)  # on its own, before the batch compiles
         lw = EMPTY if data.lw is None else data.lw
-        out2 = np.empty((Q.shape[0], 0)) if out2 is None else out2
-        return self.batch(nchunks, model.mi, model.mf, data.ws, lw, fixed, Q, V, X, out, out2)
+        status = self.batch(nchunks, model.mi, model.mf, data.ws, lw, fixed, Q, V, X, outs[0], outs[1])
+        return (status, *outs[: max(1, len(self.results))])

@@ -78,4 +78,5 @@ def cfd_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2):
 _F = types.float64
 CFD = Entry(cfd_entry, types.int64(MI, MF, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, types.boolean),
             cfd_fast, types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F), cfd_batch, ("q", "v", "tau"),
+            ("nv", "n_constraints"),
             after=(ABA.kernel,))  # fmt: skip

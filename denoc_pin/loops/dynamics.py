@@ -74,9 +74,9 @@ def _cfd_checked(model: Model, data: Data, q, v, tau, fext, baumgarte, rcond):
         status = CFD.kernel(*args, q, v, tau, kp, kd, rcond, not data.fext_is_zero)
         raise_for_status(model, status, q, v, tau, "tau")
         return data.ddq.copy(), data.loop.lam.copy()
-    A, L = np.empty((B, model.nv)), np.empty((B, model.n_constraints))
     fixed = (model.constraint_buffer, kp, kd, rcond, not data.fext_is_zero)
-    raise_for_status(model, CFD.run_batch(model, data, fixed, q, v, tau, A, L), q, v, tau, "tau")
+    status, A, L = CFD.run_batch(model, data, fixed, q, v, tau)
+    raise_for_status(model, status, q, v, tau, "tau")
     return A, L
 
 
