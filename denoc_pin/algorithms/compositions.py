@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, types
 
 from ..core.layout import FMA, HEAD_NQ, HEAD_NV, all_finite, data_views
+from ..core.memory import copy_into
 from ..kernel_cache import compile_on_first_use
 from ..model import Data, Model
 from ..model.status import BAD_LENGTH, NOT_FINITE, SINGULAR, raise_for_status
@@ -110,29 +111,35 @@ def crba_fast(mb, ws, q, out):
 
 
 @njit(cache=True)
-def rnea_row(mi, mf, ws, lw, fixed, q, v, a, out, out2):
-    """One row of a batch of inverse dynamics (``protocol.run_chunks``); fixed = (with_fext,)."""
-    status = rnea_entry(mi, mf, ws, q, v, a, fixed[0])
-    out[:] = data_views(ws, mi).tau
+def rnea_rows(mi, mf, ws, lw, fixed, Q, V, A, out, out2, lo, hi):
+    """Rows lo … hi−1 of a batch of inverse dynamics (``protocol.run_chunks``); fixed = (with_fext,)."""
+    tau, status = data_views(ws, mi).tau, 0
+    for i in range(lo, hi):
+        s = rnea_entry(mi, mf, ws, Q[i], V[i], A[i], fixed[0])
+        status = s if s else status
+        copy_into(out[i], tau)
     return status
 
 
 @njit(cache=True)
-def aba_row(mi, mf, ws, lw, fixed, q, v, tau, out, out2):
-    """One row of a batch of forward dynamics; fixed = (with_fext,)."""
-    status = aba_entry(mi, mf, ws, q, v, tau, fixed[0])
-    out[:] = data_views(ws, mi).ddq
+def aba_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
+    """Rows lo … hi−1 of a batch of forward dynamics; fixed = (with_fext,)."""
+    ddq, status = data_views(ws, mi).ddq, 0
+    for i in range(lo, hi):
+        s = aba_entry(mi, mf, ws, Q[i], V[i], T[i], fixed[0])
+        status = s if s else status
+        copy_into(out[i], ddq)
     return status
 
 
 @njit(cache=True, parallel=True)
 def rnea_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
-    return run_chunks(rnea_row, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
+    return run_chunks(rnea_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
 
 
 @njit(cache=True, parallel=True)
 def aba_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
-    return run_chunks(aba_row, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
+    return run_chunks(aba_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
 
 
 _STATE = types.int64(MI, MF, VEC, VEC, VEC, VEC, types.boolean)  # (mi, mf, ws, q, v, x, with_fext)

@@ -533,14 +533,19 @@ def matrix_fast(mb, ws, what, fb, q, v, frame, ref, out):
 
 
 @njit(cache=True)
-def kinematics_row(mi, mf, ws, lw, fixed, q, v, a, out, out2):
-    """One row of a batch (``protocol.run_chunks``); fixed = (what, fb, frame, ref), out: the flat result."""
-    return kinematics_call(mi, mf, ws, fixed[0], fixed[1], q, v, a, fixed[2], fixed[3], out)
+def kinematics_rows(mi, mf, ws, lw, fixed, Q, V, A, out, out2, lo, hi):
+    """Rows lo … hi−1 of a batch (``protocol.run_chunks``); fixed = (what, fb, frame, ref), out: the flat results."""
+    what, fb, frame, ref = fixed
+    status = 0
+    for i in range(lo, hi):
+        s = kinematics_call(mi, mf, ws, what, fb, Q[i], V[i], A[i], frame, ref, out[i])
+        status = s if s else status
+    return status
 
 
 @njit(cache=True, parallel=True)
 def kinematics_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2):
-    return run_chunks(kinematics_row, nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2)
+    return run_chunks(kinematics_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2)
 
 
 # subtree_inertias, composite_map and com_of (once a call each) are calls of their own rather than inlined code: numba

@@ -15,14 +15,15 @@ declaration:
 - **the checked path**: ``states`` converts one state or a batch (B, ·) and checks shapes; ``raise_for_status``
   turns a status into the user's error.
 - **the batch** over all cores: ``Entry.run_batch``, through the entry's ``batch`` function, which is one line,
-  ``run_chunks(row, …)`` with the entry's ``row`` (the kernel on row i of the batch, writing its results into
-  row i of ``out`` and ``out2``).  ``run_chunks`` is written once: one chunk per thread, each on private copies of
-  the workspaces.
+  ``run_chunks(rows, …)`` with the entry's ``rows`` (the kernel on rows lo … hi−1 of the batch, each row's results
+  into that row of ``out`` and ``out2``).  ``run_chunks`` is written once: one chunk per thread, each on private
+  copies of the workspaces.
 - **compiling at first use** (``kernel_cache.compile_on_first_use``): the kernel for its signature, then the fast
   entry, each at its first use, the kernels it calls first (``after``).
 
-The signature of a row: ``row(mi, mf, ws, lw, fixed, q, v, x, out, out2) -> status`` (``fixed``: a tuple of the
-arguments shared by every row; ``lw``: the loop workspace, empty for a tree; ``out2`` (B, 0) when unused).
+The signature of rows: ``rows(mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi) -> status`` (``fixed``: a tuple of
+the arguments shared by every row; ``lw``: the loop workspace, empty for a tree; ``out2`` (B, 0) when unused): a loop
+of the entry's own, so that the views it copies results from are made once a chunk.
 """
 
 from __future__ import annotations
@@ -103,11 +104,17 @@ def states(model: Model, data: Data, q, v, x, xname: str, optional: bool = False
         check_data(model, data)
     restamp(model, data)
     nq, nv = model.nq, model.nv
-    absent = (v is None) if optional else False, (x is None) if optional else False
-    if ready(q, nq) and (absent[0] or ready(v, nv)) and (absent[1] or ready(x, nv)):
+    if optional:
+        absent = v is None, x is None
+        if ready(q, nq) and (absent[0] or ready(v, nv)) and (absent[1] or ready(x, nv)):
+            return q, v, x, None
+    elif ready(q, nq) and ready(v, nv) and ready(x, nv):
         return q, v, x, None
-    if np.ndim(q) == 2:
-        B = np.shape(q)[0]
+    else:
+        absent = False, False
+    q = np.asarray(q, dtype=np.float64)  # converted once, for the batch test and for the checks below
+    if q.ndim == 2:
+        B = q.shape[0]
         arrays = []
         for arr, n, name, skip in ((q, nq, "q", False), (v, nv, "v", absent[0]), (x, nv, xname, absent[1])):
             a = np.zeros((B, 0)) if skip else np.ascontiguousarray(arr, dtype=np.float64)
@@ -157,32 +164,21 @@ def on_model_buffer(kernel, mb, ws, args):
 
 
 @njit(inline="always")
-def _rows(row, mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi):
-    """Rows lo … hi−1 of a batch; the last nonzero status."""
-    status = 0
-    for i in range(lo, hi):
-        s = row(mi, mf, ws, lw, fixed, Q[i], V[i], X[i], out[i], out2[i])
-        if s:
-            status = s
-    return status
-
-
-@njit(inline="always")
-def run_chunks(row, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
-    """``row`` for every row of a batch Q (B, ·), V, X, results into out, out2 (B, ·), the batch cut into ``nchunks``
-    pieces over the threads; the worst status.  Each chunk works on private copies of the workspaces ws and lw.
-    The shared arrays are read (model, states) or written in disjoint rows (out, out2) through views that take no
+def run_chunks(rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
+    """``rows`` over a batch Q (B, ·), V, X, results into out, out2 (B, ·), the batch cut into ``nchunks`` pieces
+    over the threads; the worst status.  Each chunk works on private copies of the workspaces ws and lw.  The
+    shared arrays are read (model, states) or written in disjoint rows (out, out2) through views that take no
     reference (``layout.borrow``): a view of a shared array would update its reference count atomically, and the
     threads would contend for that cache line.  One chunk runs without entering a parallel region, so a
     single-threaded caller (a Dask worker's task thread) never touches the threading layer."""
     B = Q.shape[0]
     Qb, Vb, Xb, ob, o2 = borrow(Q), borrow(V), borrow(X), borrow(out), borrow(out2)
     if nchunks == 1:
-        return _rows(row, mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, 0, B)
+        return rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, 0, B)
     status = np.zeros(nchunks, dtype=np.int64)
     for c in numba.prange(nchunks):
-        status[c] = _rows(row, mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, c * B // nchunks,
-                          (c + 1) * B // nchunks)  # fmt: skip
+        status[c] = rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, c * B // nchunks,
+                         (c + 1) * B // nchunks)  # fmt: skip
     return status.max()
 
 
@@ -192,7 +188,7 @@ class Entry:
 
     kernel: ``kernel(mi, mf, ws, …) -> status`` with ``signature``; fast: ``fast(mb, ws, …)``, its fast path, with
     ``fast_signature`` (exact: other types are refused); batch: ``batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X,
-    out, out2)``, one line of ``run_chunks`` with the entry's row; states: the names of its per-state arrays (each
+    out, out2)``, one line of ``run_chunks`` with the entry's rows; states: the names of its per-state arrays (each
     with a batch axis in a batch, the first nq long and the others nv; the third names the array in errors);
     results: the length of each result row of a batch, as a Model attribute (() where the caller shapes them);
     after: kernels it calls, compiled first.

@@ -14,7 +14,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["all_finite", "borrow", "int64_address", "leading", "numpy_view", "stamp", "view"]
+__all__ = ["all_finite", "borrow", "copy_into", "int64_address", "leading", "numpy_view", "stamp", "view"]
 
 
 @intrinsic
@@ -76,6 +76,14 @@ def leading(a, shape):
 def borrow(a):
     """``a`` as a view that takes no reference, for the hot loops of the call whose argument ``a`` is."""
     return numba.carray(address(a, 0), a.shape)
+
+
+@njit(cache=True, inline="always")
+def copy_into(out, x) -> None:
+    """out[:] = x for 1-D arrays, element by element: numba's slice assignment copies x to a temporary first where it
+    cannot rule out that the two overlap (views of workspaces), an allocation per call."""
+    for i in range(x.shape[0]):
+        out[i] = x[i]
 
 
 @njit(cache=True)

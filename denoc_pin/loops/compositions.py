@@ -12,6 +12,7 @@ from ..algorithms.compositions import ABA, aba_entry
 from ..algorithms.protocol import CB, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
 from ..core import cuts as ck
 from ..core.layout import LW_M, data_views, loop_views
+from ..core.memory import copy_into
 from ..model.status import BAD_GAINS, NOT_STAMPED
 from .kernel import cut_count, loop_step
 from .reaction import reaction_step
@@ -58,19 +59,22 @@ def cfd_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond):
 
 
 @njit(cache=True)
-def cfd_row(mi, mf, ws, lw, fixed, q, v, tau, out, out2):
-    """One row of a batch (``protocol.run_chunks``): q̈ into out, λ into out2; fixed = (cb, kp, kd, rcond,
+def cfd_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
+    """Rows lo … hi−1 of a batch (``protocol.run_chunks``): q̈ into out, λ into out2; fixed = (cb, kp, kd, rcond,
     with_fext)."""
     cb, kp, kd, rcond, with_fext = fixed
-    status = cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)
-    out[:] = data_views(ws, mi).ddq
-    out2[:] = loop_views(lw, mi).lam
+    ddq, lam, status = data_views(ws, mi).ddq, loop_views(lw, mi).lam, 0
+    for i in range(lo, hi):
+        s = cfd_entry(mi, mf, ws, cb, lw, Q[i], V[i], T[i], kp, kd, rcond, with_fext)
+        status = s if s else status
+        copy_into(out[i], ddq)
+        copy_into(out2[i], lam)
     return status
 
 
 @njit(cache=True, parallel=True)
 def cfd_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2):
-    return run_chunks(cfd_row, nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2)
+    return run_chunks(cfd_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2)
 
 
 # Compiled at its first use: most users never close a loop, and cfd_entry takes about half a minute to compile; the
