@@ -90,8 +90,6 @@ def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int,
     """Convert and check the input (one state or a batch), run the kernel, raise a clear error on a bad status."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}")
-    if np.ndim(q) == 2 and np.shape(q)[1:] != (model.nq,):
-        raise ValueError(f"a batch of configurations needs q of shape (B, {model.nq}), got {np.shape(q)}")
     given = q, v, a
     q, v, a, B = states(model, data, q, v, a, "a", optional=True)
     fb = model.frame_buffer
