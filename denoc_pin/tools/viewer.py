@@ -322,6 +322,7 @@ class Viewer:
         self._paths = [
             self._viz.getViewerNodeName(g, pin.GeometryType.VISUAL) for g in self.visual_model.geometryObjects
         ]
+        self._local_corners = None  # the shapes' boxes in their own frames, on first use (_drawn_corners)
         self.frame(_neutral(model))
         self.display(_neutral(model))
 
@@ -353,12 +354,18 @@ class Viewer:
         return out
 
     def _drawn_corners(self, q) -> np.ndarray:
-        """(8 n, 3) world corners of the boxes around every drawn shape and mesh at q (coal's local AABBs)."""
+        """(8 n, 3) world corners of the boxes around every drawn shape and mesh at q (coal's local AABBs, computed
+        once per viewer: ``frame`` asks for every frame of an animation)."""
+        if self._local_corners is None:
+            self._local_corners = []
+            for g in self.visual_model.geometryObjects:
+                g.geometry.computeLocalAABB()
+                lo, hi = np.asarray(g.geometry.aabb_local.min_), np.asarray(g.geometry.aabb_local.max_)
+                self._local_corners.append(
+                    np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+                )
         out = [np.zeros((0, 3))]
-        for g, M in zip(self.visual_model.geometryObjects, self._placements(q), strict=True):
-            g.geometry.computeLocalAABB()
-            lo, hi = np.asarray(g.geometry.aabb_local.min_), np.asarray(g.geometry.aabb_local.max_)
-            corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        for corners, M in zip(self._local_corners, self._placements(q), strict=True):
             out.append(corners @ M[:3, :3].T + M[:3, 3])
         return np.vstack(out)
 
