@@ -376,7 +376,7 @@ def accuracy(n: int, with_pinocchio: bool, samples: int = 3) -> dict:
 def cold_start() -> float:
     """Seconds for import + model + first ID and FD call in a fresh process (numba cache warm)."""
     code = (
-        "import time; t=time.perf_counter(); import numpy as np, denoc_pin as dp; m=dp.load_urdf('urdf/gripper.urdf');"
+        "import time; t=time.perf_counter(); import numpy as np, denoc_pin as dp; m=dp.models.bundled('gripper');"
         "d=m.create_data(); z=np.zeros(4); dp.forward_dynamics(m,d,z,z,dp.inverse_dynamics(m,d,z,z,z));"
         "print(time.perf_counter()-t)"
     )
@@ -529,7 +529,7 @@ def adaptive(quick: bool = False) -> list[dict]:
     q_rope = dp.neutral(rope)
     q_rope[0] = np.pi / 2
     cases = [
-        ("gripper", dp.load_urdf(HERE.parent / "urdf" / "gripper.urdf"), np.deg2rad([-60.0, 0.0, 0.0, 0.0]), 1.0),
+        ("gripper", dp.models.bundled("gripper"), np.deg2rad([-60.0, 0.0, 0.0, 0.0]), 1.0),
         ("rope, 40 links", rope, q_rope, 0.25),
     ]
     rows = []
@@ -571,7 +571,7 @@ def closed_loops(quick: bool = False) -> dict:
     four_bar = None
     for model, guess, fixed in [
         (dp.models.spatial_four_bar(), np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], ["crank"]),
-        (dp.load_urdf(HERE.parent / "urdf" / "rrr_3.urdf"), np.zeros(7), []),
+        (dp.models.bundled("rrr_3"), np.zeros(7), []),
         (cassie, dp.neutral(cassie), []),
     ]:
         q = dp.assemble(model, guess, fixed=fixed)

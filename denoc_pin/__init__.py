@@ -79,8 +79,7 @@ from .simulation import (
     without_loop,
 )
 from .tools.viewer import Viewer
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__  # dp.__version__, from the package metadata
 
 
 def __getattr__(name: str):

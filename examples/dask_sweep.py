@@ -14,7 +14,7 @@ import zarr
 
 import denoc_pin as dp
 
-URDF = Path(__file__).resolve().parents[1] / "urdf" / "gripper.urdf"
+URDF = dp.models.bundled_file("gripper")  # or the path of your own robot file
 
 
 def main(out: Path) -> dict:

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 
 import denoc_pin as dp  # noqa: E402
 
-URDF = Path(__file__).resolve().parents[1] / "urdf" / "gripper.urdf"
+URDF = dp.models.bundled_file("gripper")  # or the path of your own robot file
 
 
 def main(out: Path) -> dict:

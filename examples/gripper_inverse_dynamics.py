@@ -20,7 +20,7 @@ import pinocchio as pin  # noqa: E402
 
 import denoc_pin as dp  # noqa: E402
 
-URDF = Path(__file__).resolve().parents[1] / "urdf" / "gripper.urdf"
+URDF = dp.models.bundled_file("gripper")  # or the path of your own robot file
 # Table 2: initial and final angles of the joints 1¹, 1², 2², 1³ (degrees), reached in T = 1 s.
 START, END, T = np.deg2rad([0.0, 0.0, 0.0, 90.0]), np.deg2rad([60.0, 80.0, 80.0, 120.0]), 1.0
 

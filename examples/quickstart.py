@@ -1,13 +1,11 @@
 """Load a URDF, look at its kinematic modules, run the DeNOC algorithms, compare with Pinocchio."""
 
-from pathlib import Path
-
 import numpy as np
 import pinocchio as pin
 
 import denoc_pin as dp
 
-urdf = Path(__file__).resolve().parents[1] / "urdf" / "gripper.urdf"
+urdf = dp.models.bundled_file("gripper")  # the paper's gripper, shipped with denoc_pin; or your robot's file
 model = dp.load_urdf(urdf)  # same q/v layout as pinocchio.buildModelFromUrdf
 data = model.create_data()
 print(model)  # the module tree of the paper's Fig. 4

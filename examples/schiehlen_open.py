@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 
 import denoc_pin as dp  # noqa: E402
 
-URDF = Path(__file__).resolve().parents[1] / "urdf" / "two_link.urdf"
+URDF = dp.models.bundled_file("two_link")  # or the path of your own robot file
 R, L, M1, M2, RADIUS = 0.5, 0.4, 2.0, 1.0, 0.01  # the dimensions written in urdf/two_link.urdf
 I1 = M1 * (3 * RADIUS**2 + R**2) / 12 + M1 * (R / 2) ** 2  # body 1 (a rod of length R) about the ground pin
 I2 = M2 * (3 * RADIUS**2 + (2 * L) ** 2) / 12  # body 2 (a rod of length 2L) about its centre of mass, the pin

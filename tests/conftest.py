@@ -15,8 +15,9 @@ import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.validate import errors
 
-ROOT = Path(__file__).resolve().parents[1]
-BUNDLED = sorted((ROOT / "urdf").glob("*.urdf"))
+ROOT = Path(__file__).resolve().parents[1]  # the checkout (or unpacked sdist): examples/, docs/, README.md
+URDF_DIR = dp.models.bundled_file("gripper").parent  # the bundled URDFs, inside the installed package
+BUNDLED = sorted((URDF_DIR).glob("*.urdf"))
 # Fixed-base robots from example-robot-data: arms, a hand and a humanoid (branched trees),
 # and robots with continuous joints (double pendulum, baxter).
 EXAMPLE_ROBOTS = [
@@ -170,7 +171,7 @@ def case(request, random_tree_dir) -> tuple[dp.Model, pin.Model]:
     """(denoc_pin model, pinocchio model) of one URDF."""
     kind, name = request.param
     if kind == "bundled":
-        path = ROOT / "urdf" / name
+        path = URDF_DIR / name
     elif kind == "robot":
         path = example_robot_urdf(name)
     else:

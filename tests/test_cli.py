@@ -6,13 +6,13 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, URDF_DIR
 
 from denoc_pin.tools import cli, validate
 
 
 def test_validate_passes_on_bundled_urdf(capsys):
-    assert cli.main(["validate", str(ROOT / "urdf" / "gripper.urdf"), "--samples", "3"]) == 0
+    assert cli.main(["validate", str(URDF_DIR / "gripper.urdf"), "--samples", "3"]) == 0
     out = capsys.readouterr().out
     assert "forward_dynamics" in out and "aba" in out and "PASS" in out and "FAIL" not in out
 
@@ -28,7 +28,7 @@ def test_validate_example_robots_by_name(robot, capsys):
 def test_validate_exit_code_1_when_a_check_fails(monkeypatch, capsys):
     monkeypatch.setattr(validate, "RTOL", -1.0)
     monkeypatch.setattr(validate, "ATOL", -1.0)
-    assert cli.main(["validate", str(ROOT / "urdf" / "two_link.urdf"), "--samples", "1"]) == 1
+    assert cli.main(["validate", str(URDF_DIR / "two_link.urdf"), "--samples", "1"]) == 1
     assert "FAIL" in capsys.readouterr().out
 
 
@@ -41,22 +41,20 @@ def test_bad_model_exit_code_2_with_message(tmp_path, capsys):
 
 
 def test_info_prints_the_module_tree(capsys):
-    assert cli.main(["info", str(ROOT / "urdf" / "gripper.urdf")]) == 0
+    assert cli.main(["info", str(URDF_DIR / "gripper.urdf")]) == 0
     out = capsys.readouterr().out
     assert "├── M2 [2 dof]: joint_1_2 → joint_2_2" in out and "total mass (moving bodies): 1 kg" in out
 
 
 def test_console_script_is_installed():
     exe = [sys.executable, "-m", "denoc_pin.tools.cli"]
-    res = subprocess.run(
-        [*exe, "info", str(ROOT / "urdf" / "two_link.urdf")], capture_output=True, text=True, timeout=300
-    )
+    res = subprocess.run([*exe, "info", str(URDF_DIR / "two_link.urdf")], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "alpha → delta" in res.stdout
 
 
 def test_validate_checks_the_loops_of_a_closed_urdf(capsys):
-    assert cli.main(["validate", str(ROOT / "urdf" / "four_bar.urdf"), "--samples", "2"]) == 0
+    assert cli.main(["validate", str(URDF_DIR / "four_bar.urdf"), "--samples", "2"]) == 0
     out = capsys.readouterr().out
     assert "constrained_fd q̈" in out and "dense KKT (denoc_matrices)" in out and "constrained_id" in out
 
@@ -67,12 +65,12 @@ def test_simulate_writes_trajectory_plot_and_viewer(tmp_path, capsys):
     import denoc_pin as dp
 
     out, png, html = tmp_path / "t.npz", tmp_path / "q.png", tmp_path / "v.html"
-    argv = ["simulate", str(ROOT / "urdf" / "gripper.urdf"), "--t", "0.2", "--q0", "-1.0471975511965976", "0", "0",
+    argv = ["simulate", str(URDF_DIR / "gripper.urdf"), "--t", "0.2", "--q0", "-1.0471975511965976", "0", "0",
             "0", "--out", str(out), "--plot", str(png), "--html", str(html)]  # fmt: skip
     assert cli.main(argv) == 0
     assert "rk4, 0.2 s simulated" in capsys.readouterr().out
     traj = dp.Trajectory.load(out)
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     ref = dp.simulate(model, np.deg2rad([-60.0, 0, 0, 0]), np.zeros(4), 0.2, progress=False)
     np.testing.assert_allclose(traj.q, ref.q, atol=1e-13)
     assert png.stat().st_size > 5000 and "MeshCat.Viewer" in html.read_text()
@@ -80,7 +78,7 @@ def test_simulate_writes_trajectory_plot_and_viewer(tmp_path, capsys):
 
 def test_simulate_adaptive_closed_loop_assembles_q0(tmp_path, capsys):
     out = tmp_path / "t.csv"
-    argv = ["simulate", str(ROOT / "urdf" / "four_bar.urdf"), "--t", "0.1", "--q0", "0.3", "1", "1.2",
+    argv = ["simulate", str(URDF_DIR / "four_bar.urdf"), "--t", "0.1", "--q0", "0.3", "1", "1.2",
             "--method", "dop853", "--out", str(out)]  # fmt: skip
     assert cli.main(argv) == 0
     text = capsys.readouterr().out
@@ -93,25 +91,23 @@ def test_simulate_adaptive_closed_loop_assembles_q0(tmp_path, capsys):
     [(["--q0", "1", "2"], r"q0 must have shape \(4,\), got \(2,\)"), (["--dt", "-1"], "dt must be a positive")],
 )
 def test_simulate_bad_arguments_exit_2(extra, message, capsys):
-    assert cli.main(["simulate", str(ROOT / "urdf" / "gripper.urdf"), *extra]) == 2
+    assert cli.main(["simulate", str(URDF_DIR / "gripper.urdf"), *extra]) == 2
     assert re.search(message, capsys.readouterr().err)
 
 
 def test_view_serves_and_plays_a_saved_trajectory(tmp_path, capsys):
     traj = tmp_path / "t.npz"
-    assert cli.main(["simulate", str(ROOT / "urdf" / "two_link.urdf"), "--t", "0.1", "--out", str(traj)]) == 0
-    assert (
-        cli.main(["view", str(ROOT / "urdf" / "two_link.urdf"), "--traj", str(traj), "--no-wait", "--speed", "10"]) == 0
-    )
+    assert cli.main(["simulate", str(URDF_DIR / "two_link.urdf"), "--t", "0.1", "--out", str(traj)]) == 0
+    assert cli.main(["view", str(URDF_DIR / "two_link.urdf"), "--traj", str(traj), "--no-wait", "--speed", "10"]) == 0
     assert "MeshCat viewer: http://127.0.0.1:" in capsys.readouterr().out
-    assert cli.main(["view", str(ROOT / "urdf" / "gripper.urdf"), "--traj", str(traj), "--no-wait"]) == 2
+    assert cli.main(["view", str(URDF_DIR / "gripper.urdf"), "--traj", str(traj), "--no-wait"]) == 2
     assert "holds q of size 2, the model has nq = 4" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "urdf").glob("*.urdf")))
+@pytest.mark.parametrize("name", sorted(p.name for p in (URDF_DIR).glob("*.urdf")))
 def test_simulate_runs_every_bundled_urdf_with_default_arguments(name, capsys):
     # Closed loops included: q0 defaults to the neutral configuration, which the assembly must close.
-    assert cli.main(["simulate", str(ROOT / "urdf" / name)]) == 0
+    assert cli.main(["simulate", str(URDF_DIR / name)]) == 0
     out = capsys.readouterr().out
     assert "rk4, 1.0 s simulated" in out
     assert float(re.search(r"energy balance drift (\S+) of the peak", out).group(1)) < 1e-4  # RK4 at the default dt
@@ -119,7 +115,7 @@ def test_simulate_runs_every_bundled_urdf_with_default_arguments(name, capsys):
 
 def test_a_warned_defect_is_one_warning_line_and_strict_refuses_it(tmp_path, capsys):
     path = tmp_path / "g.urdf"
-    path.write_text((ROOT / "urdf" / "gripper.urdf").read_text().replace('version="1.0"', 'version="0.0"', 1))
+    path.write_text((URDF_DIR / "gripper.urdf").read_text().replace('version="1.0"', 'version="0.0"', 1))
     assert cli.main(["info", str(path)]) == 0
     err = capsys.readouterr().err
     assert err == f"denoc-pin: warning: {path}: the XML declaration's version is '0.0', not '1.0'\n"

@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import random_configuration
@@ -36,7 +36,7 @@ def test_gim_columns_are_inverse_dynamics_differences(case):
 def test_dense_results_refuse_huge_models(monkeypatch):
     import denoc_pin.algorithms.api as composite
 
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     monkeypatch.setattr(composite, "DENSE_LIMIT", 3)
     with pytest.raises(dp.ModelError, match=r"gim: model 'gripper' has nv = 4; dense nv x nv matrices are formed only"):
         dp.gim(model, model.create_data(), np.zeros(4))

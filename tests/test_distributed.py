@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from conftest import URDF_DIR
 
 import denoc_pin as dp
 
 zarr = pytest.importorskip("zarr")  # the [dask] extra, part of the test extra
 dist = dp.distributed
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,7 @@ def test_dataset_is_the_same_on_one_and_two_workers(cluster, tmp_path):
 def test_validate_many(cluster, tmp_path, capsys):
     (tmp_path / "robots").mkdir()
     for name in ("two_link.urdf", "spatial_tree.urdf"):
-        src = ROOT / "urdf" / name
+        src = URDF_DIR / name
         (tmp_path / "robots" / name).write_text(src.read_text())
     broken = tmp_path / "robots" / "broken.urdf"
     broken.write_text("<robot name='b'><link name='a'/><joint name='j' type='revolute'><parent link='a'/></joint>")
@@ -246,7 +246,7 @@ def test_cli_on_a_scheduler(cluster, tmp_path, capsys):
     from denoc_pin.tools.cli import main
 
     address = cluster.scheduler.address
-    urdf = str(ROOT / "urdf" / "two_link.urdf")
+    urdf = str(URDF_DIR / "two_link.urdf")
     runs = tmp_path / "runs.zarr"
     assert main(["sweep", urdf, "--runs", "3", "--t", "0.1", "--out", str(runs), "--scheduler", address]) == 0
     g = zarr.open_group(str(runs), mode="r")
@@ -259,6 +259,6 @@ def test_cli_on_a_scheduler(cluster, tmp_path, capsys):
         main(["dataset", urdf, "--samples", "500", "--chunk", "200", "--out", str(data), "--scheduler", address]) == 0
     )
     assert zarr.open_group(str(data), mode="r")["ddq"].shape == (500, 2)
-    assert main(["validate", urdf, str(ROOT / "urdf" / "gripper.urdf"), "--samples", "2", "--scheduler", address]) == 0
+    assert main(["validate", urdf, str(URDF_DIR / "gripper.urdf"), "--samples", "2", "--scheduler", address]) == 0
     out = capsys.readouterr().out
     assert "3 runs of 0.1 s" in out and "500 samples" in out and "2 of 2 files passed every check" in out

@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.explicit import world_poses
@@ -44,7 +44,7 @@ def test_locking_a_joint_equals_freezing_it(case):
 
 
 def test_lock_rebuilds_the_modules():
-    model = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")
+    model = dp.load_urdf(URDF_DIR / "spatial_tree.urdf")
     q = dp.random_configuration(model, 0)
     edited = dp.lock_joints(model, ["finger", "tool_spin"], q)
     assert len(model.modules) == 5 and len(edited.modules) == 1  # what is left is a serial chain
@@ -53,7 +53,7 @@ def test_lock_rebuilds_the_modules():
 
 
 def test_lock_errors():
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     with pytest.raises(dp.ModelError, match="no joint 'elbow' in model 'gripper'; joints are: joint_1_1"):
         dp.lock_joints(model, ["elbow"], np.zeros(4))
     with pytest.raises(ValueError, match=r"q must have shape \(4,\)"):
@@ -61,8 +61,8 @@ def test_lock_errors():
 
 
 def test_attach_a_branch():
-    gripper = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
-    arm = dp.load_urdf(ROOT / "urdf" / "two_link.urdf")
+    gripper = dp.load_urdf(URDF_DIR / "gripper.urdf")
+    arm = dp.load_urdf(URDF_DIR / "two_link.urdf")
     R = pin.exp3(np.array([0.0, 0.3, 0.0]))
     p = np.array([0.05, 0.0, 0.01])
     both = dp.attach(gripper, "link_2_2", arm, placement=(R, p), prefix="tool_")
@@ -87,8 +87,8 @@ def test_attach_a_branch():
 
 
 def test_attach_to_a_link_merged_by_a_fixed_joint():
-    tree = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")  # `payload` is fixed to the hand
-    both = dp.attach(tree, "payload", dp.load_urdf(ROOT / "urdf" / "two_link.urdf"), prefix="t_")
+    tree = dp.load_urdf(URDF_DIR / "spatial_tree.urdf")  # `payload` is fixed to the hand
+    both = dp.attach(tree, "payload", dp.load_urdf(URDF_DIR / "two_link.urdf"), prefix="t_")
     k = both.joint_id("t_alpha")
     assert both.parents[k] == both.joint_id("wrist")
     payload = next(f for f in tree.frames if f.name == "payload")
@@ -98,7 +98,7 @@ def test_attach_to_a_link_merged_by_a_fixed_joint():
 
 
 def test_attach_errors():
-    gripper = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    gripper = dp.load_urdf(URDF_DIR / "gripper.urdf")
     with pytest.raises(dp.ModelError, match="no link 'hand' in model 'gripper'; links are:"):
         dp.attach(gripper, "hand", gripper)
     with pytest.raises(dp.ModelError, match="exists already"):
@@ -109,8 +109,8 @@ def test_attach_errors():
 # Loops and passive joints as edits; events in simulate.
 # ---------------------------------------------------------------------------------------
 
-FIVE_BAR = ROOT / "urdf" / "isobe_five_bar.urdf"
-FOUR_BAR = ROOT / "urdf" / "four_bar.urdf"
+FIVE_BAR = URDF_DIR / "isobe_five_bar.urdf"
+FOUR_BAR = URDF_DIR / "four_bar.urdf"
 
 
 def _without_loop_elements(path, tmp_path):
@@ -285,6 +285,6 @@ def test_closing_a_loop_is_an_inelastic_impact():
     ],
 )
 def test_bad_events(events, message):
-    model = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")
+    model = dp.load_urdf(URDF_DIR / "spatial_tree.urdf")
     with pytest.raises(ValueError, match=message):
         dp.simulate(model, dp.neutral(model), np.zeros(model.nv), 0.1, events=events, progress=False)

@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import random_configuration
@@ -27,7 +27,7 @@ def test_denoc_matrices_against_pinocchio_and_the_recursions(case):
 
 
 def test_denoc_matrix_structure():
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     m = dp.denoc_matrices(model, np.array([0.1, 0.2, 0.3, 0.4]), np.ones(4))
     n = 4
     assert m.N_l.shape == (6 * n, 6 * n) and m.N_d.shape == (6 * n, 4)
@@ -43,6 +43,6 @@ def test_denoc_matrices_refuse_large_models(monkeypatch):
     import denoc_pin.algorithms.explicit as explicit
 
     monkeypatch.setattr(explicit, "MAX_BODIES", 3)
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     with pytest.raises(dp.ModelError, match="has 4 bodies; the explicit 6n x 6n matrices are built only up to n = 3"):
         dp.denoc_matrices(model, np.zeros(4), np.zeros(4))

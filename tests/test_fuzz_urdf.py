@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 from lxml import etree
 
 import denoc_pin as dp
 from denoc_pin.loaders.pinocchio_bridge import LIMITS
 from denoc_pin.loaders.robots import example_robot_urdf
 
-SOURCES = sorted(p.name for p in (ROOT / "urdf").glob("*.urdf")) + [
+SOURCES = sorted(p.name for p in (URDF_DIR).glob("*.urdf")) + [
     "ur5",
     "panda",
     "solo12",
@@ -38,7 +38,7 @@ UNKNOWN_TYPES = ["ball", "screw", "", "REVOLUTE", "gearbox"]
 
 
 def _source_bytes(name: str) -> bytes:
-    path = ROOT / "urdf" / name if name.endswith(".urdf") else example_robot_urdf(name)
+    path = URDF_DIR / name if name.endswith(".urdf") else example_robot_urdf(name)
     return path.read_bytes()
 
 

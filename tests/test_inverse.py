@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import random_configuration
@@ -53,7 +53,7 @@ def test_two_link_open_loop_matches_schiehlen_eq_21():
     """Schiehlen eq. (21): with the force F2 at the tip and gravity switched off,
     M [α̈, δ̈]ᵀ = [M1 + F2 (R sin α + L sin(α+δ)) ... ] in the paper's planar convention.
     Here checked in the generic form τ = M(q) q̈ − J_tipᵀ F2 with the closed-form M of eq. (21)."""
-    model = dp.load_urdf(ROOT / "urdf" / "two_link.urdf")
+    model = dp.load_urdf(URDF_DIR / "two_link.urdf")
     data = model.create_data()
     R, L, m1, m2 = 0.5, 0.4, 2.0, 1.0
     I1 = m1 * (3 * 0.01**2 + R**2) / 12 + m1 * (R / 2) ** 2  # body 1 about the ground pin
@@ -70,7 +70,7 @@ def test_two_link_open_loop_matches_schiehlen_eq_21():
 
 
 def test_bad_arrays_raise_value_error_naming_the_shape():
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     data = model.create_data()
     z = np.zeros(4)
     with pytest.raises(ValueError, match=r"q must have shape \(4,\), got \(3,\)"):
@@ -88,8 +88,8 @@ def test_bad_arrays_raise_value_error_naming_the_shape():
 
 
 def test_data_from_another_model_is_refused():
-    gripper = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
-    other = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    gripper = dp.load_urdf(URDF_DIR / "gripper.urdf")
+    other = dp.load_urdf(URDF_DIR / "gripper.urdf")
     z = np.zeros(4)
     with pytest.raises(ValueError, match="data was not created by this model"):
         dp.inverse_dynamics(gripper, other.create_data(), z, z, z)
@@ -145,7 +145,7 @@ def _as(kind: str, x: np.ndarray):
 def test_every_array_form_gives_the_same_answer(kind):
     """The compiled entry points take writable float64 C arrays only (_call.py): every other form goes
     through the checked path, which converts it; the answer is that of the ready arrays."""
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     data = model.create_data()
     rng = np.random.default_rng(5)
     q = random_configuration(model, rng)
@@ -169,7 +169,7 @@ def test_every_array_form_gives_the_same_answer(kind):
 def test_wrong_lengths_on_the_fast_path_are_named():
     """A float64 array of the wrong length passes the entry point's signature; the kernel's length
     check sends it to the checked path, which names it."""
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     data = model.create_data()
     z = np.zeros(4)
     dp.gim(model, data, z)  # allocates the GIM buffers, so that gim takes its fast path too

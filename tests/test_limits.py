@@ -6,14 +6,14 @@ import warnings
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT
+from conftest import URDF_DIR
 
 import denoc_pin as dp
 from denoc_pin.loaders.pinocchio_bridge import LIMITS
 from denoc_pin.loaders.robots import example_robot_urdf
 
 ROBOTS = ["panda", "ur5", "solo12", "talos_reduced", "double_pendulum_continuous", "anymal", "tiago", "pr2"]
-CASES = [(str(p), None) for p in sorted((ROOT / "urdf").glob("*.urdf"))] + [
+CASES = [(str(p), None) for p in sorted((URDF_DIR).glob("*.urdf"))] + [
     (name, root) for name in ROBOTS for root in (None, "free-flyer")
 ]
 

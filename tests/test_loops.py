@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import ROOT, URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import integrate
@@ -23,7 +23,7 @@ def pinocchio_constrained(model, q, v, tau):
     return pinocchio_constrained_dynamics(model, dp.to_pinocchio(model), q, v, tau)
 
 
-URDF = ROOT / "urdf"
+URDF = URDF_DIR
 
 
 def _rotation(rng) -> np.ndarray:

@@ -2,14 +2,14 @@
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import URDF_DIR
 
 import denoc_pin as dp
 
 
 @pytest.fixture(scope="module")
 def gripper():
-    return dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    return dp.load_urdf(URDF_DIR / "gripper.urdf")
 
 
 def test_model_is_immutable_and_algorithms_do_not_touch_it(gripper):

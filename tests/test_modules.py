@@ -1,7 +1,7 @@
 """Kinematic modules: maximal serial chains, a new module at every branch (Fig. 1, Fig. 4)."""
 
 import numpy as np
-from conftest import ROOT
+from conftest import URDF_DIR
 
 import denoc_pin as dp
 from denoc_pin.core.modules import decompose, draw_module_tree, module_arrays
@@ -57,7 +57,7 @@ def test_module_arrays_and_ordering():
 
 
 def test_model_modules_report_names_and_dof():
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     assert [(m.index, m.parent, m.joints, m.nv) for m in model.modules] == [
         (0, None, ("joint_1_1",), 1),
         (1, 0, ("joint_1_2", "joint_2_2"), 2),

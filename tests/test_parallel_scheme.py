@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 
@@ -50,7 +50,7 @@ def test_closed_loop_system_eq5():
     """Fig. 2(b): a closed loop cut into serial sub-chains from the base is block diagonal, one upper-triangular
     block per sub-chain (parallel structures do not add up).  The five-bar, cut at joint3: [joint1, joint2] and
     [joint5, joint4]."""
-    model = dp.load_urdf(ROOT / "urdf" / "isobe_five_bar.urdf")
+    model = dp.load_urdf(URDF_DIR / "isobe_five_bar.urdf")
     assert model.names[1:] == ("joint1", "joint2", "joint5", "joint4")
     block = np.triu(np.ones((2, 2), dtype=int))
     np.testing.assert_array_equal(dp.connectivity_matrix(model), np.block([[block, 0 * block], [0 * block, block]]))
@@ -88,7 +88,7 @@ def test_parallel_scheme_with_multi_dof_joints():
 def test_cli_info_prints_the_connectivity(capsys):
     from denoc_pin.tools import cli
 
-    assert cli.main(["info", str(ROOT / "urdf" / "gripper.urdf"), "--connectivity"]) == 0
+    assert cli.main(["info", str(URDF_DIR / "gripper.urdf"), "--connectivity"]) == 0
     out = capsys.readouterr().out
     assert "connectivity (Isobe & Yagi, Fig. 3)" in out and "1 1 1 1" in out
 

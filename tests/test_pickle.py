@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import ROOT, add_random_body
+from conftest import URDF_DIR, add_random_body
 
 import denoc_pin as dp
 from denoc_pin.core.joints import JOINTS
@@ -25,7 +25,7 @@ def _every_kind() -> dp.Model:
 MODELS = {
     "every_kind": _every_kind,
     "rope10": lambda: dp.models.rope(10),
-    "four_bar_urdf": lambda: dp.load_urdf(ROOT / "urdf" / "four_bar.urdf"),
+    "four_bar_urdf": lambda: dp.load_urdf(URDF_DIR / "four_bar.urdf"),
     "spatial_four_bar": dp.models.spatial_four_bar,
 }
 

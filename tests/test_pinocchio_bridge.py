@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import ROOT, URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import random_configuration
@@ -58,7 +58,7 @@ def test_unsupported_joint_lists_the_supported_ones():
 
 
 def test_from_pinocchio_refuses_a_singular_model():
-    pm = pin.buildModelFromUrdf(str(ROOT / "urdf" / "gripper.urdf"))
+    pm = pin.buildModelFromUrdf(str(URDF_DIR / "gripper.urdf"))
     pm.inertias[4] = pin.Inertia.Zero()  # finger 1^3 becomes massless
     with pytest.raises(dp.ModelError, match="joint 'joint_1_3' moves only massless links"):
         dp.from_pinocchio(pm)
@@ -159,7 +159,7 @@ def test_constraint_models_round_trip_with_identical_dynamics(which):
 
 
 def test_constraint_models_that_have_no_cut_equivalent_are_refused():
-    rrr = dp.load_urdf(ROOT / "urdf" / "rrr_3.urdf")
+    rrr = dp.load_urdf(URDF_DIR / "rrr_3.urdf")
     with pytest.raises(dp.ModelError, match="revolute.*only spherical and fixed cuts"):
         dp.to_pinocchio_constraints(rrr)
     pm = dp.to_pinocchio(dp.models.spatial_four_bar())

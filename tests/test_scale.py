@@ -3,7 +3,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
@@ -107,7 +107,7 @@ def test_data_for_a_huge_chain_stays_linear_in_n():
 
 
 def test_gripper_still_fine_with_batches_of_one():
-    model = dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     data = model.create_data()
     Q = np.zeros((1, 4))
     np.testing.assert_allclose(

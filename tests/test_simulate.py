@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import URDF_DIR, assert_close
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
@@ -15,7 +15,7 @@ from denoc_pin.tools.demo import pinocchio_rk4
 
 @pytest.fixture(scope="module")
 def gripper():
-    return dp.load_urdf(ROOT / "urdf" / "gripper.urdf")
+    return dp.load_urdf(URDF_DIR / "gripper.urdf")
 
 
 def test_energy_matches_pinocchio():
@@ -229,7 +229,7 @@ def test_adaptive_energy_balance_with_a_controller(gripper, method):
 def test_adaptive_closed_loop_matches_rk4():
     from denoc_pin.loops import loop_residual
 
-    model = dp.load_urdf(ROOT / "urdf" / "four_bar.urdf")
+    model = dp.load_urdf(URDF_DIR / "four_bar.urdf")
     q0 = dp.assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
     rk4 = dp.simulate(model, q0, np.zeros(3), 0.5, dt=2.5e-4, progress=False, record_every=4)
     ada = dp.simulate(model, q0, np.zeros(3), 0.5, dt=1e-3, method="dop853", rtol=1e-10, atol=1e-12, progress=False)
@@ -267,7 +267,7 @@ def test_compiled_adaptive_methods_take_scipys_steps(gripper, curved, method):
     1.3e-8 in λ, each 4–5e-11 in q and 0.9–1.3e-8 in λ from a run at rtol 1e-13, so λ is compared at 3e-8.)"""
     from denoc_pin.loops import loop_residual
 
-    four_bar = dp.load_urdf(ROOT / "urdf" / "four_bar.urdf")
+    four_bar = dp.load_urdf(URDF_DIR / "four_bar.urdf")
     rng = np.random.default_rng(4)
     cases = [
         (gripper, np.deg2rad([-60.0, 0.0, 0.0, 90.0]), np.zeros(4), np.array([0.1, 0.0, -0.05, 0.02]), 0.3, 1e-10),

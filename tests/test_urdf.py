@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close, load_pair
+from conftest import URDF_DIR, assert_close, load_pair
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
@@ -60,7 +60,7 @@ def test_siblings_are_ordered_by_joint_name_like_urdfdom(tmp_path):
 
 
 def test_fixed_joints_are_merged_into_the_parent_body():
-    model = dp.load_urdf(ROOT / "urdf" / "spatial_tree.urdf")
+    model = dp.load_urdf(URDF_DIR / "spatial_tree.urdf")
     assert "payload_mount" not in model.names
     hand = model.joint_id("wrist")
     assert_close(model.masses[hand], 0.35 + 0.5, what="hand + payload")
@@ -97,14 +97,14 @@ def test_standard_robots_with_cad_inertias_load_with_a_warning():
 def test_clean_urdfs_load_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for p in sorted((ROOT / "urdf").glob("*.urdf")):
+        for p in sorted((URDF_DIR).glob("*.urdf")):
             dp.load_urdf(p, strict=True)
         dp.load_urdf(example_robot_urdf("panda"), strict=True)
 
 
 def test_root_joint_values_are_checked():
     with pytest.raises(ValueError, match="root_joint must be one of"):
-        dp.load_urdf(ROOT / "urdf" / "gripper.urdf", root_joint="ball")
+        dp.load_urdf(URDF_DIR / "gripper.urdf", root_joint="ball")
 
 
 # ---- every bad input: the exception type and a message naming the problem ----------------
@@ -273,7 +273,7 @@ def test_missing_file_and_directory(tmp_path):
 
 # ---- defects that leave the dynamics untouched: a ModelWarning naming them; strict=True refuses them ----
 
-GRIPPER = (ROOT / "urdf" / "gripper.urdf").read_text()
+GRIPPER = (URDF_DIR / "gripper.urdf").read_text()
 LENIENT = {
     "version 0.0": (GRIPPER.replace('<?xml version="1.0"?>', '<?xml version="0.0"?>'), r"version is '0\.0'"),
     "blank line first": ("\n  \n" + GRIPPER, r"whitespace character\(s\) before the XML declaration"),
@@ -324,8 +324,8 @@ def test_defects_outside_the_dynamics_load_with_a_warning_and_strict_refuses_the
     path = write(tmp_path, text)
     with pytest.warns(dp.ModelWarning, match=pattern):
         m = dp.load_urdf(path)
-    assert m.mb.tobytes() == dp.load_urdf(ROOT / "urdf" / "gripper.urdf").mb.tobytes()  # the same dynamics
-    assert m.names == dp.load_urdf(ROOT / "urdf" / "gripper.urdf").names
+    assert m.mb.tobytes() == dp.load_urdf(URDF_DIR / "gripper.urdf").mb.tobytes()  # the same dynamics
+    assert m.names == dp.load_urdf(URDF_DIR / "gripper.urdf").names
     with pytest.raises(dp.ModelError, match=pattern + r".*strict=True refuses"):
         dp.load_urdf(path, strict=True)
 

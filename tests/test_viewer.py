@@ -11,13 +11,13 @@ import numpy as np
 import pinocchio as pin
 import pytest
 import umsgpack
-from conftest import ROOT
+from conftest import URDF_DIR
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.viewer import MAX_BODIES, Viewer
 
-URDF_DIR = ROOT / "urdf"
+URDF_DIR = URDF_DIR
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

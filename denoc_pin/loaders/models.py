@@ -1,14 +1,61 @@
-"""Models of the seed papers that have no URDF."""
+"""The models that come with denoc_pin: the seed papers' robots bundled as URDF files inside the package
+(``bundled``), and those built in Python (the rope, the huge chains, the spatial four-bar, Isobe & Yagi's tree)."""
 
 from __future__ import annotations
+
+import atexit
+import contextlib
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
 from ..core.joints import REVOLUTE
-from ..model import Model
+from ..model import Model, ModelError
 from .builder import ModelBuilder
+from .files import load
 
-__all__ = ["chain", "cylinder_inertia", "isobe_multibranch", "rod_inertia", "rope", "spatial_four_bar"]
+__all__ = [
+    "BUNDLED",
+    "bundled",
+    "bundled_file",
+    "chain",
+    "cylinder_inertia",
+    "isobe_multibranch",
+    "rod_inertia",
+    "rope",
+    "spatial_four_bar",
+]
+
+BUNDLED = {
+    "gripper": "the 4-DOF tree-type gripper of Shah, Saha & Dutt (Fig. 4, Table 2): three kinematic modules",
+    "two_link": "Schiehlen's open two-body robot (section 5, Fig. 3)",
+    "two_link_closed": "Schiehlen's two-body robot whose tip pin runs in a slot: a closed loop (eq. 17-25)",
+    "four_bar": "a planar four-bar linkage (Grashof crank-rocker), cut at the coupler-rocker pin",
+    "slider_crank": "a slider-crank, cut at the slider's prismatic guide (redundant constraints in 3-D)",
+    "rrr_3": "a 3-RRR planar parallel robot: two cut joints at the platform",
+    "isobe_five_bar": "Isobe & Yagi's 5-joint closed loop (section III) as a planar five-bar",
+    "spatial_tree": "a branched spatial tree: tilted axes, prismatic, continuous and fixed joints, offset inertias",
+}
+"""The bundled robot files: name -> what it is.  Each is ``denoc_pin/data/urdf/<name>.urdf`` in the installed
+package, found through ``importlib.resources`` (``bundled_file``)."""
+
+_AS_FILES = contextlib.ExitStack()  # the files as_file extracted (from a zipped install): deleted at exit
+atexit.register(_AS_FILES.close)
+
+
+def bundled_file(name: str) -> Path:
+    """The path of the bundled robot file ``name`` (a key of ``BUNDLED``: ``"gripper"``, ``"four_bar"``, …), to
+    hand to ``load_urdf``, ``pinocchio.buildModelFromUrdf`` or a viewer."""
+    if name not in BUNDLED:
+        raise ModelError(f"no bundled model {name!r}; bundled: {', '.join(BUNDLED)}")
+    return _AS_FILES.enter_context(resources.as_file(resources.files("denoc_pin") / "data" / "urdf" / f"{name}.urdf"))
+
+
+def bundled(name: str, **kw) -> Model:
+    """The bundled robot ``name`` (a key of ``BUNDLED``) as a :class:`Model`; keyword arguments go to ``load_urdf``
+    (``root_joint``, ``strict``)."""
+    return load(bundled_file(name), **kw)
 
 
 def cylinder_inertia(mass: float, length: float, radius: float) -> np.ndarray:

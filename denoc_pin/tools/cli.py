@@ -1,5 +1,6 @@
-"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view``, ``demo``, ``compile``, and on Dask
-``sweep`` and ``dataset`` (``validate`` takes many files there too).
+"""The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view``, ``models``, ``demo``, ``compile``,
+and on Dask ``sweep`` and ``dataset`` (``validate`` takes many files there too).  A robot is a file (URDF, SDF, MJCF)
+or a name: a bundled model's, or an example-robot-data robot's.
 
 Exit codes: 0 success, 1 a check failed, 2 the model could not be loaded (the message says why).
 """
@@ -7,23 +8,28 @@ Exit codes: 0 success, 1 a check failed, 2 the model could not be loaded (the me
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 import time
 import warnings
 from pathlib import Path
 
+import numba
 import numpy as np
+import pinocchio
 
 from ..algorithms.configuration import neutral, random_configuration
 from ..algorithms.parallel_scheme import connectivity_matrix
 from ..core.joints import JOINTS
 from ..loaders.files import LOADERS, load
+from ..loaders.models import BUNDLED, bundled_file
 from ..loaders.pinocchio_bridge import to_pinocchio
-from ..loaders.robots import example_robot_urdf
+from ..loaders.robots import example_robot_names, example_robot_urdf
 from ..loops import assemble, loop_residual
 from ..model import ModelError, ModelWarning
 from ..simulation.simulate import Trajectory, simulate
+from ..version import __version__
 from . import demo
 from . import distributed as dist
 from .precompile import DEMO, TASKS, compile_kernels
@@ -34,15 +40,24 @@ __all__ = ["main"]
 
 
 def _resolve(path: str) -> Path:
-    """A URDF or SDF path, or the short name of an example-robot-data robot (``panda``, ``ur5``, …)."""
+    """A robot file's path, or a name: a bundled model's (``gripper``, ``four_bar``, …: ``denoc-pin models``), else
+    an example-robot-data robot's (``panda``, ``ur5``, …)."""
     p = Path(path)
     if p.exists() or p.suffix in LOADERS or "/" in path:
         return p
-
+    if path in BUNDLED:
+        return bundled_file(path)
     try:
         return example_robot_urdf(path)
     except FileNotFoundError:
-        return p  # the loader reports the missing file
+        robots = example_robot_names()
+        near = difflib.get_close_matches(path, [*BUNDLED, *robots], n=5)
+        raise FileNotFoundError(
+            f"{path!r} is neither a file nor a model's name"
+            + (f"; did you mean {', '.join(near)}?" if near else "")
+            + f" bundled: {', '.join(BUNDLED)}; example-robot-data: "
+            + (f"{len(robots)} robots (denoc-pin models lists them)" if robots else "not installed")
+        ) from None
 
 
 def _load(args):
@@ -257,6 +272,21 @@ def cmd_compile(args) -> int:
     return 0
 
 
+def cmd_models(args) -> int:
+    print("bundled (inside the package; dp.models.bundled(name)):")
+    for name, what in BUNDLED.items():
+        print(f"  {name:<16} {what}")
+    robots = example_robot_names()
+    print("example-robot-data: " + (", ".join(robots) if robots else "not installed (pip install example-robot-data)"))
+    return 0
+
+
+def version() -> str:
+    """denoc_pin's version and those of the libraries its numbers depend on."""
+    return (f"denoc-pin {__version__} (pinocchio {pinocchio.__version__}, numba {numba.__version__}, "
+            f"numpy {np.__version__}, Python {sys.version.split()[0]})")  # fmt: skip
+
+
 def cmd_demo(args) -> int:
     compile_kernels(DEMO)  # in parallel worker processes, once after an install
     results = demo.run(args.out, quick=args.quick)
@@ -282,6 +312,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="denoc-pin", description="DeNOC recursive dynamics, checked against Pinocchio"
     )
+    parser.add_argument("--version", action="version", version=version())
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_ in [
         ("info", "model summary and its kinematic-module tree"),
@@ -293,10 +324,12 @@ def main(argv=None) -> int:
     ]:
         p = sub.add_parser(name, help=help_)
         if name == "validate":
-            p.add_argument("urdf", nargs="+", help="robot files or folders (many: one table, on Dask), or an "
-                           "example-robot-data name (panda, ur5, talos_left_arm, …)")  # fmt: skip
+            p.add_argument("urdf", nargs="+", help="robot files or folders (many: one table, on Dask), or names: "
+                           "bundled (gripper, four_bar, …) or example-robot-data (panda, ur5, …): "
+                           "denoc-pin models")  # fmt: skip
         else:
-            p.add_argument("urdf", help="URDF, SDF or MJCF file, or an example-robot-data name (panda, ur5, …)")
+            p.add_argument("urdf", help="URDF, SDF or MJCF file, or a name: bundled (gripper, four_bar, …) or "
+                           "example-robot-data (panda, ur5, …): denoc-pin models")  # fmt: skip
         p.add_argument(
             "--strict", action="store_true",
             help="refuse what loads with a warning: defects outside the dynamics, inconsistent inertias",
@@ -343,6 +376,7 @@ def main(argv=None) -> int:
             p.add_argument("--traj", help="a trajectory saved by simulate --out (.npz)")
             p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
             p.add_argument("--no-wait", action="store_true", help="play once and exit (default: until Ctrl-C)")
+    sub.add_parser("models", help="the bundled models and the example-robot-data names the commands accept")
     c = sub.add_parser("compile", help="compile the kernels ahead of their first use, in parallel processes "
                        "(container images, Dask workers, CI)")  # fmt: skip
     c.add_argument("names", nargs="*", help=f"kernel groups (default: all): {', '.join(TASKS)}")
@@ -370,7 +404,7 @@ def main(argv=None) -> int:
             warnings.simplefilter("default")
             shown, warnings.showwarning = warnings.showwarning, show
             commands = {"info": cmd_info, "validate": cmd_validate, "simulate": cmd_simulate, "view": cmd_view,
-                        "demo": cmd_demo, "compile": cmd_compile, "sweep": cmd_sweep,
+                        "demo": cmd_demo, "compile": cmd_compile, "models": cmd_models, "sweep": cmd_sweep,
                         "dataset": cmd_dataset}  # fmt: skip
             return commands[args.command](args)
     except ModelError as e:

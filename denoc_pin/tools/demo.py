@@ -13,10 +13,9 @@ from ..algorithms import parallel_scheme
 from ..algorithms.api import gim, udut
 from ..algorithms.explicit import world_poses
 from ..loaders.builder import ModelBuilder
-from ..loaders.models import chain, rod_inertia, rope
+from ..loaders.models import bundled, chain, rod_inertia, rope
 from ..loaders.models import isobe_multibranch as isobe_multibranch_model
 from ..loaders.pinocchio_bridge import to_pinocchio
-from ..loaders.urdf import load_urdf
 from ..loops import assemble, complete_motion, constrained_forward_dynamics, constrained_inverse_dynamics, loop_residual
 from ..simulation.edits import attach, lock_joints, transfer_state, with_passive, without_loop
 from ..simulation.simulate import inverse_dynamics_trajectory, simulate
@@ -42,8 +41,6 @@ __all__ = [
     "schiehlen_open",
     "slider_crank",
 ]
-
-URDF_DIR = Path(__file__).resolve().parents[2] / "urdf"
 
 # Table 2 of Shah, Saha & Dutt: initial and final angles of the gripper joints 1¹, 1², 2², 1³ (degrees).
 GRIPPER_TABLE_2 = np.array([[0.0, 60.0], [0.0, 80.0], [0.0, 80.0], [90.0, 120.0]])
@@ -118,7 +115,7 @@ def gripper_inverse_dynamics(out: Path, samples: int = 1001, T: float = 1.0) -> 
     """Fig. 5: joint torques of the gripper along eq. (15) with the angles of Table 2, against pinocchio.rnea."""
     import pinocchio as pin
 
-    model = load_urdf(URDF_DIR / "gripper.urdf")
+    model = bundled("gripper")
     t = np.linspace(0.0, T, samples)
     q, v, a = eq15(t, np.deg2rad(GRIPPER_TABLE_2[:, 0]), np.deg2rad(GRIPPER_TABLE_2[:, 1]), T)
     inverse_dynamics_trajectory(model, t[:2], q[:2], v[:2], a[:2])  # compiled before timing
@@ -140,7 +137,7 @@ def gripper_inverse_dynamics(out: Path, samples: int = 1001, T: float = 1.0) -> 
 
 def gripper_fall(out: Path, t_final: float = 1.0, dt: float = 1e-3) -> dict:
     """Fig. 6: the gripper falls under gravity from θ₁₁ = −60°, the other joints 0, at rest (RK4, dt = 1 ms)."""
-    model = load_urdf(URDF_DIR / "gripper.urdf")
+    model = bundled("gripper")
     q0 = np.deg2rad([-60.0, 0.0, 0.0, 0.0])
     simulate(model, q0, np.zeros(4), dt, dt=dt, progress=False)  # compiled before timing
     t0 = time.perf_counter()
@@ -224,9 +221,9 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     UDUᵀ factors against the triangular form (22) that reverse Gaussian elimination gives; then the
     robot swinging under gravity from α = 30°."""
 
-    model = load_urdf(URDF_DIR / "two_link.urdf")
+    model = bundled("two_link")
     data = model.create_data()
-    R, L, m1, m2 = 0.5, 0.4, 2.0, 1.0  # the values documented in urdf/two_link.urdf
+    R, L, m1, m2 = 0.5, 0.4, 2.0, 1.0  # the values documented in data/urdf/two_link.urdf
     I1 = m1 * (3 * 0.01**2 + R**2) / 12 + m1 * (R / 2) ** 2  # body 1 about the ground pin
     I2 = m2 * (3 * 0.01**2 + (2 * L) ** 2) / 12  # body 2 about its centre of mass C2
     eq21 = np.array([[I1 + m2 * R**2 + I2, I2], [I2, I2]])
@@ -334,9 +331,9 @@ def _round_trip(model, Q, V, A, T, every: int = 10) -> float:
 def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     """Schiehlen's two-body robot closed by a pin in a slot (section 5, eq. 18–25): released from rest
     under gravity; along the motion the closing reaction F and α̈ are compared with the closed form of
-    eq. (20)/(24)–(25) in absolute angles α, β (see urdf/two_link_closed.urdf)."""
+    eq. (20)/(24)–(25) in absolute angles α, β (see data/urdf/two_link_closed.urdf)."""
 
-    model = load_urdf(URDF_DIR / "two_link_closed.urdf")
+    model = bundled("two_link_closed")
     q0 = assemble(model, np.array([1.0, 2.0]), fixed=["alpha"])
     t0 = time.perf_counter()
     traj = simulate(model, q0, np.zeros(2), t_final, dt=dt, progress=False)
@@ -371,7 +368,7 @@ def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
 def four_bar(out: Path, t_final: float = 5.0, dt: float = 1e-3) -> dict:
     """The four-bar released under gravity: loop residual and energy balance along 5 s (Baumgarte)."""
 
-    model = load_urdf(URDF_DIR / "four_bar.urdf")
+    model = bundled("four_bar")
     q0 = assemble(model, np.array([0.3, 1.0, 1.2]), fixed=["crank_joint"])
     t0 = time.perf_counter()
     traj = simulate(model, q0, np.zeros(3), t_final, dt=dt, progress=False)
@@ -401,7 +398,7 @@ def _sway(amplitude, offset, T: float):
 
 def slider_crank(out: Path, samples: int = 401) -> dict:
     """The crank turned at 2π rad/s for one revolution: the torque it needs, the guide's reactions."""
-    model = load_urdf(URDF_DIR / "slider_crank.urdf")
+    model = bundled("slider_crank")
     t = np.linspace(0.0, 1.0, samples)
     w = 2 * np.pi
 
@@ -422,7 +419,7 @@ def slider_crank(out: Path, samples: int = 401) -> dict:
 def _motor_sway(out: Path, urdf: str, motors: list, amplitude: list, T: float, samples: int, title: str) -> dict:
     """``motors`` sway by ``amplitude`` sin(2π t / T); the rest of the closed mechanism follows. The motor torques
     by closed-loop inverse dynamics, plotted, and checked by closed-loop forward dynamics."""
-    model = load_urdf(URDF_DIR / f"{urdf}.urdf")
+    model = bundled(urdf)
     t = np.linspace(0.0, T, samples)
     Q, V, A, Tq, _ = _driven(model, motors, _sway(amplitude, np.zeros(len(motors)), T), t, np.zeros(model.nq))
     cols = [int(model.idx_v[model.joint_id(n)]) for n in motors]
@@ -525,7 +522,7 @@ def isobe_multibranch(out: Path, samples: int = 201, T: float = 1.0) -> dict:
 
 def isobe_configurations() -> dict:
     """Isobe & Yagi's structure-varying link system (section III, Figs. 5–7), by model edits of the five-bar
-    ``urdf/isobe_five_bar.urdf`` (their 0.142 m / 0.102 kg members; the layout is ours, their figures are not
+    ``data/urdf/isobe_five_bar.urdf`` (their 0.142 m / 0.102 kg members; the layout is ours, their figures are not
     in our text copy):
 
     - "A: 4-joint closed loop": joint4 locked, a four-bar (joints 1, 2, 5 and the cut joint 3) driven by joint1;
@@ -537,7 +534,7 @@ def isobe_configurations() -> dict:
     Returns {label: (model, q at the start of the sway)}.
     """
 
-    base = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
+    base = bundled("isobe_five_bar")
     q0 = assemble(base, np.zeros(base.nq))
     four = with_passive(lock_joints(base, ["joint4"], q0), ["joint2", "joint5"])
     branch = ModelBuilder("branch")
@@ -589,7 +586,7 @@ def isobe_structure_varying(out: Path, samples: int = 201, T: float = 2.0, t_fal
         ax.legend(fontsize=8)
     axes[0].set_ylabel("motor torque [N·m]")
     # a structure change during a motion
-    base = load_urdf(URDF_DIR / "isobe_five_bar.urdf")
+    base = bundled("isobe_five_bar")
     q0 = assemble(base, np.array([0.4, 0.0, -0.3, 0.0]), fixed=["joint1", "joint5"])
     events = [
         (t_fall / 3, lambda m, q: lock_joints(m, ["joint4"], q)),
