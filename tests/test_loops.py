@@ -252,7 +252,7 @@ def test_two_link_closed_matches_schiehlen_closed_form():
     """Absolute angles α, β = α + δ: diag(I, I₂) ÿ = Q + Gᵀ F (eq. 23–24), closing condition
     φ = R cos α + L cos β = 0 with G = ∂φ/∂y, and the generalized closing reaction
     F = (γ − G M⁻¹ Q) / (G M⁻¹ Gᵀ) (eq. 20/25; the paper's angles are measured from the other axis,
-    hence its cos ↔ sin).  Values of urdf/two_link.urdf: R = 0.5, L = 0.4, m1 = 2, m2 = 1."""
+    hence its cos ↔ sin).  Values of two_link.urdf: R = 0.5, L = 0.4, m1 = 2, m2 = 1."""
     model = dp.load_urdf(URDF / "two_link_closed.urdf")
     R, L, m1, m2, g = 0.5, 0.4, 2.0, 1.0, 9.81
     I1 = m1 * 0.25**2 + 0.04171666667  # body 1 about the ground pin
@@ -531,7 +531,7 @@ def calls(n, mb, ws, cb, lw, q, v, tau):  # from compiled code: a call from Pyth
         s += cfd_fast(mb, ws, cb, lw, q, v, tau, 1.0, 1.0, 1e-14)
     return s
 
-for model in (dp.models.spatial_four_bar(), dp.load_urdf("urdf/rrr_3.urdf"), dp.load_mjcf("tests/mjcf/chain_weld.xml")):
+for model in (dp.models.spatial_four_bar(), dp.models.bundled("rrr_3"), dp.load_mjcf("tests/mjcf/chain_weld.xml")):
     q = dp.assemble(model, dp.neutral(model))
     v, tau, data = np.zeros(model.nv), np.ones(model.nv), model.create_data()
     args = (model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau)
