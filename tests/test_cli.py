@@ -26,10 +26,36 @@ def test_validate_example_robots_by_name(robot, capsys):
 
 
 def test_validate_exit_code_1_when_a_check_fails(monkeypatch, capsys):
-    monkeypatch.setattr(validate, "RTOL", -1.0)
-    monkeypatch.setattr(validate, "ATOL", -1.0)
+    monkeypatch.setattr(validate, "RTOL", 1e-30)
+    monkeypatch.setattr(validate, "ATOL", 1e-300)
     assert cli.main(["validate", str(URDF_DIR / "two_link.urdf"), "--samples", "1"]) == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_the_validate_rule_is_the_printed_quantity(capsys):
+    """A sample passes when ‖x − y‖∞ ≤ max(1e-9 ‖y‖∞, 1e-12); the row shows that sample's error, tolerance and ratio,
+    so no row reads "pass" beside a ratio above 1, and a NaN fails for good."""
+    c = validate.Check("a", "b")
+    c.add([3e-13], [0.0])  # y zero: the absolute floor, ratio 0.3
+    c.add([1.0 + 2e-10], [1.0])  # relative 2e-10: ratio 0.2
+    assert c.passed and (c.worst_abs, c.worst_tol, c.worst_ratio) == (3e-13, 1e-12, 3e-13 / 1e-12)
+    assert c.max_rel == float("inf")  # kept in the JSON, not the judge
+    c.add([1e-6 + 2e-12], [1e-6])  # y tiny: tol = max(1e-15, 1e-12), ratio 2
+    assert not c.passed and c.worst_ratio == pytest.approx(2.0, rel=1e-3)
+    n = validate.Check("a", "b")
+    n.add([float("nan")], [1.0])
+    n.add([1.0], [1.0])
+    assert not n.passed and n.worst_ratio != n.worst_ratio
+    assert cli.main(["validate", "two_link", "--samples", "2"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.endswith((" pass", " FAIL"))]
+    assert len(rows) == 30 and all(r[-1] == "pass" and float(r[-2]) <= 1.0 for r in rows)
+
+
+def test_missing_paths_are_named(capsys):
+    assert cli.main(["validate", "no_robots/", "no_more/"]) == 2
+    assert "no_robots/: no such file or folder" in capsys.readouterr().err
+    assert cli.main(["info", "missing.urdf"]) == 2
+    assert "missing.urdf: no such file or folder" in capsys.readouterr().err
 
 
 def test_bad_model_exit_code_2_with_message(tmp_path, capsys):

@@ -105,6 +105,17 @@ def test_record_every_and_chunked_progress_give_the_same_states(gripper):
     assert_close(sparse.energy["total"], full.energy["total"][::20], rtol=1e-13, what="energy")
 
 
+def test_the_progress_bar_shows_only_on_long_runs(gripper, capsys):
+    """progress=None: no bar for a run expected to take less than about 2 s (the kernel's loading is not timed as a
+    step), a bar for a longer one (forced here by a step estimate the default leaves alone: progress=True)."""
+    for method in ("rk4", "rk45", "dop853"):
+        dp.simulate(gripper, np.zeros(4), np.zeros(4), 0.005, dt=1e-3, method=method)
+        dp.simulate(gripper, np.zeros(4), np.zeros(4), 0.5, dt=1e-3, method=method)
+        assert "simulate" not in capsys.readouterr().err, method
+    dp.simulate(gripper, np.zeros(4), np.zeros(4), 0.005, dt=1e-3, progress=True)
+    assert "simulate: 100%" in capsys.readouterr().err
+
+
 def test_trajectory_round_trips(gripper, tmp_path):
     traj = dp.simulate(gripper, np.zeros(4), np.zeros(4), 0.05, dt=1e-3, progress=False)
     traj.save(tmp_path / "t.npz")
