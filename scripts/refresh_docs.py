@@ -1,0 +1,184 @@
+"""Regenerate the documentation's numbers that are written in more than one place or computed by a command: the
+accuracy tables of docs/accuracy.md and the README's accuracy headline, each from the command it names
+(``denoc-pin validate NAME --samples 10 --seed 0 --json``), and the README's speed table, copied from the one page
+that holds measured timings, docs/performance.md.
+
+    python scripts/refresh_docs.py            # rewrite the pages
+    python scripts/refresh_docs.py --check    # exit 1, naming each region that differs (tests/test_refresh_docs.py)
+
+A generated region sits between ``<!-- refresh_docs: NAME -->`` and ``<!-- /refresh_docs -->``; the text between is
+replaced, everything else is the page's.  Timings are not measured here: they depend on the machine and the load, and
+are written in docs/performance.md alone, from a run of ``benchmarks/compare.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]  # a checkout script: the pages it rewrites are the checkout's
+
+FIXED = [("gripper", "gripper"), ("two_link", "two_link"), ("spatial_tree", "spatial_tree"), ("panda", "panda"),
+         ("ur5", "ur5"), ("ur10", "ur10"), ("talos_left_arm", "talos_left_arm"),
+         ("talos_reduced", "talos_reduced (fixed base)"), ("allegro", "allegro (hand)"),
+         ("double_pendulum_continuous", "double_pendulum_continuous"), ("baxter", "baxter"), ("kinova", "kinova"),
+         ("xarm7", "xarm7")]  # fmt: skip
+FLOATING = [("talos_reduced", "talos_reduced"), ("solo12", "solo12"), ("anymal", "anymal"), ("anymal_c", "anymal_c"),
+            ("g1", "g1 (humanoid)"), ("romeo", "romeo (humanoid)"), ("go2", "go2")]  # fmt: skip
+# Table column -> the validate checks it takes the worst of.
+COLUMNS = {
+    "ID": ("inverse_dynamics", "inverse_dynamics (fext)"),
+    "FD": ("forward_dynamics", "forward_dynamics (fext)"),
+    "GIM": ("gim",),
+    "GIM⁻¹": ("gim_inverse",),
+    "nle": ("nonlinear_effects",),
+    "UDUᵀ": ("udut (U D Uᵀ)",),
+    "NᵀMN": ("denoc_matrices gim = NᵀMN",),
+    "Cv+g": ("denoc_matrices C v + g",),
+    "t=Nv": ("denoc_matrices t = N v",),
+}
+SAMPLES, SEED = 10, 0
+
+
+@cache
+def validate(name: str, floating: bool) -> dict:
+    """``denoc-pin validate NAME --samples 10 --seed 0 --json [--root-joint free-flyer]``'s report."""
+    from denoc_pin.loaders.robots import robots_dir
+    from denoc_pin.tools import cli
+
+    if name == "cassie":  # example-robot-data's SDF, by path
+        name = str(robots_dir() / "cassie_description" / "robots" / "cassie_v2.sdf")
+
+    argv = ["validate", name, "--samples", str(SAMPLES), "--seed", str(SEED), "--json"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(argv + (["--root-joint", "free-flyer"] if floating else []))
+    if code != 0:
+        raise RuntimeError(f"denoc-pin {' '.join(argv)} exited with {code}")
+    return json.loads(out.getvalue())
+
+
+def worst(report: dict, column: str) -> float:
+    return max(c["max_rel"] for c in report["checks"] if c["algorithm"] in COLUMNS[column])
+
+
+def table(robots, floating: bool) -> str:
+    head = ["robot (free-flyer)", "nq", "nv"] if floating else ["robot", "nv"]
+    lines = ["| " + " | ".join([*head, "modules", *COLUMNS]) + " |", "|" + "---|" * (len(head) + 1 + len(COLUMNS))]
+    for name, label in robots:
+        r = validate(name, floating)
+        sizes = [str(r["nq"]), str(r["nv"])] if floating else [str(r["nv"])]
+        cells = [label, *sizes, str(r["modules"]), *(f"{worst(r, c):.1e}" for c in COLUMNS)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def headline() -> str:
+    reports = [validate(n, False) for n, _ in FIXED] + [validate(n, True) for n, _ in FLOATING]
+    main = max(worst(r, c) for r in reports for c in ("ID", "FD", "GIM"))
+    inverse = max(worst(r, "GIM⁻¹") for r in reports)
+    return f"{main:.1e} for ID, FD and the GIM, and {inverse:.1e} for GIM⁻¹"
+
+
+LOOPS = ["four_bar", "slider_crank", "two_link_closed", "rrr_3", "isobe_five_bar"]  # the bundled closed loops
+DYNAMICS = {name for names in COLUMNS.values() for name in names}
+
+
+def rows(report: dict, algorithm: str, reference: str | None = None) -> list[dict]:
+    return [c for c in report["checks"] if c["algorithm"] == algorithm and reference in (None, c["reference"])]
+
+
+def kinematics_headline() -> str:
+    """The worst absolute error of the kinematics rows of the same reports (every frame, three references, the
+    centre of mass, the centroidal quantities): some of their entries are zero, where a relative error is not."""
+    reports = [validate(n, False) for n, _ in FIXED] + [validate(n, True) for n, _ in FLOATING]
+    return f"{max(c['max_abs'] for r in reports for c in r['checks'] if c['algorithm'] not in DYNAMICS):.1e}"
+
+
+def loops_headline() -> str:
+    worst = max(c["max_rel"] for n in LOOPS for c in rows(validate(n, False), "constrained_fd q̈"))
+    return f"{worst:.1e}"
+
+
+def cassie_headline() -> str:
+    r = validate("cassie", True)
+    ours = max(c["max_rel"] for c in rows(r, "constrained_fd q̈", "50 digits (pin M, h, J)"))
+    theirs = max(c["max_rel"] for c in rows(r, "constraintDynamics q̈", "50 digits (pin M, h, J)"))
+    return f"to {ours:.1e} in q̈, where `pin.constraintDynamics` is {theirs:.0%} off"
+
+
+SPEED = [("panda", "panda"), ("talos_reduced", "talos_reduced"), ("solo12 (free-flyer)", "solo12 (free-flyer)"),
+         ("chain 100", "chain of 100 revolute joints")]  # fmt: skip
+
+
+def speed_headline() -> str:
+    """The README's speed table: the ratio columns of docs/performance.md's per-call table, for four robots."""
+    text = (ROOT / "docs" / "performance.md").read_text()
+    start = text.index("| case | nv | ID | rnea | ratio | FD | aba | ratio | GIM | crba | ratio |")
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells
+    lines = ["| robot | nv | ID / `rnea` | FD / `aba` | GIM / `crba` |", "|---|---|---|---|---|"]
+    for case, label in SPEED:
+        c = rows[case]
+        lines.append(f"| {label} | {c[1]} | {c[4]} | {c[7]} | {c[10]} |")
+    return "\n".join(lines)
+
+
+REGIONS = {
+    "accuracy_fixed_base": ("docs/accuracy.md", lambda: table(FIXED, False)),
+    "accuracy_floating_base": ("docs/accuracy.md", lambda: table(FLOATING, True)),
+    "accuracy_headline": ("README.md", headline),
+    "speed_headline": ("README.md", speed_headline),
+    "kinematics_headline": ("README.md", kinematics_headline),
+    "loops_headline": ("README.md", loops_headline),
+    "cassie_headline": ("README.md", cassie_headline),
+    "cassie_sdf": ("docs/sdf.md", cassie_headline),
+}
+REGION = re.compile(r"(<!-- refresh_docs: (\w+) -->)(.*?)(<!-- /refresh_docs -->)", re.S)
+
+
+def refresh(text: str, generate=None) -> str:
+    """``text`` with each generated region's content replaced by its generator's (``generate(name)``)."""
+    generate = generate or (lambda name: REGIONS[name][1]())
+
+    def one(m):
+        body = generate(m.group(2))
+        sep = "\n" if m.group(3).startswith("\n") else ""  # a block region keeps its lines; an inline one stays inline
+        return f"{m.group(1)}{sep}{body}{sep}{m.group(4)}"
+
+    return REGION.sub(one, text)
+
+
+def regions(text: str) -> dict[str, str]:
+    return {m.group(2): m.group(3) for m in REGION.finditer(text)}
+
+
+def main(argv=None) -> int:
+    check = "--check" in (argv if argv is not None else sys.argv[1:])
+    stale = []
+    for page in sorted({page for page, _ in REGIONS.values()}):
+        path = ROOT / page
+        old = path.read_text()
+        missing = [n for n, (p, _) in REGIONS.items() if p == page and n not in regions(old)]
+        if missing:
+            raise SystemExit(f"{page}: no region {', '.join(missing)} (<!-- refresh_docs: NAME --> … )")
+        new = refresh(old)
+        stale += [f"{page}: {n}" for n, body in regions(new).items() if regions(old)[n] != body]
+        if not check and new != old:
+            path.write_text(new)
+    for line in stale:
+        print(("stale: " if check else "rewritten: ") + line)
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
