@@ -191,3 +191,21 @@ def test_every_figure_names_the_command_that_writes_it(path):
             assert stem in makers, f"{path.name}:{i + 1}: {image} is written by no maker of scripts/figures.py"
             near = "\n".join(lines[i : i + 6])
             assert "scripts/figures.py" in near and stem in near, f"{path.name}:{i + 1}: name the command for {image}"
+
+
+TIMING = re.compile(r"\d\s?(?:µs|ns)\b|\d\s?M? ?samples/s|speed-up\W+\d|\d(?:\.\d+)?\s?ms (?:a|per) (?:run|call|step)")
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_timings_live_in_performance_md_alone(path):
+    """Measured timings depend on the machine and the run: docs/performance.md holds them, with the commit and the
+    machine, and every other page links there (README's speed table is its copy, by scripts/refresh_docs.py)."""
+    if path.name == "performance.md":
+        return
+    text = "\n".join(line for line in path.read_text().splitlines() if "refresh_docs" not in line)
+    assert TIMING.findall(text) == []
+
+
+def test_the_timing_checker_sees_a_timing():
+    assert TIMING.findall("takes about 64 µs against 25 µs") and TIMING.findall("speed-up **1.77–1.97**")
+    assert TIMING.findall("(46–50 ms a run)") and not TIMING.findall("RK4 at dt = 1 ms, 1,000 steps")
