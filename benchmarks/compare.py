@@ -6,8 +6,8 @@ accuracy.
     python benchmarks/compare.py --quick    # smaller repeats, chains up to 10,000
 
 Writes ``benchmarks/scaling.png`` (time per call against DOF, both libraries) when matplotlib is
-installed.  Pinocchio is measured only where it can build its data: its ``createData`` for a
-500-DOF chain needs about 7.5 GB on this machine, so chains stop at 200 DOF for it.
+installed.  Pinocchio is measured only where it can build its data: its ``createData`` grows as about nv³ on a chain
+(docs/performance.md prints it: gigabytes at 500 DOF), so chains stop at 200 DOF for it.
 Peak memory is measured in a fresh subprocess per case (VmHWM, the peak resident set of the whole process).
 """
 
