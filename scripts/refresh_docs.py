@@ -18,6 +18,7 @@ import io
 import json
 import re
 import sys
+import warnings
 from functools import cache
 from pathlib import Path
 
@@ -100,6 +101,61 @@ def kinematics_headline() -> str:
     return f"{max(c['max_abs'] for r in reports for c in r['checks'] if c['algorithm'] not in DYNAMICS):.1e}"
 
 
+BUNDLED = ["gripper", "two_link", "spatial_tree", *LOOPS]
+KINEMATICS = {  # the README's words for the validate rows, by the start of their names
+    "placements": ("frame_placements",),
+    "Jacobians": ("frame_jacobian ", "joint_jacobians"),
+    "velocities": ("frame_velocity",),
+    "classical accelerations": ("frame_acceleration",),
+    "Jacobian time variations": ("frame_jacobian_time_var",),
+    "centre of mass": ("center_of_mass",),
+    "its Jacobian": ("com_jacobian",),
+    "centroidal momentum": ("centroidal_momentum",),
+    "map": ("centroidal_map",),
+    "map time variation": ("centroidal_map_time_variation",),
+}
+
+
+def kinematic_rows(report: dict) -> list[dict]:
+    return [c for c in report["checks"] if c["algorithm"].startswith(sum(KINEMATICS.values(), ()))]
+
+
+def kinematics_table() -> str:
+    """Per group of robots: sizes, frames and the worst absolute error over every kinematic quantity."""
+    import denoc_pin as dp
+    from denoc_pin.loaders.robots import example_robot_urdf
+
+    groups = [("the 8 bundled URDFs", [(n, False) for n in BUNDLED]),
+              (", ".join(n for n, _ in FIXED[3:]), [(n, False) for n, _ in FIXED[3:]]),
+              (", ".join(n for n, _ in FLOATING) + " (free-flyer)", [(n, True) for n, _ in FLOATING])]  # fmt: skip
+    lines = ["| model | nv | frames | worst absolute error, every quantity |", "|---|---|---|---|"]
+    for label, members in groups:
+        nv, frames, worst = [], [], []
+        for name, floating in members:
+            path = dp.models.bundled_file(name) if name in dp.models.BUNDLED else example_robot_urdf(name)
+            with warnings.catch_warnings():  # the files' defects: validate has said them already
+                warnings.simplefilter("ignore", dp.ModelWarning)
+                model = dp.load(path, root_joint="free-flyer" if floating else None)
+            nv.append(model.nv)
+            frames.append(len(model.frames))
+            worst.append((max(c["max_abs"] for c in kinematic_rows(validate(name, floating))), name))
+        err, name = max(worst)
+        lines.append(f"| {label} | {min(nv)}–{max(nv)} | {min(frames)}–{max(frames)} | {err:.1e} ({name}) |")
+    return "\n".join(lines)
+
+
+def kinematics_by_quantity() -> str:
+    names = [(n, False) for n in BUNDLED] + [(n, False) for n, _ in FIXED[3:]] + [(n, True) for n, _ in FLOATING]
+    rows = [c for n, f in names for c in kinematic_rows(validate(n, f))]
+    parts = []
+    for word, prefixes in KINEMATICS.items():
+        mine = [c for c in rows if c["algorithm"].startswith(prefixes)]
+        if word == "map":  # not its time variation
+            mine = [c for c in mine if c["algorithm"] == "centroidal_map"]
+        parts.append(f"{word} {max(c['max_abs'] for c in mine):.1e}")
+    return ", ".join(parts)
+
+
 def loops_headline() -> str:
     worst = max(c["max_rel"] for n in LOOPS for c in rows(validate(n, False), "constrained_fd q̈"))
     return f"{worst:.1e}"
@@ -133,6 +189,14 @@ def speed_headline() -> str:
     return "\n".join(lines)
 
 
+def performance_table(caption: str) -> str:
+    """The table that follows the line starting with ``caption`` in docs/performance.md (compare.py's output)."""
+    lines = (ROOT / "docs" / "performance.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(caption)) + 1
+    end = next(i for i in range(start, len(lines) + 1) if i == len(lines) or not lines[i].startswith("|"))
+    return "\n".join(lines[start:end]).replace("κ(U')", "κ(U′)").replace("κ(L')", "κ(L′)")
+
+
 REGIONS = {
     "accuracy_fixed_base": ("docs/accuracy.md", lambda: table(FIXED, False)),
     "accuracy_floating_base": ("docs/accuracy.md", lambda: table(FLOATING, True)),
@@ -142,6 +206,10 @@ REGIONS = {
     "loops_headline": ("README.md", loops_headline),
     "cassie_headline": ("README.md", cassie_headline),
     "cassie_sdf": ("docs/sdf.md", cassie_headline),
+    "kinematics_table": ("docs/accuracy.md", kinematics_table),
+    "kinematics_by_quantity": ("docs/accuracy.md", kinematics_by_quantity),
+    "scale_accuracy": ("docs/accuracy.md", lambda: performance_table("Accuracy on spatial chains")),
+    "scale_conditioning": ("docs/accuracy.md", lambda: performance_table("κ₂ of the GIM and of the factors")),
 }
 REGION = re.compile(r"(<!-- refresh_docs: (\w+) -->)(.*?)(<!-- /refresh_docs -->)", re.S)
 
