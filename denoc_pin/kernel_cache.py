@@ -87,6 +87,10 @@ def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -
         if declared.signature != signature:
             raise ValueError(f"{dispatcher.__name__} is declared for {declared.signature}, not also {signature}")
         return dispatcher
+    if not dispatcher._can_compile:  # declared and compiled already: declaring it again changes nothing
+        if signature.args not in dispatcher.overloads:
+            raise ValueError(f"{dispatcher.__name__} is compiled for {list(dispatcher.overloads)}, not {signature}")
+        return dispatcher
     compile_for = dispatcher.compile
     details = {"dispatcher": dispatcher, "args": signature.args, "return_type": signature.return_type}
 

@@ -38,7 +38,7 @@ def test_a_kernel_compiles_at_its_first_use_for_its_signature_alone():
     import pytest
     from numba import njit, types
 
-    from denoc_pin.kernel_cache import compile_on_first_use
+    from denoc_pin.kernel_cache import compile_on_first_use, prepare
 
     @njit
     def entry(x, flag):
@@ -82,6 +82,13 @@ def test_a_kernel_compiles_at_its_first_use_for_its_signature_alone():
     assert reader(np.full(2, 4.0)) == 4.0  # a writable array for the read-only parameter converts (numba's search)
     with pytest.raises(TypeError, match="reader takes"):
         reader(np.ones((2, 2)))
+    # Declared again once compiled (docs/architecture.md builds an Entry of compiled kernels): nothing changes, and
+    # preparing it stays a no-op; another signature is refused.
+    assert compile_on_first_use(entry, types.float64(read_only, types.boolean)) is entry
+    prepare(entry)
+    assert entry(np.ones(2), True) == 2.0 and entry.signatures == [(read_only, types.boolean)]
+    with pytest.raises(ValueError, match="entry is compiled for"):
+        compile_on_first_use(entry, types.float64(types.Array(types.float64, 1, "C"), types.boolean))
 
 
 def test_a_slow_first_compile_says_so_in_one_line(capsys):
