@@ -56,6 +56,7 @@ def test_missing_paths_are_named(capsys):
     assert "no_robots/: no such file or folder" in capsys.readouterr().err
     assert cli.main(["info", "missing.urdf"]) == 2
     assert "missing.urdf: no such file or folder" in capsys.readouterr().err
+    assert cli._resolve("alexander_v1.lowerBodyOnly").name == "alexander_v1.lowerBodyOnly.urdf"  # a name with a dot
 
 
 def test_bad_model_exit_code_2_with_message(tmp_path, capsys):

@@ -45,7 +45,7 @@ def _resolve(path: str) -> Path:
     p = Path(path)
     if p.exists():
         return p
-    if p.suffix.lower() in LOADERS or "/" in path or p.suffix:
+    if p.suffix.lower() in LOADERS or "/" in path:  # a path (a name may hold a dot: alexander_v1.lowerBodyOnly)
         raise FileNotFoundError(f"{path}: no such file or folder")
     if path in BUNDLED:
         return bundled_file(path)
