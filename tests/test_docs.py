@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from sybil import Region, Sybil
+from sybil import Lexeme, Region, Sybil
+from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import CodeBlockParser, SkipParser
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer
 
@@ -34,6 +35,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN = ("python", "sh")
 SHOWN = ("text", "xml")
 SMALL = "_docs_small"  # the namespace entry holding the next block's replacements
+PYTHON = PythonEvaluator()
 
 
 def _small(example) -> None:
@@ -54,9 +56,10 @@ def _source(example) -> str:
 
 
 def _run_python(example) -> None:
+    """Sybil's own Python evaluator, on the block's text after its ``small`` replacements."""
     __tracebackhide__ = True
-    code = compile("\n" * (example.line + example.parsed.line_offset) + _source(example), example.path, "exec")
-    exec(code, example.namespace)
+    example.parsed = Lexeme(_source(example), example.parsed.offset, example.parsed.line_offset)
+    PYTHON(example)
 
 
 def _run_sh(example) -> None:
