@@ -4,6 +4,12 @@ that call them (``api``)."""
 from . import parallel_scheme
 from .api import DENSE_LIMIT, forward_dynamics, gim, gim_inverse, inverse_dynamics, nonlinear_effects, udut
 from .configuration import dexp_inv, difference, integrate, neutral, normalize, random_configuration
+from .derivatives_api import (
+    difference_derivatives,
+    forward_dynamics_derivatives,
+    integrate_derivatives,
+    inverse_dynamics_derivatives,
+)
 from .energy import energy
 from .explicit import DenocMatrices, denoc_matrices
 from .kinematics_api import (
@@ -33,8 +39,10 @@ __all__ = [
     "denoc_matrices",
     "dexp_inv",
     "difference",
+    "difference_derivatives",
     "energy",
     "forward_dynamics",
+    "forward_dynamics_derivatives",
     "forward_kinematics",
     "frame_acceleration",
     "frame_jacobian",
@@ -45,7 +53,9 @@ __all__ = [
     "gim",
     "gim_inverse",
     "integrate",
+    "integrate_derivatives",
     "inverse_dynamics",
+    "inverse_dynamics_derivatives",
     "joint_jacobians",
     "neutral",
     "nonlinear_effects",

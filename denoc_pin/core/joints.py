@@ -346,6 +346,37 @@ def pdot_column(kinds, S, axes2, k, d, v, iv):
     return (s1 * e2 - s2 * e1) * w, (s2 * e0 - s0 * e2) * w, (s0 * e1 - s1 * e0) * w
 
 
+@njit(cache=True, inline="always")
+def dS_dq(kinds, S, axes2, k, d):
+    """∂p_k[:, 0]/∂q_d of joint k, angular rows (three numbers; linear rows and the other columns do not depend on
+    q for any kind): zero but for a universal joint's first column R2ᵀ e1, which turns about e2 with q2 (d = 1):
+    (R2ᵀ e1) × e2."""
+    if kinds[k] != UNIVERSAL or d != 1:
+        return 0.0, 0.0, 0.0
+    s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
+    e0, e1, e2 = axes2[k, 0], axes2[k, 1], axes2[k, 2]
+    return s1 * e2 - s2 * e1, s2 * e0 - s0 * e2, s0 * e1 - s1 * e0
+
+
+@njit(cache=True, inline="always")
+def dpdot_qdot(kinds, S, axes2, k, d, wrt_v, v, iv):
+    """∂(ṗ_k q̇_k)/∂q_d (``wrt_v`` False) or ∂(ṗ_k q̇_k)/∂q̇_d (True) of joint k, angular rows: zero but for a
+    universal joint, whose ṗ_k q̇_k = (s × e2) q̇1 q̇2 with s = R2ᵀ e1 (``pdot_qdot``), and ∂s/∂q2 = s × e2."""
+    if kinds[k] != UNIVERSAL:
+        return 0.0, 0.0, 0.0
+    s0, s1, s2 = S[k, 0, 0], S[k, 1, 0], S[k, 2, 0]
+    e0, e1, e2 = axes2[k, 0], axes2[k, 1], axes2[k, 2]
+    c0, c1, c2 = s1 * e2 - s2 * e1, s2 * e0 - s0 * e2, s0 * e1 - s1 * e0  # s × e2
+    if wrt_v:
+        f = v[iv + 1] if d == 0 else v[iv]
+    elif d == 1:
+        c0, c1, c2 = c1 * e2 - c2 * e1, c2 * e0 - c0 * e2, c0 * e1 - c1 * e0  # (s × e2) × e2
+        f = v[iv] * v[iv + 1]
+    else:
+        f = 0.0
+    return c0 * f, c1 * f, c2 * f
+
+
 def turns_with_parent(kind: int, column: int) -> bool:
     """Whether column ``column`` of p_k is fixed in the parent's frame (ṗ = ω_β × p for it) rather than in the
     body's: a universal joint's first axis, e1 (its R2ᵀ e1 in the body frame, ``joint_kinematics``)."""
@@ -535,6 +566,196 @@ def dexp_inv_kernel(kinds, idx_v, nvs, x, v, out):
                 coef = _DEXP_INV_COEF[1] if j == 1 else _DEXP_INV_COEF[j // 2 + 1]
                 for c in range(n):
                     out[iv + c] += coef * u[c]
+    return 0
+
+
+@njit(cache=True)
+def dexp_inv_derivatives_kernel(kinds, idx_v, nvs, x, u, dx, du):
+    """The derivatives of ``dexp_inv_kernel``'s K = J_r(x)⁻¹ u = Σ_j c_j (−ad_x)ʲ u, joint by joint (block
+    diagonal, nv x nv): du = ∂K/∂u = J_r(x)⁻¹ and dx = ∂K/∂x = Σ_j c_j D_j with D_j = (−ad_x) D_{j−1} + (−ad_e)
+    (−ad_x)^{j−1} u for each direction e of x (ad is bilinear).  The same series, so the exact derivative of what
+    the RK4 stages compute; identities and zeros on commutative joints."""
+    dx[:, :] = 0.0
+    du[:, :] = 0.0
+    P = np.empty(6)
+    D = np.empty(6)
+    w = np.empty(6)
+    e = np.zeros(6)
+    for k in range(1, len(kinds)):
+        group, iv, n = GROUP_OF[kinds[k]], idx_v[k], nvs[k]
+        for c in range(n):
+            du[iv + c, iv + c] = 1.0
+        if group == VECTOR or group == SO2:
+            continue
+        for col in range(n):
+            for wrt_x in (False, True):
+                for c in range(6):
+                    e[c] = 0.0
+                e[col] = 1.0
+                for c in range(n):  # P = u (for ∂/∂x) or the unit vector (for ∂/∂u, K being linear in u)
+                    P[c] = u[iv + c] if wrt_x else e[c]
+                    D[c] = 0.0
+                for j in range(1, 17):
+                    if wrt_x:  # D_j = (−ad_x) D_{j−1} + (−ad_e) P_{j−1}
+                        _ad_apply(group, x, iv, D, w)
+                        for c in range(n):
+                            D[c] = w[c]
+                        _ad_apply(group, e, 0, P, w)
+                        for c in range(n):
+                            D[c] += w[c]
+                    _ad_apply(group, x, iv, P, w)  # P_j = (−ad_x) P_{j−1}
+                    for c in range(n):
+                        P[c] = w[c]
+                    if j == 1 or j % 2 == 0:
+                        coef = _DEXP_INV_COEF[1] if j == 1 else _DEXP_INV_COEF[j // 2 + 1]
+                        for c in range(n):
+                            if wrt_x:
+                                dx[iv + c, iv + col] += coef * D[c]
+                            else:
+                                du[iv + c, iv + col] += coef * P[c]
+    return 0
+
+
+@njit(cache=True)
+def _minus_ad_matrix(group, x, iv, n, M):
+    """M[:n, :n] = −ad_x of the joint's Lie algebra (``_ad_apply`` column by column), Pinocchio's tangent order."""
+    e = np.zeros(6)
+    col = np.empty(6)
+    for j in range(n):
+        e[:] = 0.0
+        e[j] = 1.0
+        _ad_apply(group, x, iv, e, col)
+        for i in range(n):
+            M[i, j] = col[i]
+
+
+@njit(cache=True)
+def _small_matmul(A, B, n, out):
+    for i in range(n):
+        for j in range(n):
+            s = 0.0
+            for m in range(n):
+                s += A[i, m] * B[m, j]
+            out[i, j] = s
+
+
+@njit(cache=True)
+def exp_jacobians(M, n, Jr, E):
+    """For M = −ad_x (n x n, n ≤ 6): E = exp(M) = Ad(exp x)⁻¹ and the right Jacobian Jr = Σ_k Mᵏ/(k+1)! =
+    ∫₀¹ exp(sM) ds of q ⊕ x (d(q ⊕ x) = Ad(exp x)⁻¹ dq + J_r(x) dx).  By scaling and squaring: the series at
+    x/2ˢ, ‖M‖/2ˢ ≤ ½, then s doublings J_r(2y) = ½ (1 + exp(M_y)) J_r(y), exp(2 M_y) = exp(M_y)², so that a
+    large x (a long step, a big translation) loses no accuracy to the series."""
+    norm = 0.0
+    for i in range(n):
+        row = 0.0
+        for j in range(n):
+            row += abs(M[i, j])
+        norm = max(norm, row)
+    s = 0
+    while norm > 0.5 and s < 60:
+        norm *= 0.5
+        s += 1
+    scale = 0.5**s
+    P = np.zeros((6, 6))
+    T = np.empty((6, 6))
+    for i in range(n):
+        for j in range(n):
+            E[i, j] = Jr[i, j] = P[i, j] = 1.0 if i == j else 0.0
+    for k in range(1, 20):  # P = (M/2ˢ)ᵏ/k!, terms below 2⁻ᵏ/k!
+        _small_matmul(P, M, n, T)
+        for i in range(n):
+            for j in range(n):
+                P[i, j] = T[i, j] * scale / k
+                E[i, j] += P[i, j]
+                Jr[i, j] += P[i, j] / (k + 1)
+    for _ in range(s):
+        for i in range(n):
+            for j in range(n):
+                T[i, j] = 0.5 * (E[i, j] + (1.0 if i == j else 0.0))
+        _small_matmul(T, Jr, n, P)
+        Jr[:n, :n] = P[:n, :n]
+        _small_matmul(E, E, n, P)
+        E[:n, :n] = P[:n, :n]
+
+
+@njit(cache=True)
+def small_inverse_into(A, n, out):
+    """out[:n, :n] = A[:n, :n]⁻¹ by Gauss–Jordan elimination with partial pivoting (n ≤ 6; here J_r, invertible
+    for rotation angles below 2π: a difference's angle is at most π)."""
+    W = np.zeros((6, 12))
+    for i in range(n):
+        for j in range(n):
+            W[i, j] = A[i, j]
+        W[i, n + i] = 1.0
+    for c in range(n):
+        p = c
+        for i in range(c + 1, n):
+            if abs(W[i, c]) > abs(W[p, c]):
+                p = i
+        if p != c:
+            for j in range(2 * n):
+                W[c, j], W[p, j] = W[p, j], W[c, j]
+        f = 1.0 / W[c, c]
+        for j in range(2 * n):
+            W[c, j] *= f
+        for i in range(n):
+            if i != c and W[i, c] != 0.0:
+                g = W[i, c]
+                for j in range(2 * n):
+                    W[i, j] -= g * W[c, j]
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = W[i, n + j]
+
+
+@njit(cache=True)
+def integrate_derivatives_kernel(kinds, idx_v, nvs, v, dq, dv):
+    """The Jacobians of q ⊕ v in the tangent spaces (``pinocchio.dIntegrate`` ARG0, ARG1), block diagonal:
+    dq = Ad(exp v)⁻¹ and dv = J_r(v) on each joint's group (``exp_jacobians``), identities on ℝⁿ and SO(2)."""
+    dq[:, :] = 0.0
+    dv[:, :] = 0.0
+    M, Jr, E = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
+    for k in range(1, len(kinds)):
+        group, iv, n = GROUP_OF[kinds[k]], idx_v[k], nvs[k]
+        if group == VECTOR or group == SO2:
+            for c in range(n):
+                dq[iv + c, iv + c] = dv[iv + c, iv + c] = 1.0
+            continue
+        _minus_ad_matrix(group, v, iv, n, M)
+        exp_jacobians(M, n, Jr, E)
+        for i in range(n):
+            for j in range(n):
+                dq[iv + i, iv + j] = E[i, j]
+                dv[iv + i, iv + j] = Jr[i, j]
+    return 0
+
+
+@njit(cache=True)
+def difference_derivatives_kernel(kinds, idx_q, idx_v, nvs, q0, q1, d0, d1):
+    """The Jacobians of v = q1 ⊖ q0 in the tangent spaces (``pinocchio.dDifference`` ARG0, ARG1), block diagonal:
+    d1 = J_r(v)⁻¹ (q1 ⊕ δ moves v by J_r⁻¹ δ) and d0 = −J_l(v)⁻¹ = −J_r(v)⁻¹ Ad(exp v)⁻¹; −1 and 1 on ℝⁿ, SO(2)."""
+    v = np.empty(len(d0))
+    difference_kernel(kinds, idx_q, idx_v, q0, q1, v)
+    d0[:, :] = 0.0
+    d1[:, :] = 0.0
+    M, Jr, E, Ji = np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6)), np.zeros((6, 6))
+    for k in range(1, len(kinds)):
+        group, iv, n = GROUP_OF[kinds[k]], idx_v[k], nvs[k]
+        if group == VECTOR or group == SO2:
+            for c in range(n):
+                d0[iv + c, iv + c] = -1.0
+                d1[iv + c, iv + c] = 1.0
+            continue
+        _minus_ad_matrix(group, v, iv, n, M)
+        exp_jacobians(M, n, Jr, E)
+        small_inverse_into(Jr, n, Ji)
+        for i in range(n):
+            for j in range(n):
+                d1[iv + i, iv + j] = Ji[i, j]
+                s = 0.0
+                for m in range(n):
+                    s += Ji[i, m] * E[m, j]
+                d0[iv + i, iv + j] = -s
     return 0
 
 

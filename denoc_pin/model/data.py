@@ -63,6 +63,7 @@ class Data:
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
       (allocated on first use); ``gim_ws``: the GIM's array once allocated, else None (the fast path reads it).
+    - ``derivatives_ws``: the three (nv, nv) results of the last dynamics derivatives (``derivatives()``), or None.
     - ``lw``, ``loop``: a model with loops or couplings has a second flat buffer, the loop workspace
       (``core.layout.LOOP_FLOATS``), and ``loop`` names its views: ``loop.J`` (n_constraints, nv), ``loop.res``,
       ``loop.Jdv``, ``loop.lam`` (n_constraints,) of the last closed-loop call, and the reaction solve's work
@@ -83,6 +84,7 @@ class Data:
         self.zeros_v = np.zeros(nv)
         self._dense: dict[str, np.ndarray] = {}
         self.gim_ws = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
+        self.derivatives_ws = None  # ("d_dq", "d_dv", "d_dx") once allocated, for the derivatives' fast paths
         self.lw = None
         m = model.n_constraints
         if m:
@@ -117,6 +119,14 @@ class Data:
             if name == "gim":
                 self.gim_ws = self._dense[name]
         return self._dense[name]
+
+    def derivatives(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The three nv x nv workspaces of the derivatives (``d_dq``, ``d_dv``, ``d_dx``: ∂/∂q, ∂/∂q̇ and ∂/∂q̈ or
+        ∂/∂τ of the last ``inverse_dynamics_derivatives`` or ``forward_dynamics_derivatives``), allocated on
+        first use."""
+        if self.derivatives_ws is None:
+            self.derivatives_ws = (self.dense("d_dq"), self.dense("d_dv"), self.dense("d_dx"))
+        return self.derivatives_ws
 
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
     gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")

@@ -2,14 +2,18 @@
 
 from .edits import attach, lock_joints, transfer_state, with_loop, with_passive, without_loop
 from .simulate import METHODS, Trajectory, inverse_dynamics_trajectory, simulate
+from .step import STEP_METHODS, step, step_derivatives
 
 __all__ = [
     "METHODS",
+    "STEP_METHODS",
     "Trajectory",
     "attach",
     "inverse_dynamics_trajectory",
     "lock_joints",
     "simulate",
+    "step",
+    "step_derivatives",
     "transfer_state",
     "with_loop",
     "with_passive",

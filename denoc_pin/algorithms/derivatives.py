@@ -1,0 +1,324 @@
+"""Analytical derivatives of the recursive dynamics: Table 1 differentiated joint by joint (tangent, forward mode).
+
+Derivatives with respect to q are taken in the tangent space, q ⊕ ε e_j, as Pinocchio's are: a unit change of
+the j-th tangent coordinate of joint J moves body J's frame, and its whole subtree with it, by the twist
+ξ = p_J[:, j] ε expressed in frame J (for every joint kind: p_J is the body-frame motion subspace of ``jcalc``).
+Nothing else moves, so one direction changes the forward recursion of Table 1 only on J's subtree and the
+backward recursion only there and on J's ancestors: a direction costs O(size of J's subtree + depth of J), all
+of them O(n·d) for a tree of depth d (O(n²) on a chain).
+
+The recursion is written in the spatial form of Table 1: t_k = [ω_k; ȯ_k] (eq. 5) and a_k = ṫ_k − [0; ω_k × ȯ_k]
+(the twist-rate less the transport term: the spatial acceleration, which A_{k,β} carries like a twist), so that
+
+    t_k = A_{k,β} t_β + p_k θ̇_k,   a_k = A_{k,β} a_β + p_k θ̈_k + ṗ_k θ̇_k + t_k ×ₘ p_k θ̇_k
+    w_k = M_k a_k + t_k ×* M_k t_k − w^E_k,   w̃_k = w_k + Σ_c A_{c,k}ᵀ w̃_c,   τ_k = p_kᵀ w̃_k
+
+(eq. 1, 5, 7 and Table 1; ×ₘ and ×* the motion and force cross products, w_k the same Newton–Euler wrench as
+``spatial.newton_euler``'s).  A change ξ of frame J changes A_{J,β} to (1 − ξ×ₘ) A_{J,β} and A_{J,β}ᵀ to
+A_{J,β}ᵀ (1 + ξ×*), and p_J where it depends on q (a universal joint, ``joints.dS_dq``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from ..core.joints import dpdot_qdot, dS_dq
+from ..core.layout import FMA, HEAD_NV, data_views, model_views
+from ..core.spatial import add_transferred_wrench, propagated_twist, rigid_inertia_times, transferred_wrench
+from .compositions import aba_entry, crba_entry, rnea_entry
+from .forward import factor_step, udut_solve
+from .protocol import MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
+
+__all__ = ["DERIVATIVES"]
+
+
+@njit(cache=True, inline="always")
+def motion_cross(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5):
+    """a ×ₘ b for motions [ω; v]: [ω_a × ω_b; ω_a × v_b + v_a × ω_b]."""
+    return (
+        a1 * b2 - a2 * b1,
+        a2 * b0 - a0 * b2,
+        a0 * b1 - a1 * b0,
+        a1 * b5 - a2 * b4 + a4 * b2 - a5 * b1,
+        a2 * b3 - a0 * b5 + a5 * b0 - a3 * b2,
+        a0 * b4 - a1 * b3 + a3 * b1 - a4 * b0,
+    )
+
+
+@njit(cache=True, inline="always")
+def force_cross(a0, a1, a2, a3, a4, a5, f0, f1, f2, f3, f4, f5):
+    """a ×* f for a motion a = [ω; v] and a wrench f = [n; f]: [ω × n + v × f; ω × f]."""
+    return (
+        a1 * f2 - a2 * f1 + a4 * f5 - a5 * f4,
+        a2 * f0 - a0 * f2 + a5 * f3 - a3 * f5,
+        a0 * f1 - a1 * f0 + a3 * f4 - a4 * f3,
+        a1 * f5 - a2 * f4,
+        a2 * f3 - a0 * f5,
+        a0 * f4 - a1 * f3,
+    )
+
+
+@njit(cache=True, inline="always")
+def inertia_times(m, d, Io, x0, x1, x2, x3, x4, x5):
+    """M_k x (eq. 2b) for a motion x = [ω; v]: [I_o ω + m d × v; m v − m d × ω]."""
+    return rigid_inertia_times(
+        m, m * d[0], m * d[1], m * d[2], Io[0, 0], Io[0, 1], Io[0, 2], Io[1, 1], Io[1, 2], Io[2, 2],
+        x0, x1, x2, x3, x4, x5,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def wrench_change(m, d, Io, t, h, dt, da):
+    """δw_k = M_k δa_k + δt_k ×* (M_k t_k) + t_k ×* (M_k δt_k): the change of the Newton–Euler wrench (h = M_k t_k)."""
+    i0, i1, i2, i3, i4, i5 = inertia_times(m, d, Io, da[0], da[1], da[2], da[3], da[4], da[5])
+    j0, j1, j2, j3, j4, j5 = inertia_times(m, d, Io, dt[0], dt[1], dt[2], dt[3], dt[4], dt[5])
+    f0, f1, f2, f3, f4, f5 = force_cross(dt[0], dt[1], dt[2], dt[3], dt[4], dt[5], h[0], h[1], h[2], h[3], h[4], h[5])
+    g0, g1, g2, g3, g4, g5 = force_cross(t[0], t[1], t[2], t[3], t[4], t[5], j0, j1, j2, j3, j4, j5)
+    return i0 + f0 + g0, i1 + f1 + g1, i2 + f2 + g2, i3 + f3 + g3, i4 + f4 + g4, i5 + f5 + g5
+
+
+@njit(cache=True)
+def preorder(parents):
+    """(order, first, size): the bodies 1 … nj−1 depth first (each subtree contiguous: order[first[k]:first[k] +
+    size[k]] is k's subtree, k first), for any numbering with parents[k] < k."""
+    nj = len(parents)
+    size = np.ones(nj, dtype=np.int64)
+    for k in range(nj - 1, 0, -1):
+        size[parents[k]] += size[k]
+    first = np.zeros(nj, dtype=np.int64)
+    nxt = np.zeros(nj, dtype=np.int64)  # where k's next child's subtree starts
+    order = np.empty(nj - 1, dtype=np.int64)
+    first[0], nxt[0] = -1, 0
+    for k in range(1, nj):
+        b = parents[k]
+        first[k] = nxt[b]
+        nxt[b] += size[k]
+        nxt[k] = first[k] + 1
+        order[first[k]] = k
+    return order, first, size
+
+
+@njit(cache=True, fastmath=FMA)
+def inverse_dynamics_derivatives_step(mi, mf, ws, v, a, dq, dv):
+    """∂τ/∂q (tangent) into dq and ∂τ/∂q̇ into dv (nv x nv each), Table 1 already run in ws at (q, q̇, q̈ = a)
+    (t_k, ṫ_k, w̃_k there, and E_k, r_k, p_k).  One direction (J, j) at a time (module docstring): the changes
+    δt_k, δa_k, δw_k on J's subtree, then δw̃ back through it and up J's ancestors, δτ_k = p_kᵀ δw̃_k."""
+    mv = model_views(mi, mf)
+    dv_ = data_views(ws, mi)
+    parents, kinds, idx_v, nvs, axes2 = mv.parents, mv.kinds, mv.idx_v, mv.nvs, mv.axes2
+    masses, coms, Io = mv.masses, mv.coms, mv.inertias_origin
+    E, r, S, t, tdot, w_tilde = dv_.E, dv_.r, dv_.S, dv_.t, dv_.tdot, dv_.w_tilde
+    nj = len(parents)
+    order, first, size = preorder(parents)
+    acc = np.empty((nj, 6))  # a_k, the spatial accelerations
+    sq = np.zeros((nj, 6))  # p_k θ̇_k
+    h = np.zeros((nj, 6))  # M_k t_k
+    dt = np.zeros((nj, 6))  # δt_k
+    da = np.zeros((nj, 6))  # δa_k
+    dw = np.zeros((nj, 6))  # δw_k, then δw̃_k
+    for c in range(6):
+        acc[0, c] = tdot[0, c]
+    for k in range(1, nj):
+        tk = t[k]
+        acc[k, 0], acc[k, 1], acc[k, 2] = tdot[k, 0], tdot[k, 1], tdot[k, 2]
+        acc[k, 3] = tdot[k, 3] - (tk[1] * tk[5] - tk[2] * tk[4])
+        acc[k, 4] = tdot[k, 4] - (tk[2] * tk[3] - tk[0] * tk[5])
+        acc[k, 5] = tdot[k, 5] - (tk[0] * tk[4] - tk[1] * tk[3])
+        for d in range(nvs[k]):
+            for c in range(6):
+                sq[k, c] += S[k, c, d] * v[idx_v[k] + d]
+        h[k, 0], h[k, 1], h[k, 2], h[k, 3], h[k, 4], h[k, 5] = inertia_times(
+            masses[k], coms[k], Io[k], tk[0], tk[1], tk[2], tk[3], tk[4], tk[5]
+        )
+    dq[:, :] = 0.0
+    dv[:, :] = 0.0
+    for J in range(1, nj):
+        b, ivJ, z = parents[J], idx_v[J], nvs[J]
+        tJ, sJ = t[J], sq[J]
+        # A_{J,β} t_β and A_{J,β} a_β, which a change of frame J turns (−ξ ×ₘ)
+        xt = propagated_twist(E[J], r[J], t[b, 0], t[b, 1], t[b, 2], t[b, 3], t[b, 4], t[b, 5])
+        xa = propagated_twist(E[J], r[J], acc[b, 0], acc[b, 1], acc[b, 2], acc[b, 3], acc[b, 4], acc[b, 5])
+        for j in range(z):
+            col = ivJ + j
+            for wrt_v in (False, True):
+                out = dv if wrt_v else dq
+                x0, x1, x2, x3, x4, x5 = S[J, 0, j], S[J, 1, j], S[J, 2, j], S[J, 3, j], S[J, 4, j], S[J, 5, j]
+                g0, g1, g2 = dpdot_qdot(kinds, S, axes2, J, j, wrt_v, v, ivJ)  # δ(ṗ_J θ̇_J)
+                if wrt_v:  # δθ̇_J = e_j: δt_J = p_J e_j, δa_J = δ(ṗ θ̇) + δt_J ×ₘ p_J θ̇_J + t_J ×ₘ p_J e_j
+                    n0, n1, n2, n3, n4, n5 = x0, x1, x2, x3, x4, x5
+                    y0, y1, y2, y3, y4, y5 = motion_cross(tJ[0], tJ[1], tJ[2], tJ[3], tJ[4], tJ[5],
+                                                          x0, x1, x2, x3, x4, x5)  # fmt: skip
+                else:  # ξ = p_J e_j: δt_J = −ξ ×ₘ A t_β + δp_J θ̇_J, δa_J = −ξ ×ₘ A a_β + δp_J θ̈_J + δ(ṗ θ̇)
+                    #        + δt_J ×ₘ p_J θ̇_J + t_J ×ₘ δp_J θ̇_J
+                    c0, c1, c2 = dS_dq(kinds, S, axes2, J, j)  # δp_J[:, 0] (angular rows)
+                    vJ0, aJ0 = v[ivJ], a[ivJ]
+                    n0, n1, n2, n3, n4, n5 = motion_cross(x0, x1, x2, x3, x4, x5, xt[0], xt[1], xt[2], xt[3], xt[4],
+                                                          xt[5])  # fmt: skip
+                    n0, n1, n2 = c0 * vJ0 - n0, c1 * vJ0 - n1, c2 * vJ0 - n2
+                    n3, n4, n5 = -n3, -n4, -n5
+                    y0, y1, y2, y3, y4, y5 = motion_cross(x0, x1, x2, x3, x4, x5, xa[0], xa[1], xa[2], xa[3], xa[4],
+                                                          xa[5])  # fmt: skip
+                    u0, u1, u2, u3, u4, u5 = motion_cross(tJ[0], tJ[1], tJ[2], tJ[3], tJ[4], tJ[5],
+                                                          c0 * vJ0, c1 * vJ0, c2 * vJ0, 0.0, 0.0, 0.0)  # fmt: skip
+                    y0, y1, y2 = c0 * aJ0 - y0 + u0, c1 * aJ0 - y1 + u1, c2 * aJ0 - y2 + u2
+                    y3, y4, y5 = u3 - y3, u4 - y4, u5 - y5
+                m0, m1, m2, m3, m4, m5 = motion_cross(n0, n1, n2, n3, n4, n5, sJ[0], sJ[1], sJ[2], sJ[3], sJ[4], sJ[5])
+                dtJ, daJ = dt[J], da[J]
+                dtJ[0], dtJ[1], dtJ[2], dtJ[3], dtJ[4], dtJ[5] = n0, n1, n2, n3, n4, n5
+                daJ[0], daJ[1], daJ[2] = y0 + m0 + g0, y1 + m1 + g1, y2 + m2 + g2
+                daJ[3], daJ[4], daJ[5] = y3 + m3, y4 + m4, y5 + m5
+                wJ = dw[J]
+                wJ[0], wJ[1], wJ[2], wJ[3], wJ[4], wJ[5] = wrench_change(masses[J], coms[J], Io[J], tJ, h[J], dtJ, daJ)
+                # J's subtree: δt_k = A_{k,β} δt_β, δa_k = A_{k,β} δa_β + δt_k ×ₘ p_k θ̇_k, δw_k
+                for i in range(first[J] + 1, first[J] + size[J]):
+                    k = order[i]
+                    p = parents[k]
+                    tb, ab, dtk, dak, sk = dt[p], da[p], dt[k], da[k], sq[k]
+                    e0, e1, e2, e3, e4, e5 = propagated_twist(E[k], r[k], tb[0], tb[1], tb[2], tb[3], tb[4], tb[5])
+                    dtk[0], dtk[1], dtk[2], dtk[3], dtk[4], dtk[5] = e0, e1, e2, e3, e4, e5
+                    f0, f1, f2, f3, f4, f5 = propagated_twist(E[k], r[k], ab[0], ab[1], ab[2], ab[3], ab[4], ab[5])
+                    m0, m1, m2, m3, m4, m5 = motion_cross(e0, e1, e2, e3, e4, e5, sk[0], sk[1], sk[2], sk[3], sk[4],
+                                                          sk[5])  # fmt: skip
+                    dak[0], dak[1], dak[2] = f0 + m0, f1 + m1, f2 + m2
+                    dak[3], dak[4], dak[5] = f3 + m3, f4 + m4, f5 + m5
+                    wk = dw[k]
+                    wk[0], wk[1], wk[2], wk[3], wk[4], wk[5] = wrench_change(masses[k], coms[k], Io[k], t[k], h[k],
+                                                                             dtk, dak)  # fmt: skip
+                # back through the subtree: δτ_k = p_kᵀ δw̃_k, δw̃_β += A_{k,β}ᵀ δw̃_k
+                for i in range(first[J] + size[J] - 1, first[J], -1):
+                    k = order[i]
+                    for d in range(nvs[k]):
+                        s = 0.0
+                        for c in range(6):
+                            s += S[k, c, d] * dw[k, c]
+                        out[idx_v[k] + d, col] = s
+                    add_transferred_wrench(E[k], r[k], dw[k], dw[parents[k]])
+                # at J: δτ_J = p_Jᵀ δw̃_J + δp_Jᵀ w̃_J, and A_{J,β}ᵀ (δw̃_J + ξ ×* w̃_J) goes up
+                for d in range(z):
+                    s = 0.0
+                    for c in range(6):
+                        s += S[J, c, d] * wJ[c]
+                    out[ivJ + d, col] = s
+                if not wrt_v:
+                    wt = w_tilde[J]
+                    c0, c1, c2 = dS_dq(kinds, S, axes2, J, j)
+                    out[ivJ, col] += c0 * wt[0] + c1 * wt[1] + c2 * wt[2]
+                    f0, f1, f2, f3, f4, f5 = force_cross(x0, x1, x2, x3, x4, x5, wt[0], wt[1], wt[2], wt[3], wt[4],
+                                                         wt[5])  # fmt: skip
+                    wJ[0] += f0
+                    wJ[1] += f1
+                    wJ[2] += f2
+                    wJ[3] += f3
+                    wJ[4] += f4
+                    wJ[5] += f5
+                # J's ancestors: δw̃_β = A_{J,β}ᵀ δw̃_J, and on up (nothing else changes there)
+                k = J
+                g0, g1, g2, g3, g4, g5 = dw[J, 0], dw[J, 1], dw[J, 2], dw[J, 3], dw[J, 4], dw[J, 5]
+                while parents[k] > 0:
+                    g0, g1, g2, g3, g4, g5 = transferred_wrench(E[k], r[k], g0, g1, g2, g3, g4, g5)
+                    k = parents[k]
+                    ivk = idx_v[k]
+                    for d in range(nvs[k]):
+                        out[ivk + d, col] = (S[k, 0, d] * g0 + S[k, 1, d] * g1 + S[k, 2, d] * g2 + S[k, 3, d] * g3
+                                             + S[k, 4, d] * g4 + S[k, 5, d] * g5)  # fmt: skip
+    return 0
+
+
+@njit(cache=True)
+def gim_inverse_times(mi, mf, ws, X, chunk):
+    """X ← GIM⁻¹ X in place (X: nv x m) by the UDUᵀ factors in ws (Table 3 on ``chunk`` columns at a time, so that
+    the η_k, μ_k workspaces stay njoints x chunk x 6)."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    nv, m, nj = X.shape[0], X.shape[1], len(mv.parents)
+    for c0 in range(0, m, chunk):
+        w = min(chunk, m - c0)
+        B = np.empty((nv, w))
+        eta = np.empty((nj, w, 6))
+        for i in range(nv):
+            for j in range(w):
+                B[i, j] = X[i, c0 + j]
+        # the solve reads φ_k before it writes q̈_k of the same rows, and η before μ: one array for each pair
+        udut_solve(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
+                   dv.I_hat_inv, B, eta, eta, B, dv.phi_hat)  # fmt: skip
+        for i in range(nv):
+            for j in range(w):
+                X[i, c0 + j] = B[i, j]
+
+
+@njit(cache=True)
+def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
+    """The dynamics' derivatives at one state into d1, d2, d3 (nv x nv each); a status of ``rnea_entry`` or
+    ``aba_entry``.  One kernel for both (each compile links the recursions it calls, the package's longest):
+
+    - inverse (``forward`` False), x = q̈: ∂τ/∂q, ∂τ/∂q̇ by ``inverse_dynamics_derivatives_step`` after Table 1, and
+      ∂τ/∂q̈ = GIM (eq. 16–17, ``crba_entry``);
+    - forward, x = τ: q̈ by ``aba_entry`` (which leaves the UDUᵀ factors in ws), Table 1 and its derivatives at q̈,
+      then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ) by Table 3 on their columns, and ∂q̈/∂τ = GIM⁻¹ by
+      Table 3 on the identity; q̈ stays in ws."""
+    if forward:
+        status = aba_entry(mi, mf, ws, q, v, x, with_fext)
+        if status:
+            return status
+        a = data_views(ws, mi).ddq.copy()
+    else:
+        a = x
+    status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
+    if status:
+        return status
+    inverse_dynamics_derivatives_step(mi, mf, ws, v, a, d1, d2)
+    if not forward:
+        return crba_entry(mi, mf, ws, q, d3)
+    nv = len(a)
+    chunk = min(nv, 32)
+    gim_inverse_times(mi, mf, ws, d1, chunk)
+    gim_inverse_times(mi, mf, ws, d2, chunk)
+    for i in range(nv):
+        for j in range(nv):
+            d1[i, j] = -d1[i, j]
+            d2[i, j] = -d2[i, j]
+            d3[i, j] = 1.0 if i == j else 0.0
+    gim_inverse_times(mi, mf, ws, d3, chunk)
+    for i in range(nv):  # symmetric to rounding: symmetrised, as gim_inverse
+        for j in range(i + 1, nv):
+            d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
+    data_views(ws, mi).ddq[:] = a
+    return 0
+
+
+@njit(cache=True)
+def derivatives_fast(mb, ws, q, v, x, forward, d1, d2, d3):
+    """derivatives_entry without external forces, on the model buffer (the fast path)."""
+    return on_model_buffer(derivatives_entry, mb, ws, (q, v, x, False, forward, d1, d2, d3))
+
+
+@njit(cache=True)
+def derivatives_rows(mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi):
+    """Rows lo … hi−1 of a batch of derivatives (``protocol.run_chunks``); fixed = (with_fext, forward); out
+    (B, 3 nv²): the three nv x nv matrices of each row."""
+    nv = mi[HEAD_NV]
+    n2 = nv * nv
+    status = 0
+    for i in range(lo, hi):
+        row = out[i]
+        s = derivatives_entry(mi, mf, ws, Q[i], V[i], X[i], fixed[0], fixed[1], row[:n2].reshape((nv, nv)),
+                              row[n2 : 2 * n2].reshape((nv, nv)), row[2 * n2 :].reshape((nv, nv)))  # fmt: skip
+        status = s if s else status
+    return status
+
+
+@njit(cache=True, parallel=True)
+def derivatives_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
+    return run_chunks(derivatives_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
+
+
+DERIVATIVES = Entry(
+    derivatives_entry,
+    types.int64(MI, MF, VEC, VEC, VEC, VEC, types.boolean, types.boolean, MAT, MAT, MAT),
+    derivatives_fast,
+    types.int64(MB, VEC, VEC, VEC, VEC, types.boolean, MAT, MAT, MAT),
+    derivatives_batch,
+    ("q", "v", "x"),
+    after=(factor_step,),
+)
