@@ -74,7 +74,8 @@ def _checked(forward: bool, model: Model, data: Data, q, v, x, fext):
     nv = model.nv
     if B is None:
         entry.prepare()  # with the fast entry: the next call takes the fast path
-        raise_for_status(model, entry.kernel(model.mi, model.mf, data.ws, q, v, x, with_fext, forward, *outs), q, v, x, xname)
+        status = entry.kernel(model.mi, model.mf, data.ws, q, v, x, with_fext, forward, *outs)
+        raise_for_status(model, status, q, v, x, xname)
         return outs[0].copy(), outs[1].copy(), outs[2].copy()
     out = np.empty((B, 3 * nv * nv))
     status, out = entry.run_batch(model, data, (with_fext, forward), q, v, x, out)
