@@ -21,7 +21,7 @@ def test_validate_passes_on_bundled_urdf(capsys):
 def test_validate_example_robots_by_name(robot, capsys):
     assert cli.main(["validate", robot, "--samples", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["passed"] and len(report["checks"]) == 30  # 11 dynamics, 19 kinematics rows
+    assert report["passed"] and len(report["checks"]) == 39  # 11 dynamics, 9 derivative, 19 kinematics rows
     assert all(c["max_rel"] <= 1e-9 or c["max_abs"] <= 1e-12 for c in report["checks"])
 
 
@@ -48,7 +48,7 @@ def test_the_validate_rule_is_the_printed_quantity(capsys):
     assert not n.passed and n.worst_ratio != n.worst_ratio
     assert cli.main(["validate", "two_link", "--samples", "2"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.endswith((" pass", " FAIL"))]
-    assert len(rows) == 30 and all(r[-1] == "pass" and float(r[-2]) <= 1.0 for r in rows)
+    assert len(rows) == 39 and all(r[-1] == "pass" and float(r[-2]) <= 1.0 for r in rows)
 
 
 def test_missing_paths_are_named(capsys):
