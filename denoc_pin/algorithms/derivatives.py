@@ -23,14 +23,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..core.joints import dpdot_qdot, dS_dq
+from ..core.dense import cholesky_in_place, cholesky_solve
+from ..core.joints import UNIVERSAL, dpdot_qdot, dS_dq
 from ..core.layout import FMA, HEAD_NV, data_views, model_views
-from ..core.spatial import add_transferred_wrench, propagated_twist, rigid_inertia_times, transferred_wrench
+from ..core.spatial import (
+    add_transferred_wrench,
+    add_transformed_rigid_inertia,
+    propagated_twist,
+    rigid_inertia_into,
+    rigid_inertia_times,
+    transferred_wrench,
+)
 from .compositions import aba_entry, crba_entry, rnea_entry
 from .forward import factor_step, udut_solve
+from .kinematics import world_poses_into
 from .protocol import MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
 
-__all__ = ["DERIVATIVES"]
+__all__ = ["DENSE_PRODUCT", "DERIVATIVES"]
+
+DENSE_PRODUCT = 48
+"""Up to this nv, ∂q̈/∂q and ∂q̈/∂q̇ are −GIM⁻¹ ∂τ/∂· by dense products; above, by Table 3 column by column."""
 
 
 @njit(cache=True, inline="always")
@@ -83,12 +95,11 @@ def preorder(parents):
     """(order, first, size): the bodies 1 … nj−1 depth first (each subtree contiguous: order[first[k]:first[k] +
     size[k]] is k's subtree, k first), for any numbering with parents[k] < k."""
     nj = len(parents)
-    size = np.ones(nj, dtype=np.int64)
+    work = np.empty(4 * nj, dtype=np.int64)
+    size, first, nxt, order = work[:nj], work[nj : 2 * nj], work[2 * nj : 3 * nj], work[3 * nj + 1 :]
+    size[:] = 1
     for k in range(nj - 1, 0, -1):
         size[parents[k]] += size[k]
-    first = np.zeros(nj, dtype=np.int64)
-    nxt = np.zeros(nj, dtype=np.int64)  # where k's next child's subtree starts
-    order = np.empty(nj - 1, dtype=np.int64)
     first[0], nxt[0] = -1, 0
     for k in range(1, nj):
         b = parents[k]
@@ -225,6 +236,215 @@ def inverse_dynamics_derivatives_step(mi, mf, ws, v, a, dq, dv):
     return 0
 
 
+@njit(cache=True, inline="always")
+def to_world(R, o, x0, x1, x2, x3, x4, x5, force):
+    """A motion [ω; v] (force [n; f] with ``force``) in body k's frame at o_k, in the base frame at its origin:
+    [R ω; R v + o × R ω] ([R n + o × R f; R f])."""
+    a0, a1, a2 = R[0, 0] * x0 + R[0, 1] * x1 + R[0, 2] * x2, R[1, 0] * x0 + R[1, 1] * x1 + R[1, 2] * x2, \
+        R[2, 0] * x0 + R[2, 1] * x1 + R[2, 2] * x2  # fmt: skip
+    b0, b1, b2 = R[0, 0] * x3 + R[0, 1] * x4 + R[0, 2] * x5, R[1, 0] * x3 + R[1, 1] * x4 + R[1, 2] * x5, \
+        R[2, 0] * x3 + R[2, 1] * x4 + R[2, 2] * x5  # fmt: skip
+    if force:
+        return (a0 + o[1] * b2 - o[2] * b1, a1 + o[2] * b0 - o[0] * b2, a2 + o[0] * b1 - o[1] * b0, b0, b1, b2)
+    return (a0, a1, a2, b0 + o[1] * a2 - o[2] * a1, b1 + o[2] * a0 - o[0] * a2, b2 + o[0] * a1 - o[1] * a0)
+
+
+@njit(cache=True, inline="always")
+def rigid_times(C, x0, x1, x2, x3, x4, x5):
+    """M x for the rigid inertia C = (m, h, J upper triangle) of ``spatial.rigid_inertia_into`` (one body or a
+    composite of bodies, in one frame)."""
+    return rigid_inertia_times(C[0], C[1], C[2], C[3], C[4], C[5], C[6], C[7], C[8], C[9], x0, x1, x2, x3, x4, x5)
+
+
+@njit(cache=True, inline="always")
+def dot6(x, i, c, y0, y1, y2, y3, y4, y5):
+    """x[i, :, c] · y."""
+    return x[i, 0, c] * y0 + x[i, 1, c] * y1 + x[i, 2, c] * y2 + x[i, 3, c] * y3 + x[i, 4, c] * y4 + x[i, 5, c] * y5
+
+
+@njit(cache=True, fastmath=FMA)
+def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
+    """∂τ/∂q (tangent), ∂τ/∂q̇ and the GIM into dq, dv, M, Table 1 already run in ws, in O(n·d) with a few dot
+    products per (body, ancestor) pair: the directions of ``inverse_dynamics_derivatives_step`` summed over subtrees
+    in the base frame, where a change ξ of joint J moves every quantity of J's subtree without a transform.
+
+    In the base frame (t_k, a_k, the Newton–Euler wrench w_k and the composite w̃_k of Table 1 carried there, M_k the
+    body's inertia there, u = t_β and b = a_β of J's parent β, η = ξ ×ₘ u), the change of w_k is
+    δw_k = ξ ×* w_k + M_k (η ×ₘ u − ξ ×ₘ b) − B_k η for q and B_k s + M_k ((t_J + u) ×ₘ s) for q̇ (s = p_J e_j),
+    with B_k η = M_k (η ×ₘ t_k) + η ×* M_k t_k + t_k ×* M_k η.  Summed over a subtree they need only the composites
+    M̃_i (eq. 17, the CRBA's) and B̃_i; the term ξ ×* w̃_i cancels against δp_i = ξ ×ₘ p_i in δτ_i = δ(p_iᵀ w̃_i), so
+    δτ_i = P_iᵀ (η ×ₘ u − ξ ×ₘ b) − Q_iᵀ η for i in J's subtree, P_i = M̃_i p_i, Q_i = B̃_iᵀ p_i, and p_iᵀ δw̃_J above
+    J.  The GIM is I_{iJ} = P_iᵀ p_J (eq. 16).  For joints whose p_k is fixed in the body (every kind but the
+    universal joint, whose first axis turns with the parent: ``inverse_dynamics_derivatives_step`` serves it)."""
+    mv = model_views(mi, mf)
+    d_ = data_views(ws, mi)
+    parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
+    masses, coms, Io = mv.masses, mv.coms, mv.inertias_origin
+    E, r, S, t, tdot, w_tilde, R, o = d_.E, d_.r, d_.S, d_.t, d_.tdot, d_.w_tilde, d_.oR, d_.op
+    nj, z = len(parents), S.shape[2]
+    world_poses_into(parents, E, r, R, o)
+    order, first, size = preorder(parents)
+    # one allocation for the work arrays (each np.zeros of a call costs about 0.1 µs)
+    n6, nz = nj * 6, nj * 6 * z
+    buf = np.zeros(4 * n6 + 3 * nz + nj * 10 + nj * 36)
+    nu = buf[:n6].reshape((nj, 6))  # t_k, base frame
+    acc = buf[n6 : 2 * n6].reshape((nj, 6))  # a_k, base frame
+    F = buf[2 * n6 : 3 * n6].reshape((nj, 6))  # w̃_k, base frame
+    Sw = buf[4 * n6 : 4 * n6 + nz].reshape((nj, 6, z))  # p_k, base frame
+    P = buf[4 * n6 + nz : 4 * n6 + 2 * nz].reshape((nj, 6, z))  # M̃_k p_k
+    Q = buf[4 * n6 + 2 * nz : 4 * n6 + 3 * nz].reshape((nj, 6, z))  # B̃_kᵀ p_k
+    o2 = 4 * n6 + 3 * nz
+    C = buf[o2 : o2 + nj * 10].reshape((nj, 10))  # M̃_k, base frame, as (m, h, J)
+    B = buf[o2 + nj * 10 :].reshape((nj, 6, 6))  # B̃_k
+    Rt = np.empty((3, 3))
+    Cb = np.empty(10)
+    dq[:, :] = 0.0
+    dv[:, :] = 0.0
+    M[:, :] = 0.0
+    for c in range(6):
+        acc[0, c] = tdot[0, c]
+    for k in range(1, nj):
+        Rk, ok, tk, td = R[k], o[k], t[k], tdot[k]
+        nu[k, 0], nu[k, 1], nu[k, 2], nu[k, 3], nu[k, 4], nu[k, 5] = to_world(
+            Rk, ok, tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], False
+        )
+        acc[k, 0], acc[k, 1], acc[k, 2], acc[k, 3], acc[k, 4], acc[k, 5] = to_world(
+            Rk, ok, td[0], td[1], td[2], td[3] - (tk[1] * tk[5] - tk[2] * tk[4]),
+            td[4] - (tk[2] * tk[3] - tk[0] * tk[5]), td[5] - (tk[0] * tk[4] - tk[1] * tk[3]), False,
+        )  # fmt: skip
+        wt = w_tilde[k]
+        F[k, 0], F[k, 1], F[k, 2], F[k, 3], F[k, 4], F[k, 5] = to_world(
+            Rk, ok, wt[0], wt[1], wt[2], wt[3], wt[4], wt[5], True
+        )
+        for d in range(nvs[k]):
+            Sw[k, 0, d], Sw[k, 1, d], Sw[k, 2, d], Sw[k, 3, d], Sw[k, 4, d], Sw[k, 5, d] = to_world(
+                Rk, ok, S[k, 0, d], S[k, 1, d], S[k, 2, d], S[k, 3, d], S[k, 4, d], S[k, 5, d], False
+            )
+        # M_k in the base frame: (m, h, J) of the body moved by (R_kᵀ, o_k), as eq. 17 moves a child to its parent
+        rigid_inertia_into(masses[k], coms[k], Io[k], Cb)
+        for i in range(3):
+            for j in range(3):
+                Rt[i, j] = Rk[j, i]
+        add_transformed_rigid_inertia(Rt, ok, Cb, C[k])
+        # B_k = −(X_k + X_kᵀ) + H(M_k t_k), X_k = M_k [t_k ×ₘ] (its column j: M_k (t_k ×ₘ e_j)) and H(h) η = η ×* h
+        # = [[−h_n×, −h_f×], [−h_f×, 0]] η: since [t ×*] = −[t ×ₘ]ᵀ, M_k (η ×ₘ t_k) + t_k ×* M_k η = −(X_k + X_kᵀ) η.
+        n0, n1, n2, n3, n4, n5 = nu[k, 0], nu[k, 1], nu[k, 2], nu[k, 3], nu[k, 4], nu[k, 5]
+        Bk = B[k]
+        for j in range(6):
+            e0 = 1.0 if j == 0 else 0.0
+            e1 = 1.0 if j == 1 else 0.0
+            e2 = 1.0 if j == 2 else 0.0
+            e3 = 1.0 if j == 3 else 0.0
+            e4 = 1.0 if j == 4 else 0.0
+            e5 = 1.0 if j == 5 else 0.0
+            x0, x1, x2, x3, x4, x5 = motion_cross(n0, n1, n2, n3, n4, n5, e0, e1, e2, e3, e4, e5)
+            y0, y1, y2, y3, y4, y5 = rigid_times(C[k], x0, x1, x2, x3, x4, x5)
+            Bk[0, j] -= y0
+            Bk[1, j] -= y1
+            Bk[2, j] -= y2
+            Bk[3, j] -= y3
+            Bk[4, j] -= y4
+            Bk[5, j] -= y5
+            Bk[j, 0] -= y0
+            Bk[j, 1] -= y1
+            Bk[j, 2] -= y2
+            Bk[j, 3] -= y3
+            Bk[j, 4] -= y4
+            Bk[j, 5] -= y5
+        h0, h1, h2, h3, h4, h5 = rigid_times(C[k], n0, n1, n2, n3, n4, n5)
+        # + H(h): −[h_n ×] (top left), −[h_f ×] (top right and bottom left)
+        Bk[0, 1] += h2
+        Bk[0, 2] -= h1
+        Bk[1, 0] -= h2
+        Bk[1, 2] += h0
+        Bk[2, 0] += h1
+        Bk[2, 1] -= h0
+        Bk[0, 4] += h5
+        Bk[0, 5] -= h4
+        Bk[1, 3] -= h5
+        Bk[1, 5] += h3
+        Bk[2, 3] += h4
+        Bk[2, 4] -= h3
+        Bk[3, 1] += h5
+        Bk[3, 2] -= h4
+        Bk[4, 0] -= h5
+        Bk[4, 2] += h3
+        Bk[5, 0] += h4
+        Bk[5, 1] -= h3
+    # composites M̃_k and B̃_k (children after parents: parents[k] < k), then P_k and Q_k
+    for k in range(nj - 1, 0, -1):
+        b = parents[k]
+        if b > 0:
+            for c in range(10):
+                C[b, c] += C[k, c]
+            for i in range(6):
+                for j in range(6):
+                    B[b, i, j] += B[k, i, j]
+        for d in range(nvs[k]):
+            P[k, 0, d], P[k, 1, d], P[k, 2, d], P[k, 3, d], P[k, 4, d], P[k, 5, d] = rigid_times(
+                C[k], Sw[k, 0, d], Sw[k, 1, d], Sw[k, 2, d], Sw[k, 3, d], Sw[k, 4, d], Sw[k, 5, d]
+            )
+            for i in range(6):
+                s = 0.0
+                for j in range(6):
+                    s += B[k, j, i] * Sw[k, j, d]
+                Q[k, i, d] = s
+    for J in range(1, nj):
+        bJ, ivJ = parents[J], idx_v[J]
+        u0, u1, u2, u3, u4, u5 = nu[bJ, 0], nu[bJ, 1], nu[bJ, 2], nu[bJ, 3], nu[bJ, 4], nu[bJ, 5]
+        b0, b1, b2, b3, b4, b5 = acc[bJ, 0], acc[bJ, 1], acc[bJ, 2], acc[bJ, 3], acc[bJ, 4], acc[bJ, 5]
+        for j in range(nvs[J]):
+            col = ivJ + j
+            x0, x1, x2, x3, x4, x5 = Sw[J, 0, j], Sw[J, 1, j], Sw[J, 2, j], Sw[J, 3, j], Sw[J, 4, j], Sw[J, 5, j]
+            # q: η = ξ ×ₘ u, g = η ×ₘ u − ξ ×ₘ b
+            e0, e1, e2, e3, e4, e5 = motion_cross(x0, x1, x2, x3, x4, x5, u0, u1, u2, u3, u4, u5)
+            g0, g1, g2, g3, g4, g5 = motion_cross(e0, e1, e2, e3, e4, e5, u0, u1, u2, u3, u4, u5)
+            c0, c1, c2, c3, c4, c5 = motion_cross(x0, x1, x2, x3, x4, x5, b0, b1, b2, b3, b4, b5)
+            g0, g1, g2, g3, g4, g5 = g0 - c0, g1 - c1, g2 - c2, g3 - c3, g4 - c4, g5 - c5
+            # q̇: s = ξ, g' = (t_J + u) ×ₘ s
+            k0, k1, k2 = nu[J, 0] + u0, nu[J, 1] + u1, nu[J, 2] + u2
+            k3, k4, k5 = nu[J, 3] + u3, nu[J, 4] + u4, nu[J, 5] + u5
+            p0, p1, p2, p3, p4, p5 = motion_cross(k0, k1, k2, k3, k4, k5, x0, x1, x2, x3, x4, x5)
+            for ii in range(first[J], first[J] + size[J]):
+                i = order[ii]
+                iv = idx_v[i]
+                for c in range(nvs[i]):
+                    Pg = dot6(P, i, c, g0, g1, g2, g3, g4, g5)
+                    dq[iv + c, col] = Pg - dot6(Q, i, c, e0, e1, e2, e3, e4, e5)
+                    dv[iv + c, col] = dot6(Q, i, c, x0, x1, x2, x3, x4, x5) + dot6(P, i, c, p0, p1, p2, p3, p4, p5)
+                    Mij = dot6(P, i, c, x0, x1, x2, x3, x4, x5)
+                    M[iv + c, col] = Mij
+                    M[col, iv + c] = Mij
+            if bJ == 0:
+                continue
+            # above J: δw̃_J = ξ ×* w̃_J + M̃_J g − B̃_J η (q), B̃_J s + M̃_J g' (q̇)
+            FJ = F[J]
+            y0, y1, y2, y3, y4, y5 = force_cross(x0, x1, x2, x3, x4, x5, FJ[0], FJ[1], FJ[2], FJ[3], FJ[4], FJ[5])
+            m0, m1, m2, m3, m4, m5 = rigid_times(C[J], g0, g1, g2, g3, g4, g5)
+            z0, z1, z2, z3, z4, z5 = rigid_times(C[J], p0, p1, p2, p3, p4, p5)
+            Bj = B[J]
+            y0 += m0 - (Bj[0, 0] * e0 + Bj[0, 1] * e1 + Bj[0, 2] * e2 + Bj[0, 3] * e3 + Bj[0, 4] * e4 + Bj[0, 5] * e5)
+            y1 += m1 - (Bj[1, 0] * e0 + Bj[1, 1] * e1 + Bj[1, 2] * e2 + Bj[1, 3] * e3 + Bj[1, 4] * e4 + Bj[1, 5] * e5)
+            y2 += m2 - (Bj[2, 0] * e0 + Bj[2, 1] * e1 + Bj[2, 2] * e2 + Bj[2, 3] * e3 + Bj[2, 4] * e4 + Bj[2, 5] * e5)
+            y3 += m3 - (Bj[3, 0] * e0 + Bj[3, 1] * e1 + Bj[3, 2] * e2 + Bj[3, 3] * e3 + Bj[3, 4] * e4 + Bj[3, 5] * e5)
+            y4 += m4 - (Bj[4, 0] * e0 + Bj[4, 1] * e1 + Bj[4, 2] * e2 + Bj[4, 3] * e3 + Bj[4, 4] * e4 + Bj[4, 5] * e5)
+            y5 += m5 - (Bj[5, 0] * e0 + Bj[5, 1] * e1 + Bj[5, 2] * e2 + Bj[5, 3] * e3 + Bj[5, 4] * e4 + Bj[5, 5] * e5)
+            z0 += Bj[0, 0] * x0 + Bj[0, 1] * x1 + Bj[0, 2] * x2 + Bj[0, 3] * x3 + Bj[0, 4] * x4 + Bj[0, 5] * x5
+            z1 += Bj[1, 0] * x0 + Bj[1, 1] * x1 + Bj[1, 2] * x2 + Bj[1, 3] * x3 + Bj[1, 4] * x4 + Bj[1, 5] * x5
+            z2 += Bj[2, 0] * x0 + Bj[2, 1] * x1 + Bj[2, 2] * x2 + Bj[2, 3] * x3 + Bj[2, 4] * x4 + Bj[2, 5] * x5
+            z3 += Bj[3, 0] * x0 + Bj[3, 1] * x1 + Bj[3, 2] * x2 + Bj[3, 3] * x3 + Bj[3, 4] * x4 + Bj[3, 5] * x5
+            z4 += Bj[4, 0] * x0 + Bj[4, 1] * x1 + Bj[4, 2] * x2 + Bj[4, 3] * x3 + Bj[4, 4] * x4 + Bj[4, 5] * x5
+            z5 += Bj[5, 0] * x0 + Bj[5, 1] * x1 + Bj[5, 2] * x2 + Bj[5, 3] * x3 + Bj[5, 4] * x4 + Bj[5, 5] * x5
+            i = bJ
+            while i > 0:
+                iv = idx_v[i]
+                for c in range(nvs[i]):
+                    dq[iv + c, col] = dot6(Sw, i, c, y0, y1, y2, y3, y4, y5)
+                    dv[iv + c, col] = dot6(Sw, i, c, z0, z1, z2, z3, z4, z5)
+                i = parents[i]
+    return 0
+
+
 @njit(cache=True)
 def gim_inverse_times(mi, mf, ws, X, chunk):
     """X ← GIM⁻¹ X in place (X: nv x m) by the UDUᵀ factors in ws (Table 3 on ``chunk`` columns at a time, so that
@@ -248,15 +468,77 @@ def gim_inverse_times(mi, mf, ws, X, chunk):
 
 
 @njit(cache=True)
+def table3_forward(mi, mf, ws, d1, d2, d3):
+    """d3 = GIM⁻¹ by Table 3 on the identity (the UDUᵀ factors in ws), then d1, d2 ← −GIM⁻¹ d1, −GIM⁻¹ d2: by dense
+    products up to ``DENSE_PRODUCT`` DOF, by Table 3 on their columns above (O(n) per column)."""
+    nv = d1.shape[0]
+    chunk = min(nv, 32)
+    for i in range(nv):
+        for j in range(nv):
+            d3[i, j] = 1.0 if i == j else 0.0
+    gim_inverse_times(mi, mf, ws, d3, chunk)
+    for i in range(nv):  # symmetric to rounding: symmetrised, as gim_inverse
+        for j in range(i + 1, nv):
+            d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
+    if nv <= DENSE_PRODUCT:
+        T = np.empty((nv, nv))
+        minus_product(d3, d1, T)
+        minus_product(d3, d2, T)
+        return
+    gim_inverse_times(mi, mf, ws, d1, chunk)
+    gim_inverse_times(mi, mf, ws, d2, chunk)
+    for i in range(nv):
+        for j in range(nv):
+            d1[i, j] = -d1[i, j]
+            d2[i, j] = -d2[i, j]
+
+
+@njit(cache=True, inline="always")
+def minus_product(A, X, T):
+    """X ← −A X (n x n each), through T: rows of A against rows of X, the inner loop over contiguous entries."""
+    n = X.shape[0]
+    for i in range(n):
+        for j in range(n):
+            T[i, j] = 0.0
+        for m in range(n):
+            f = A[i, m]
+            for j in range(n):
+                T[i, j] -= f * X[m, j]
+    X[:, :] = T
+
+
+@njit(cache=True)
+def cholesky_forward(d1, d2, d3):
+    """The GIM in d3 (nv ≤ ``DENSE_PRODUCT``): d3 ← GIM⁻¹ by its Cholesky factor, then d1, d2 ← −GIM⁻¹ d1,
+    −GIM⁻¹ d2 (about nv³ products in all: less than Table 3 on nv columns for small nv, and as accurate, to
+    cond(GIM) ε)."""
+    nv = d1.shape[0]
+    L = d3.copy()
+    cholesky_in_place(L, 0.0)  # positive definite: aba_entry has checked every Î_k
+    col, x = np.empty(nv), np.empty(nv)
+    for j in range(nv):
+        for i in range(nv):
+            col[i] = 1.0 if i == j else 0.0
+        cholesky_solve(L, col, x)
+        for i in range(nv):
+            d3[i, j] = x[i]
+    for i in range(nv):
+        for j in range(i + 1, nv):
+            d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
+    minus_product(d3, d1, L)
+    minus_product(d3, d2, L)
+
+
+@njit(cache=True)
 def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     """The dynamics' derivatives at one state into d1, d2, d3 (nv x nv each); a status of ``rnea_entry`` or
     ``aba_entry``.  One kernel for both (each compile links the recursions it calls, the package's longest):
 
-    - inverse (``forward`` False), x = q̈: ∂τ/∂q, ∂τ/∂q̇ by ``inverse_dynamics_derivatives_step`` after Table 1, and
-      ∂τ/∂q̈ = GIM (eq. 16–17, ``crba_entry``);
+    - inverse (``forward`` False), x = q̈: ∂τ/∂q, ∂τ/∂q̇ after Table 1 (``inverse_dynamics_derivatives_world``, or
+      ``inverse_dynamics_derivatives_step`` on a model with a universal joint), and ∂τ/∂q̈ = GIM (eq. 16–17);
     - forward, x = τ: q̈ by ``aba_entry`` (which leaves the UDUᵀ factors in ws), Table 1 and its derivatives at q̈,
-      then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ) by Table 3 on their columns, and ∂q̈/∂τ = GIM⁻¹ by
-      Table 3 on the identity; q̈ stays in ws."""
+      then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ) and ∂q̈/∂τ = GIM⁻¹ (``cholesky_forward`` up to
+      ``DENSE_PRODUCT`` DOF, ``table3_forward`` above); q̈ stays in ws."""
     if forward:
         status = aba_entry(mi, mf, ws, q, v, x, with_fext)
         if status:
@@ -267,22 +549,23 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
     if status:
         return status
-    inverse_dynamics_derivatives_step(mi, mf, ws, v, a, d1, d2)
-    if not forward:
-        return crba_entry(mi, mf, ws, q, d3)
-    nv = len(a)
-    chunk = min(nv, 32)
-    gim_inverse_times(mi, mf, ws, d1, chunk)
-    gim_inverse_times(mi, mf, ws, d2, chunk)
-    for i in range(nv):
-        for j in range(nv):
-            d1[i, j] = -d1[i, j]
-            d2[i, j] = -d2[i, j]
-            d3[i, j] = 1.0 if i == j else 0.0
-    gim_inverse_times(mi, mf, ws, d3, chunk)
-    for i in range(nv):  # symmetric to rounding: symmetrised, as gim_inverse
-        for j in range(i + 1, nv):
-            d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
+    universal = False
+    kinds = model_views(mi, mf).kinds
+    for k in range(1, len(kinds)):
+        universal = universal or kinds[k] == UNIVERSAL
+    if universal:  # a joint axis turning with the parent: one direction at a time
+        inverse_dynamics_derivatives_step(mi, mf, ws, v, a, d1, d2)
+        if not forward:
+            return crba_entry(mi, mf, ws, q, d3)
+        table3_forward(mi, mf, ws, d1, d2, d3)
+    else:  # O(n·d) in the base frame, with the GIM
+        inverse_dynamics_derivatives_world(mi, mf, ws, v, a, d1, d2, d3)
+        if not forward:
+            return 0
+        if len(a) <= DENSE_PRODUCT:
+            cholesky_forward(d1, d2, d3)
+        else:
+            table3_forward(mi, mf, ws, d1, d2, d3)
     data_views(ws, mi).ddq[:] = a
     return 0
 
