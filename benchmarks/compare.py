@@ -200,6 +200,123 @@ def alternating_runs(ours, loop, B: int) -> dict:
     return {"denoc_pin_per_s": B / t_ours, "pinocchio_loop_per_s": B / t_loop, "speedup": t_loop / t_ours}
 
 
+def derivative_row(name: str, model, pm, t: float) -> dict:
+    """Our inverse and forward derivatives against computeRNEADerivatives and computeABADerivatives, paired."""
+    import pinocchio as pin
+
+    data, pd = model.create_data(), pm.createData()
+    q, v, a = state(model)
+    tau = dp.inverse_dynamics(model, data, q, v, a)
+    row = {"case": name, "nv": model.nv}
+    row["ID_d"], row["rnea_d"], row["ID_d_ratio"] = paired_times(
+        lambda: dp.inverse_dynamics_derivatives(model, data, q, v, a),
+        lambda: pin.computeRNEADerivatives(pm, pd, q, v, a), t)  # fmt: skip
+    row["FD_d"], row["aba_d"], row["FD_d_ratio"] = paired_times(
+        lambda: dp.forward_dynamics_derivatives(model, data, q, v, tau),
+        lambda: pin.computeABADerivatives(pm, pd, q, v, tau), t)  # fmt: skip
+    return row
+
+
+def derivative_scaling(n: int, with_pinocchio: bool) -> dict:
+    """Median time per call of both derivatives on an n-link spatial chain (and Pinocchio's)."""
+    import pinocchio as pin
+
+    model = dp.models.chain(n)
+    data = model.create_data()
+    x = state(model)
+    entry = {
+        "n": n,
+        "ID_d": median_time(lambda: dp.inverse_dynamics_derivatives(model, data, *x), 0.05),
+        "FD_d": median_time(lambda: dp.forward_dynamics_derivatives(model, data, *x), 0.05),
+    }
+    if with_pinocchio:
+        pm = dp.to_pinocchio(model)
+        pd = pm.createData()
+        entry["rnea_d"] = median_time(lambda: pin.computeRNEADerivatives(pm, pd, *x), 0.05)
+        entry["aba_d"] = median_time(lambda: pin.computeABADerivatives(pm, pd, *x), 0.05)
+    return entry
+
+
+STEP_DT = 1e-3
+
+
+def step_row(name: str, model, t: float) -> dict:
+    """RK4 step derivatives against the same Jacobians by forward differences of the step (3 nv + 1 steps)."""
+    data = model.create_data()
+    q, v, tau = state(model)
+    nv, h = model.nv, 1e-7
+
+    def differences():
+        q1, v1 = dp.step(model, data, q, v, tau, STEP_DT)
+        for i in range(3 * nv):
+            e = np.zeros(3 * nv)
+            e[i] = h
+            qa, va = dp.step(model, data, dp.integrate(model, q, e[:nv]), v + e[nv : 2 * nv], tau + e[2 * nv :],
+                             STEP_DT)  # fmt: skip
+            dp.difference(model, q1, qa)
+
+    a, b, r = paired_times(lambda: dp.step_derivatives(model, data, q, v, tau, STEP_DT), differences, t, max_calls=200)
+    return {"case": name, "nv": nv, "step_derivatives": a, "differences": b, "ratio": r}
+
+
+def derivatives(quick: bool = False) -> dict:
+    """The dynamics' derivatives against Pinocchio's (computeRNEADerivatives, computeABADerivatives) per call and on
+    chains of growing size, a batch against a Python loop over Pinocchio, and RK4 step derivatives against forward
+    differences of the same step."""
+    import pinocchio as pin
+
+    t = 0.05 if quick else 0.4
+    chain = dp.models.chain(100)
+    rows = [derivative_row("panda", *robot_models("panda"), t),
+            derivative_row("talos_reduced", *robot_models("talos_reduced"), t),
+            derivative_row("solo12 (free-flyer)", *robot_models("solo12", free_flyer=True), t),
+            derivative_row("chain 100", chain, dp.to_pinocchio(chain), t)]  # fmt: skip
+    model, pm = robot_models("panda")
+    data, pd = model.create_data(), pm.createData()
+    B = 1000 if quick else 10000
+    rng = np.random.default_rng(1)
+    Q = dp.random_configuration(model, rng, n=B)
+    V, A = rng.uniform(-1, 1, (2, B, model.nv))
+    dp.inverse_dynamics_derivatives(model, data, Q[:2], V[:2], A[:2])
+    dp.forward_dynamics_derivatives(model, data, Q[:2], V[:2], A[:2])
+    out = {"per_call": rows, "batch": {"B": B}}
+    for label, ours, theirs in [
+        ("ID_d", lambda: dp.inverse_dynamics_derivatives(model, data, Q, V, A), pin.computeRNEADerivatives),
+        ("FD_d", lambda: dp.forward_dynamics_derivatives(model, data, Q, V, A), pin.computeABADerivatives),
+    ]:
+
+        def loop(theirs=theirs):
+            for i in range(B):
+                theirs(pm, pd, Q[i], V[i], A[i])
+
+        out["batch"][label] = alternating_runs(ours, loop, B)
+    # Pinocchio to 1,000 links: its Data keeps several n x n matrices and its derivatives are O(n²) on a chain too
+    out["scaling"] = [derivative_scaling(n, n <= 1000) for n in [10, 30, 100, 300, 1000] + ([] if quick else [2000])]
+    out["step"] = [step_row("panda", robot_models("panda")[0], t), step_row("rope", dp.models.rope(), t)]
+    return out
+
+
+def report_derivatives(r: dict) -> str:
+    lines = ["Derivatives per call from Python (alternating rounds; ratio = denoc_pin / Pinocchio)",
+             f"{'case':<22}{'nv':>5}{'ID derivs':>11}{'pinocchio':>11}{'ratio':>7}{'FD derivs':>11}{'pinocchio':>11}"
+             f"{'ratio':>7}"]  # fmt: skip
+    for row in r["per_call"]:
+        lines.append(f"{row['case']:<22}{row['nv']:>5}{us(row['ID_d']):>11}{us(row['rnea_d']):>11}"
+                     f"{row['ID_d_ratio']:>7.2f}{us(row['FD_d']):>11}{us(row['aba_d']):>11}"
+                     f"{row['FD_d_ratio']:>7.2f}")  # fmt: skip
+    b = r["batch"]
+    lines.append(f"batch of {b['B']} panda states, all cores, against a Python loop over Pinocchio: "
+                 f"ID derivs {b['ID_d']['speedup']:.1f}x, FD derivs {b['FD_d']['speedup']:.1f}x")  # fmt: skip
+    lines.append(f"{'chain n':>8}{'ID derivs':>12}{'rnea derivs':>13}{'FD derivs':>12}{'aba derivs':>12}")
+    for e in r["scaling"]:
+        lines.append(f"{e['n']:>8}{us(e['ID_d']):>12}{us(e.get('rnea_d')):>13}{us(e['FD_d']):>12}"
+                     f"{us(e.get('aba_d')):>12}")  # fmt: skip
+    for s in r["step"]:
+        lines.append(f"RK4 step derivatives, {s['case']} (nv {s['nv']}): {us(s['step_derivatives'])} against "
+                     f"{us(s['differences'])} for forward differences of the step ({s['ratio']:.3f}x)")  # fmt: skip
+    return "\n".join(lines)
+
+
 KINEMATICS_FRAME = {"panda": "panda_hand_tcp", "talos_reduced": "gripper_left_joint", "solo12": "FL_FOOT"}
 
 
@@ -736,8 +853,14 @@ def main(argv=None) -> int:
     p.add_argument("--mujoco", action="store_true", help="only the table against MuJoCo")
     p.add_argument("--adaptive", action="store_true", help="only the adaptive integrators' table")
     p.add_argument("--dask", action="store_true", help="only the Dask sweep, dataset and cold starts")
+    p.add_argument("--derivatives", action="store_true", help="only the derivatives' tables")
     args = p.parse_args(argv)
     import pinocchio as pin
+
+    if args.derivatives:
+        r = derivatives(args.quick)
+        print(json.dumps(r, indent=2) if args.json else report_derivatives(r))
+        return 0
 
     if args.dask:
         r = dask_scaling(args.quick)
