@@ -23,8 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..core.dense import cholesky_in_place, cholesky_solve
-from ..core.joints import UNIVERSAL, dpdot_qdot, dS_dq
+from ..core.joints import dpdot_qdot, dS_dq, subspaces_fixed_in_bodies
 from ..core.layout import FMA, HEAD_NV, data_views, model_views
 from ..core.spatial import (
     add_transferred_wrench,
@@ -41,8 +40,9 @@ from .protocol import MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
 
 __all__ = ["DENSE_PRODUCT", "DERIVATIVES"]
 
-DENSE_PRODUCT = 48
-"""Up to this nv, ∂q̈/∂q and ∂q̈/∂q̇ are −GIM⁻¹ ∂τ/∂· by dense products; above, by Table 3 column by column."""
+DENSE_PRODUCT = 200
+"""Up to this nv, GIM⁻¹ and −GIM⁻¹ ∂τ/∂· are formed densely (LAPACK and BLAS, O(nv³)); above, by Table 3 column by
+column (O(n) a column, O(n²) in all)."""
 
 
 @njit(cache=True, inline="always")
@@ -480,10 +480,9 @@ def table3_forward(mi, mf, ws, d1, d2, d3):
     for i in range(nv):  # symmetric to rounding: symmetrised, as gim_inverse
         for j in range(i + 1, nv):
             d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
-    if nv <= DENSE_PRODUCT:
-        T = np.empty((nv, nv))
-        minus_product(d3, d1, T)
-        minus_product(d3, d2, T)
+    if nv <= DENSE_PRODUCT:  # BLAS products
+        d1[:, :] = -np.dot(d3, d1)
+        d2[:, :] = -np.dot(d3, d2)
         return
     gim_inverse_times(mi, mf, ws, d1, chunk)
     gim_inverse_times(mi, mf, ws, d2, chunk)
@@ -493,40 +492,17 @@ def table3_forward(mi, mf, ws, d1, d2, d3):
             d2[i, j] = -d2[i, j]
 
 
-@njit(cache=True, inline="always")
-def minus_product(A, X, T):
-    """X ← −A X (n x n each), through T: rows of A against rows of X, the inner loop over contiguous entries."""
-    n = X.shape[0]
-    for i in range(n):
-        for j in range(n):
-            T[i, j] = 0.0
-        for m in range(n):
-            f = A[i, m]
-            for j in range(n):
-                T[i, j] -= f * X[m, j]
-    X[:, :] = T
-
-
 @njit(cache=True)
-def cholesky_forward(d1, d2, d3):
-    """The GIM in d3 (nv ≤ ``DENSE_PRODUCT``): d3 ← GIM⁻¹ by its Cholesky factor, then d1, d2 ← −GIM⁻¹ d1,
-    −GIM⁻¹ d2 (about nv³ products in all: less than Table 3 on nv columns for small nv, and as accurate, to
-    cond(GIM) ε)."""
+def dense_forward(d1, d2, d3):
+    """The GIM in d3 (nv ≤ ``DENSE_PRODUCT``): d3 ← GIM⁻¹ (LAPACK, as accurate as any route: cond(GIM) ε), then
+    d1, d2 ← −GIM⁻¹ d1, −GIM⁻¹ d2 by BLAS products: at these sizes faster than Table 3 on 3 nv columns."""
     nv = d1.shape[0]
-    L = d3.copy()
-    cholesky_in_place(L, 0.0)  # positive definite: aba_entry has checked every Î_k
-    col, x = np.empty(nv), np.empty(nv)
-    for j in range(nv):
-        for i in range(nv):
-            col[i] = 1.0 if i == j else 0.0
-        cholesky_solve(L, col, x)
-        for i in range(nv):
-            d3[i, j] = x[i]
+    d3[:, :] = np.linalg.inv(d3)
     for i in range(nv):
         for j in range(i + 1, nv):
             d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
-    minus_product(d3, d1, L)
-    minus_product(d3, d2, L)
+    d1[:, :] = -np.dot(d3, d1)
+    d2[:, :] = -np.dot(d3, d2)
 
 
 @njit(cache=True)
@@ -537,7 +513,7 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     - inverse (``forward`` False), x = q̈: ∂τ/∂q, ∂τ/∂q̇ after Table 1 (``inverse_dynamics_derivatives_world``, or
       ``inverse_dynamics_derivatives_step`` on a model with a universal joint), and ∂τ/∂q̈ = GIM (eq. 16–17);
     - forward, x = τ: q̈ by ``aba_entry`` (which leaves the UDUᵀ factors in ws), Table 1 and its derivatives at q̈,
-      then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ) and ∂q̈/∂τ = GIM⁻¹ (``cholesky_forward`` up to
+      then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ) and ∂q̈/∂τ = GIM⁻¹ (``dense_forward`` up to
       ``DENSE_PRODUCT`` DOF, ``table3_forward`` above); q̈ stays in ws."""
     if forward:
         status = aba_entry(mi, mf, ws, q, v, x, with_fext)
@@ -549,11 +525,7 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
     if status:
         return status
-    universal = False
-    kinds = model_views(mi, mf).kinds
-    for k in range(1, len(kinds)):
-        universal = universal or kinds[k] == UNIVERSAL
-    if universal:  # a joint axis turning with the parent: one direction at a time
+    if not subspaces_fixed_in_bodies(model_views(mi, mf).kinds):  # an axis turning with the parent: one at a time
         inverse_dynamics_derivatives_step(mi, mf, ws, v, a, d1, d2)
         if not forward:
             return crba_entry(mi, mf, ws, q, d3)
@@ -563,7 +535,7 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
         if not forward:
             return 0
         if len(a) <= DENSE_PRODUCT:
-            cholesky_forward(d1, d2, d3)
+            dense_forward(d1, d2, d3)
         else:
             table3_forward(mi, mf, ws, d1, d2, d3)
     data_views(ws, mi).ddq[:] = a

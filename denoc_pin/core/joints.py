@@ -377,6 +377,16 @@ def dpdot_qdot(kinds, S, axes2, k, d, wrt_v, v, iv):
     return c0 * f, c1 * f, c2 * f
 
 
+@njit(cache=True)
+def subspaces_fixed_in_bodies(kinds) -> bool:
+    """Whether every joint's p_k is fixed in its own body (no column that turns with the parent, as a universal
+    joint's first axis does): what the derivatives' O(n·d) pass in the base frame needs."""
+    for k in range(1, len(kinds)):
+        if kinds[k] == UNIVERSAL:
+            return False
+    return True
+
+
 def turns_with_parent(kind: int, column: int) -> bool:
     """Whether column ``column`` of p_k is fixed in the parent's frame (ṗ = ω_β × p for it) rather than in the
     body's: a universal joint's first axis, e1 (its R2ᵀ e1 in the body frame, ``joint_kinematics``)."""
