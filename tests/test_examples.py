@@ -155,3 +155,15 @@ def test_isobe_structure_varying(tmp_path):
     assert fall["joint4_after_lock_max_rate"] == 0.0 and fall["events"][0]["kinetic_lost_J"] > 0
     assert fall["events"][1]["kinetic_lost_J"] == 0.0  # opening a loop takes nothing
     assert fall["energy_balance_drift_J"] <= 1e-5 * fall["peak_kinetic_J"]
+
+
+def test_ilqr_example(tmp_path):
+    """iLQR on step_derivatives: the double pendulum near upright at rest and panda's hand near its target, the cost
+    down by orders of magnitude, a MeshCat page of each; the finite-difference run beside it also descends."""
+    out = _example("ilqr")["main"](tmp_path, quick=True)
+    for name, r in out.items():
+        assert r["cost"] < 1e-3 * r["initial_cost"], (name, r)
+        assert r["fd_cost"] < r["initial_cost"], (name, r)
+        assert Path(r["page"]).stat().st_size > 10_000
+    assert out["double_pendulum"]["terminal_cost"] < 1e-2  # ½ 1e3 |angle error|²: within 5 mrad of upright
+    assert out["panda"]["terminal_cost"] < 0.1  # ½ 1e4 |hand error|²: within 5 mm of the target
