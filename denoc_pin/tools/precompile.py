@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.compositions import ABA, CRBA, FACTOR, RNEA
 from ..algorithms.configuration import neutral
+from ..algorithms.derivatives import DERIVATIVES
 from ..algorithms.energy import energy
 from ..algorithms.forward import factor_step
 from ..algorithms.frames import KINEMATICS, MATRIX_ENTRY, PLACEMENT_ENTRY
@@ -101,6 +102,8 @@ TASKS: dict[str, Task] = {
     "udut": Task("the UDUᵀ factors alone (udut, gim_inverse)", ("factorization",), FACTOR.prepare),
     "inverse_dynamics": Task("inverse dynamics (Table 1)", (), RNEA.prepare),
     "gim": Task("the generalized inertia matrix (eq. 16-17)", (), CRBA.prepare),
+    "derivatives": Task("the dynamics' derivatives (Table 1 differentiated)", ("forward_dynamics", "inverse_dynamics"),
+                        DERIVATIVES.prepare),
     "kinematics": Task("frames, Jacobians, centroidal quantities", (), _kinematics),
     "energy": Task("kinetic and potential energy", (), _energy),
     "batches": Task("batches of inverse and forward dynamics", ("forward_dynamics", "inverse_dynamics"), _batches),
