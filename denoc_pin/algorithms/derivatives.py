@@ -1,4 +1,10 @@
-"""Analytical derivatives of the recursive dynamics: Table 1 differentiated joint by joint (tangent, forward mode).
+"""Analytical derivatives of the recursive dynamics: Table 1 differentiated (docs/derivatives.md).
+
+Two kernels.  ``inverse_dynamics_derivatives_world`` sums the directions below over subtrees in the base frame, a few
+dot products per (body, ancestor) pair; it serves every model whose joints' p_k are fixed in their bodies.
+``inverse_dynamics_derivatives_step`` takes one direction at a time in the body frames, and serves the universal
+joint, whose first axis turns with its parent.  ``derivatives_entry`` runs either after Table 1, and the forward
+dynamics' derivatives from them.
 
 Derivatives with respect to q are taken in the tangent space, q ⊕ ε e_j, as Pinocchio's are: a unit change of
 the j-th tangent coordinate of joint J moves body J's frame, and its whole subtree with it, by the twist
@@ -28,6 +34,8 @@ from ..core.layout import FMA, HEAD_NV, data_views, model_views
 from ..core.spatial import (
     add_transferred_wrench,
     add_transformed_rigid_inertia,
+    force_cross,
+    motion_cross,
     propagated_twist,
     rigid_inertia_into,
     rigid_inertia_times,
@@ -43,32 +51,6 @@ __all__ = ["DENSE_PRODUCT", "DERIVATIVES"]
 DENSE_PRODUCT = 200
 """Up to this nv, GIM⁻¹ and −GIM⁻¹ ∂τ/∂· are formed densely (LAPACK and BLAS, O(nv³)); above, by Table 3 column by
 column (O(n) a column, O(n²) in all)."""
-
-
-@njit(cache=True, inline="always")
-def motion_cross(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5):
-    """a ×ₘ b for motions [ω; v]: [ω_a × ω_b; ω_a × v_b + v_a × ω_b]."""
-    return (
-        a1 * b2 - a2 * b1,
-        a2 * b0 - a0 * b2,
-        a0 * b1 - a1 * b0,
-        a1 * b5 - a2 * b4 + a4 * b2 - a5 * b1,
-        a2 * b3 - a0 * b5 + a5 * b0 - a3 * b2,
-        a0 * b4 - a1 * b3 + a3 * b1 - a4 * b0,
-    )
-
-
-@njit(cache=True, inline="always")
-def force_cross(a0, a1, a2, a3, a4, a5, f0, f1, f2, f3, f4, f5):
-    """a ×* f for a motion a = [ω; v] and a wrench f = [n; f]: [ω × n + v × f; ω × f]."""
-    return (
-        a1 * f2 - a2 * f1 + a4 * f5 - a5 * f4,
-        a2 * f0 - a0 * f2 + a5 * f3 - a3 * f5,
-        a0 * f1 - a1 * f0 + a3 * f4 - a4 * f3,
-        a1 * f5 - a2 * f4,
-        a2 * f3 - a0 * f5,
-        a0 * f4 - a1 * f3,
-    )
 
 
 @njit(cache=True, inline="always")

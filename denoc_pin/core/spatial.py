@@ -41,6 +41,7 @@ __all__ = [
     "congruence_of",
     "cross3",
     "dot3",
+    "force_cross",
     "from_pinocchio_matrix",
     "from_pinocchio_order",
     "inertia_about_origin",
@@ -50,6 +51,7 @@ __all__ = [
     "mass_matrix_of",
     "matmul_into",
     "matmul_tn_into",
+    "motion_cross",
     "mtv3",
     "mv3",
     "newton_euler",
@@ -167,6 +169,32 @@ def rot_t(R, x0, x1, x2):
 def cross(a0, a1, a2, b0, b1, b2):
     """a × b of two vectors given by their components, a tuple."""
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True, inline="always")
+def motion_cross(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5):
+    """a ×ₘ b for motions [ω; v]: [ω_a × ω_b; ω_a × v_b + v_a × ω_b]."""
+    return (
+        a1 * b2 - a2 * b1,
+        a2 * b0 - a0 * b2,
+        a0 * b1 - a1 * b0,
+        a1 * b5 - a2 * b4 + a4 * b2 - a5 * b1,
+        a2 * b3 - a0 * b5 + a5 * b0 - a3 * b2,
+        a0 * b4 - a1 * b3 + a3 * b1 - a4 * b0,
+    )
+
+
+@njit(cache=True, inline="always")
+def force_cross(a0, a1, a2, a3, a4, a5, f0, f1, f2, f3, f4, f5):
+    """a ×* f for a motion a = [ω; v] and a wrench f = [n; f]: [ω × n + v × f; ω × f]."""
+    return (
+        a1 * f2 - a2 * f1 + a4 * f5 - a5 * f4,
+        a2 * f0 - a0 * f2 + a5 * f3 - a3 * f5,
+        a0 * f1 - a1 * f0 + a3 * f4 - a4 * f3,
+        a1 * f5 - a2 * f4,
+        a2 * f3 - a0 * f5,
+        a0 * f4 - a1 * f3,
+    )
 
 
 @njit(cache=True, inline="always")
