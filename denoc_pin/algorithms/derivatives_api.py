@@ -47,8 +47,9 @@ def inverse_dynamics_derivatives(model: Model, data: Data, q, v, a, fext=None):
 def forward_dynamics_derivatives(model: Model, data: Data, q, v, tau, fext=None):
     """(∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ) of forward dynamics q̈(q, q̇, τ) at one state; ``pinocchio.computeABADerivatives``.
 
-    Since τ(q, q̇, q̈(q, q̇, τ)) = τ: ∂q̈/∂x = −GIM⁻¹ ∂τ/∂x at q̈, and ∂q̈/∂τ = GIM⁻¹, each applied by the UDUᵀ
-    recursions (Table 3).  q̈ itself is left in ``data.ddq``.  Also for a batch, as ``inverse_dynamics_derivatives``.
+    Since τ(q, q̇, q̈(q, q̇, τ)) = τ: ∂q̈/∂x = −GIM⁻¹ ∂τ/∂x at q̈, and ∂q̈/∂τ = GIM⁻¹: densely from the GIM of the
+    same pass up to ``DENSE_PRODUCT`` DOF, by Table 3 on the columns above.  q̈ itself is left in ``data.ddq``.  Also
+    for a batch, as ``inverse_dynamics_derivatives``.
     """
     if fext is None:
         try:
