@@ -640,16 +640,6 @@ def _minus_ad_matrix(group, x, iv, n, M):
 
 
 @njit(cache=True)
-def _small_matmul(A, B, n, out):
-    for i in range(n):
-        for j in range(n):
-            s = 0.0
-            for m in range(n):
-                s += A[i, m] * B[m, j]
-            out[i, j] = s
-
-
-@njit(cache=True)
 def exp_jacobians(M, n, Jr, E):
     """For M = −ad_x (n x n, n ≤ 6): E = exp(M) = Ad(exp x)⁻¹ and the right Jacobian Jr = Σ_k Mᵏ/(k+1)! =
     ∫₀¹ exp(sM) ds of q ⊕ x (d(q ⊕ x) = Ad(exp x)⁻¹ dq + J_r(x) dx).  By scaling and squaring: the series at
@@ -672,7 +662,7 @@ def exp_jacobians(M, n, Jr, E):
         for j in range(n):
             E[i, j] = Jr[i, j] = P[i, j] = 1.0 if i == j else 0.0
     for k in range(1, 20):  # P = (M/2ˢ)ᵏ/k!, terms below 2⁻ᵏ/k!
-        _small_matmul(P, M, n, T)
+        matmul_into(P[:n, :n], M[:n, :n], T[:n, :n])
         for i in range(n):
             for j in range(n):
                 P[i, j] = T[i, j] * scale / k
@@ -682,9 +672,9 @@ def exp_jacobians(M, n, Jr, E):
         for i in range(n):
             for j in range(n):
                 T[i, j] = 0.5 * (E[i, j] + (1.0 if i == j else 0.0))
-        _small_matmul(T, Jr, n, P)
+        matmul_into(T[:n, :n], Jr[:n, :n], P[:n, :n])
         Jr[:n, :n] = P[:n, :n]
-        _small_matmul(E, E, n, P)
+        matmul_into(E[:n, :n], E[:n, :n], P[:n, :n])
         E[:n, :n] = P[:n, :n]
 
 
