@@ -72,6 +72,34 @@ def wrench_change(m, d, Io, t, h, dt, da):
     return i0 + f0 + g0, i1 + f1 + g1, i2 + f2 + g2, i3 + f3 + g3, i4 + f4 + g4, i5 + f5 + g5
 
 
+@njit(cache=True, inline="always")
+def joint_direction(kinds, S, axes2, J, j, wrt_v, v, a, ivJ, tJ, sJ, xt, xa, dtJ, daJ):
+    """δt_J and δa_J, in frame J, of one direction (J, j) into dtJ, daJ (6 each): a unit change of the j-th tangent
+    coordinate of joint J (``wrt_v`` False) or of its rate (True); tJ = t_J, sJ = p_J θ̇_J, xt = A_{J,β} t_β and
+    xa = A_{J,β} a_β (module docstring).  Every body of J's subtree then changes by the same twists carried down."""
+    x0, x1, x2, x3, x4, x5 = S[J, 0, j], S[J, 1, j], S[J, 2, j], S[J, 3, j], S[J, 4, j], S[J, 5, j]
+    g0, g1, g2 = dpdot_qdot(kinds, S, axes2, J, j, wrt_v, v, ivJ)  # δ(ṗ_J θ̇_J)
+    if wrt_v:  # δθ̇_J = e_j: δt_J = p_J e_j, δa_J = δ(ṗ θ̇) + δt_J ×ₘ p_J θ̇_J + t_J ×ₘ p_J e_j
+        n0, n1, n2, n3, n4, n5 = x0, x1, x2, x3, x4, x5
+        y0, y1, y2, y3, y4, y5 = motion_cross(tJ[0], tJ[1], tJ[2], tJ[3], tJ[4], tJ[5], x0, x1, x2, x3, x4, x5)
+    else:  # ξ = p_J e_j: δt_J = −ξ ×ₘ A t_β + δp_J θ̇_J, δa_J = −ξ ×ₘ A a_β + δp_J θ̈_J + δ(ṗ θ̇)
+        #        + δt_J ×ₘ p_J θ̇_J + t_J ×ₘ δp_J θ̇_J
+        c0, c1, c2 = dS_dq(kinds, S, axes2, J, j)  # δp_J[:, 0] (angular rows)
+        vJ0, aJ0 = v[ivJ], a[ivJ]
+        n0, n1, n2, n3, n4, n5 = motion_cross(x0, x1, x2, x3, x4, x5, xt[0], xt[1], xt[2], xt[3], xt[4], xt[5])
+        n0, n1, n2 = c0 * vJ0 - n0, c1 * vJ0 - n1, c2 * vJ0 - n2
+        n3, n4, n5 = -n3, -n4, -n5
+        y0, y1, y2, y3, y4, y5 = motion_cross(x0, x1, x2, x3, x4, x5, xa[0], xa[1], xa[2], xa[3], xa[4], xa[5])
+        u0, u1, u2, u3, u4, u5 = motion_cross(tJ[0], tJ[1], tJ[2], tJ[3], tJ[4], tJ[5], c0 * vJ0, c1 * vJ0, c2 * vJ0,
+                                              0.0, 0.0, 0.0)  # fmt: skip
+        y0, y1, y2 = c0 * aJ0 - y0 + u0, c1 * aJ0 - y1 + u1, c2 * aJ0 - y2 + u2
+        y3, y4, y5 = u3 - y3, u4 - y4, u5 - y5
+    m0, m1, m2, m3, m4, m5 = motion_cross(n0, n1, n2, n3, n4, n5, sJ[0], sJ[1], sJ[2], sJ[3], sJ[4], sJ[5])
+    dtJ[0], dtJ[1], dtJ[2], dtJ[3], dtJ[4], dtJ[5] = n0, n1, n2, n3, n4, n5
+    daJ[0], daJ[1], daJ[2] = y0 + m0 + g0, y1 + m1 + g1, y2 + m2 + g2
+    daJ[3], daJ[4], daJ[5] = y3 + m3, y4 + m4, y5 + m5
+
+
 @njit(cache=True)
 def preorder(parents):
     """(order, first, size): the bodies 1 … nj−1 depth first (each subtree contiguous: order[first[k]:first[k] +
@@ -137,30 +165,8 @@ def inverse_dynamics_derivatives_step(mi, mf, ws, v, a, dq, dv):
             for wrt_v in (False, True):
                 out = dv if wrt_v else dq
                 x0, x1, x2, x3, x4, x5 = S[J, 0, j], S[J, 1, j], S[J, 2, j], S[J, 3, j], S[J, 4, j], S[J, 5, j]
-                g0, g1, g2 = dpdot_qdot(kinds, S, axes2, J, j, wrt_v, v, ivJ)  # δ(ṗ_J θ̇_J)
-                if wrt_v:  # δθ̇_J = e_j: δt_J = p_J e_j, δa_J = δ(ṗ θ̇) + δt_J ×ₘ p_J θ̇_J + t_J ×ₘ p_J e_j
-                    n0, n1, n2, n3, n4, n5 = x0, x1, x2, x3, x4, x5
-                    y0, y1, y2, y3, y4, y5 = motion_cross(tJ[0], tJ[1], tJ[2], tJ[3], tJ[4], tJ[5],
-                                                          x0, x1, x2, x3, x4, x5)  # fmt: skip
-                else:  # ξ = p_J e_j: δt_J = −ξ ×ₘ A t_β + δp_J θ̇_J, δa_J = −ξ ×ₘ A a_β + δp_J θ̈_J + δ(ṗ θ̇)
-                    #        + δt_J ×ₘ p_J θ̇_J + t_J ×ₘ δp_J θ̇_J
-                    c0, c1, c2 = dS_dq(kinds, S, axes2, J, j)  # δp_J[:, 0] (angular rows)
-                    vJ0, aJ0 = v[ivJ], a[ivJ]
-                    n0, n1, n2, n3, n4, n5 = motion_cross(x0, x1, x2, x3, x4, x5, xt[0], xt[1], xt[2], xt[3], xt[4],
-                                                          xt[5])  # fmt: skip
-                    n0, n1, n2 = c0 * vJ0 - n0, c1 * vJ0 - n1, c2 * vJ0 - n2
-                    n3, n4, n5 = -n3, -n4, -n5
-                    y0, y1, y2, y3, y4, y5 = motion_cross(x0, x1, x2, x3, x4, x5, xa[0], xa[1], xa[2], xa[3], xa[4],
-                                                          xa[5])  # fmt: skip
-                    u0, u1, u2, u3, u4, u5 = motion_cross(tJ[0], tJ[1], tJ[2], tJ[3], tJ[4], tJ[5],
-                                                          c0 * vJ0, c1 * vJ0, c2 * vJ0, 0.0, 0.0, 0.0)  # fmt: skip
-                    y0, y1, y2 = c0 * aJ0 - y0 + u0, c1 * aJ0 - y1 + u1, c2 * aJ0 - y2 + u2
-                    y3, y4, y5 = u3 - y3, u4 - y4, u5 - y5
-                m0, m1, m2, m3, m4, m5 = motion_cross(n0, n1, n2, n3, n4, n5, sJ[0], sJ[1], sJ[2], sJ[3], sJ[4], sJ[5])
                 dtJ, daJ = dt[J], da[J]
-                dtJ[0], dtJ[1], dtJ[2], dtJ[3], dtJ[4], dtJ[5] = n0, n1, n2, n3, n4, n5
-                daJ[0], daJ[1], daJ[2] = y0 + m0 + g0, y1 + m1 + g1, y2 + m2 + g2
-                daJ[3], daJ[4], daJ[5] = y3 + m3, y4 + m4, y5 + m5
+                joint_direction(kinds, S, axes2, J, j, wrt_v, v, a, ivJ, tJ, sJ, xt, xa, dtJ, daJ)
                 wJ = dw[J]
                 wJ[0], wJ[1], wJ[2], wJ[3], wJ[4], wJ[5] = wrench_change(masses[J], coms[J], Io[J], tJ, h[J], dtJ, daJ)
                 # J's subtree: δt_k = A_{k,β} δt_β, δa_k = A_{k,β} δa_β + δt_k ×ₘ p_k θ̇_k, δw_k
@@ -507,21 +513,36 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
     if status:
         return status
-    if not subspaces_fixed_in_bodies(model_views(mi, mf).kinds):  # an axis turning with the parent: one at a time
-        inverse_dynamics_derivatives_step(mi, mf, ws, v, a, d1, d2)
-        if not forward:
-            return crba_entry(mi, mf, ws, q, d3)
-        table3_forward(mi, mf, ws, d1, d2, d3)
-    else:  # O(n·d) in the base frame, with the GIM
-        inverse_dynamics_derivatives_world(mi, mf, ws, v, a, d1, d2, d3)
-        if not forward:
-            return 0
-        if len(a) <= DENSE_PRODUCT:
-            dense_forward(d1, d2, d3)
-        else:
-            table3_forward(mi, mf, ws, d1, d2, d3)
+    with_gim = tree_derivatives(mi, mf, ws, q, v, a, d1, d2, d3, not forward)
+    if not forward:
+        return 0
+    forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)
     data_views(ws, mi).ddq[:] = a
     return 0
+
+
+@njit(cache=True)
+def tree_derivatives(mi, mf, ws, q, v, a, d1, d2, d3, need_gim):
+    """∂τ/∂q, ∂τ/∂q̇ into d1, d2 after Table 1 at (q, q̇, q̈ = a): ``inverse_dynamics_derivatives_world`` (with the GIM
+    into d3), or on a model with a universal joint ``inverse_dynamics_derivatives_step`` (the GIM by the CRBA if
+    ``need_gim``).  Whether the GIM is in d3."""
+    if subspaces_fixed_in_bodies(model_views(mi, mf).kinds):  # O(n·d) in the base frame, with the GIM
+        inverse_dynamics_derivatives_world(mi, mf, ws, v, a, d1, d2, d3)
+        return True
+    inverse_dynamics_derivatives_step(mi, mf, ws, v, a, d1, d2)  # an axis turning with the parent: one at a time
+    if need_gim:
+        crba_entry(mi, mf, ws, q, d3)
+    return need_gim
+
+
+@njit(cache=True)
+def forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim):
+    """d1, d2 ← −GIM⁻¹ d1, −GIM⁻¹ d2 and d3 ← GIM⁻¹: ``dense_forward`` on the GIM in d3 (``with_gim``) up to
+    ``DENSE_PRODUCT`` DOF, ``table3_forward`` on the UDUᵀ factors in ws otherwise."""
+    if with_gim and d1.shape[0] <= DENSE_PRODUCT:
+        dense_forward(d1, d2, d3)
+    else:
+        table3_forward(mi, mf, ws, d1, d2, d3)
 
 
 @njit(cache=True)

@@ -216,14 +216,17 @@ class Entry:
         """Compile the kernel and the fast entry now, if not compiled yet (what ``denoc-pin compile`` runs)."""
         prepare(self.kernel, *(() if self.fast is None else (self.fast,)))
 
-    def run_batch(self, model: Model, data: Data, fixed: tuple, Q, V, X, out=None) -> tuple:
+    def run_batch(self, model: Model, data: Data, fixed: tuple, Q, V, X, out=None, out2=None) -> tuple:
         """The batch over all cores (one chunk a thread: each copies the workspace): (the worst status, the results,
-        (B, ·) each, shaped by ``results``, or ``out`` given by the caller)."""
+        (B, ·) each, shaped by ``results``, or ``out`` (and ``out2``) given by the caller)."""
         B = Q.shape[0]
-        outs = [np.empty((B, getattr(model, n))) for n in self.results] if out is None else [out]
+        if out is None:
+            outs = [np.empty((B, getattr(model, n))) for n in self.results]
+        else:
+            outs = [out] if out2 is None else [out, out2]
         outs += [np.empty((B, 0))] * (2 - len(outs))
         nchunks = max(1, min(B, numba.get_num_threads()))
         prepare(self.kernel)  # on its own, before the batch compiles
         lw = EMPTY if data.lw is None else data.lw
         status = self.batch(nchunks, model.mi, model.mf, data.ws, lw, fixed, Q, V, X, outs[0], outs[1])
-        return (status, *outs[: max(1, len(self.results))])
+        return (status, *outs[: max(1, len(self.results), 1 if out2 is None else 2)])

@@ -47,7 +47,10 @@ SIZES = tuple(name for name, _ in MODEL_HEADER)
 HEADER = len(MODEL_HEADER)
 WS_HEADER_FIELDS = (("stamp", "the address of the model buffer the workspace was made for (stamped_for)"),)
 WS_HEADER = len(WS_HEADER_FIELDS)
-LOOP_HEADER_FIELDS = (("m", "the number of constraint rows"),)
+LOOP_HEADER_FIELDS = (
+    ("m", "the number of constraint rows"),
+    ("rank", "the rank r of the last reaction solve: B's columns in use (B is the identity where r = m)"),
+)
 LOOP_HEADER = len(LOOP_HEADER_FIELDS)
 
 MODEL_INTS = (

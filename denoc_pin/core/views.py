@@ -22,6 +22,7 @@ __all__ = [
     "HEAD_NV",
     "HEAD_Z",
     "LW_M",
+    "LW_RANK",
     "LoopViews",
     "ModelViews",
     "WS_STAMP",
@@ -41,6 +42,7 @@ HEAD_NQ = 4  # configuration size
 HEAD_NS = 5  # M̂ slots (articulated_slots)
 WS_STAMP = 0  # ws[0]: the address of the model buffer the workspace was made for (stamped_for)
 LW_M = 0  # lw[0]: the number of constraint rows
+LW_RANK = 1  # lw[1]: the rank r of the last reaction solve: B's columns in use (B is the identity where r = m)
 FRAME_BODY = 0  # the body (joint index) the frame is fixed to, as a float (1 column)
 FRAME_ROTATION = 1  # the frame's rotation in that body's frame, row by row (9 columns)
 FRAME_TRANSLATION = 10  # the frame's origin in that body's frame (3 columns)
@@ -328,7 +330,7 @@ def loop_views(lw, mi):
     """The loop workspace's views."""
     nj, nv = mi[HEAD_NJ], mi[HEAD_NV]
     m = int(lw[LW_M])
-    o = 1
+    o = 2
     # constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.kernel)
     J = view(lw, o, (m, nv))
     o += m * nv
@@ -480,7 +482,7 @@ def workspace_size(head):
 def loop_workspace_size(head, m):
     """The size of lw for m constraint rows."""
     nj, nv = head[HEAD_NJ], head[HEAD_NV]
-    lw_size = 1
+    lw_size = 2
     lw_size += m * nv  # J
     lw_size += m  # res
     lw_size += m  # Jdv

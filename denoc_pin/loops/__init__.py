@@ -39,7 +39,12 @@ complete_motion), ``assembly`` (closing the loops: Newton projection, mobility).
 """
 
 from .assembly import assemble, loop_mobility
-from .dynamics import complete_motion, constrained_forward_dynamics, constrained_inverse_dynamics
+from .dynamics import (
+    complete_motion,
+    constrained_forward_dynamics,
+    constrained_forward_dynamics_derivatives,
+    constrained_inverse_dynamics,
+)
 from .kernel import loop_jacobian, loop_residual
 from .resolution import resolve_loops
 from .types import LOOP_TYPES, AssemblyError, JointCoupling, LoopJoint, SingularConfigurationError
@@ -53,6 +58,7 @@ __all__ = [
     "assemble",
     "complete_motion",
     "constrained_forward_dynamics",
+    "constrained_forward_dynamics_derivatives",
     "constrained_inverse_dynamics",
     "loop_jacobian",
     "loop_mobility",

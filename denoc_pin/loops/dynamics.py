@@ -7,18 +7,25 @@ import math
 
 import numpy as np
 
-from ..algorithms.api import inverse_dynamics
+from ..algorithms.api import check_dense_size, inverse_dynamics
 from ..algorithms.protocol import refused, set_fext, states
 from ..core.dense import min_norm_solve
 from ..model import Data, Model, ModelError, configuration, vector
-from ..model.status import raise_for_status
+from ..model.status import NOT_READY, raise_for_status
 from .compositions import CFD, RCOND
+from .derivatives import CFD_DERIVATIVES
 from .kernel import LoopState, data_for, independent_rows, kinematics, need_loops
 from .types import SingularConfigurationError, baumgarte_gains
 
-__all__ = ["complete_motion", "constrained_forward_dynamics", "constrained_inverse_dynamics"]
+__all__ = [
+    "complete_motion",
+    "constrained_forward_dynamics",
+    "constrained_forward_dynamics_derivatives",
+    "constrained_inverse_dynamics",
+]
 
-cfd_fast = CFD.fast  # the fast entry, as a module global
+cfd_fast = CFD.fast  # the fast entries, as module globals
+cfd_derivatives_fast = CFD_DERIVATIVES.fast
 
 
 def constrained_forward_dynamics(
@@ -61,12 +68,7 @@ def _cfd_checked(model: Model, data: Data, q, v, tau, fext, baumgarte, rcond):
     what = "constrained_forward_dynamics"
     need_loops(model, what)
     kp, kd = baumgarte_gains(baumgarte)
-    try:
-        rcond = float(rcond)
-    except (TypeError, ValueError):
-        rcond = math.nan
-    if not 0.0 <= rcond < math.inf:
-        raise ValueError(f"{what}: rcond must be a finite non-negative number, got {rcond!r}")
+    rcond = _rcond(rcond, what)
     q, v, tau, B = states(model, data, q, v, tau, "tau")
     set_fext(model, data, fext)
     args = (model.mi, model.mf, data.ws, model.constraint_buffer, data.lw)
@@ -78,6 +80,74 @@ def _cfd_checked(model: Model, data: Data, q, v, tau, fext, baumgarte, rcond):
     status, A, L = CFD.run_batch(model, data, fixed, q, v, tau)
     raise_for_status(model, status, q, v, tau, "tau")
     return A, L
+
+
+def constrained_forward_dynamics_derivatives(
+    model: Model, data: Data, q, v, tau, fext=None, baumgarte=(0.0, 0.0), rcond: float = RCOND
+) -> tuple[np.ndarray, ...]:
+    """(∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ, ∂λ/∂q, ∂λ/∂q̇, ∂λ/∂τ) of ``constrained_forward_dynamics`` at one state, with the same
+    fext, baumgarte and rcond; ``pinocchio.computeConstraintDynamicsDerivatives``, for every cut type and coupling.
+
+    ∂/∂q is taken in the tangent space (q ⊕ δq), off the constraint manifold as on it: the derivatives of the
+    function ``constrained_forward_dynamics`` computes (its Baumgarte terms included).  The first three are (nv, nv),
+    the last three (n_constraints, nv); q̈ and λ are left in ``data.ddq`` and ``data.loop.lam``.  Schiehlen eq.
+    (19)–(20) differentiated (``loops.derivatives``, docs/derivatives.md#closed-loops).  Redundant constraints (the
+    rank rule of ``constrained_forward_dynamics``): the derivatives of the system on the basis B of J's range that
+    the dynamics solve, B held, so ∂λ lies in J's range as λ does.  A batch q (B, nq), v, tau (B, nv) gives six
+    arrays with a leading B, computed on all cores.
+    """
+    if fext is None:
+        try:
+            kp, kd = baumgarte
+            outs = data.loop_derivatives_ws
+            status = (
+                NOT_READY
+                if outs is None
+                else cfd_derivatives_fast(
+                    model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau, kp, kd, rcond, *outs
+                )
+            )
+        except (TypeError, AttributeError, ValueError) as refusal:
+            gains = baumgarte if type(baumgarte) is tuple and len(baumgarte) == 2 else (None,)
+            status = refused(refusal, model, data, q, v, tau, floats=(*gains, rcond), loops=True)
+        if status == 0:
+            return tuple(x.copy() for x in outs)
+    return _cfd_derivatives_checked(model, data, q, v, tau, fext, baumgarte, rcond)
+
+
+def _cfd_derivatives_checked(model: Model, data: Data, q, v, tau, fext, baumgarte, rcond):
+    what = "constrained_forward_dynamics_derivatives"
+    need_loops(model, what)
+    kp, kd = baumgarte_gains(baumgarte)
+    rcond = _rcond(rcond, what)
+    q, v, tau, B = states(model, data, q, v, tau, "tau")
+    check_dense_size(model, what)
+    set_fext(model, data, fext)
+    with_fext = not data.fext_is_zero
+    outs = data.loop_derivatives()
+    if B is None:
+        CFD_DERIVATIVES.prepare()  # with the fast entry: the next call takes the fast path
+        status = CFD_DERIVATIVES.kernel(model.mi, model.mf, data.ws, model.constraint_buffer, data.lw, q, v, tau, kp,
+                                        kd, rcond, with_fext, *outs)  # fmt: skip
+        raise_for_status(model, status, q, v, tau, "tau")
+        return tuple(x.copy() for x in outs)
+    nv, m = model.nv, model.n_constraints
+    fixed = (model.constraint_buffer, kp, kd, rcond, with_fext)
+    out, out2 = np.empty((B, 3 * nv * nv)), np.empty((B, 3 * m * nv))
+    status, out, out2 = CFD_DERIVATIVES.run_batch(model, data, fixed, q, v, tau, out, out2)
+    raise_for_status(model, status, q, v, tau, "tau")
+    out, out2 = out.reshape(B, 3, nv, nv), out2.reshape(B, 3, m, nv)
+    return out[:, 0], out[:, 1], out[:, 2], out2[:, 0], out2[:, 1], out2[:, 2]
+
+
+def _rcond(rcond, what: str) -> float:
+    try:
+        rcond = float(rcond)
+    except (TypeError, ValueError):
+        rcond = math.nan
+    if not 0.0 <= rcond < math.inf:
+        raise ValueError(f"{what}: rcond must be a finite non-negative number, got {rcond!r}")
+    return rcond
 
 
 def _one_state(q, v, x, xname: str, what: str) -> None:

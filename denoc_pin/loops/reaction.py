@@ -15,7 +15,7 @@ from ..core.dense import (
     pivoted_cholesky,
     symmetric_product_into,
 )
-from ..core.layout import FMA, data_views, leading, loop_views, model_views
+from ..core.layout import FMA, LW_RANK, data_views, leading, loop_views, model_views
 from .kernel import RANK_RTOL
 
 __all__ = ["reaction_step"]
@@ -29,7 +29,8 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond):
     columns of J Jᵀ's pivoted Cholesky factor L; where those pivots are in doubt, J's left singular vectors
     above RANK_RTOL), then Y = GIM⁻¹ Jᵀ B by the recursions of Table 3, N_c = Bᵀ J Y,
     N_c x = Bᵀ γ − Bᵀ J q̈₀, λ = B x and q̈ = q̈₀ + Y x into ws's q̈.  λ lies in J's range: the minimum-norm
-    reactions (their part along redundant directions is statically indeterminate).  Returns the rank."""
+    reactions (their part along redundant directions is statically indeterminate).  Returns the rank, and leaves it
+    in lw (``LW_RANK``)."""
     mv, dv, lv = model_views(mi, mf), data_views(ws, mi), loop_views(lw, mi)
     J, a0, a, lam, gamma = lv.J, lv.ddq0, dv.ddq, lv.lam, lv.gamma
     m, nv = J.shape
@@ -57,6 +58,7 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond):
                 B[row, j] = lv.G[i, j] if i >= j else 0.0
     a[:] = a0
     lam[:] = 0.0
+    lw[LW_RANK] = r
     if r == 0:
         return 0
     JT, Y = leading(lv.JT, (nv, r)), leading(lv.Y, (nv, r))

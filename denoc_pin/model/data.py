@@ -10,6 +10,7 @@ from ..core.joints import motion_subspaces
 from ..core.layout import (
     HEADER,
     LW_M,
+    LW_RANK,
     WS_STAMP,
     DataViews,
     data_views,
@@ -63,7 +64,9 @@ class Data:
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors
       (allocated on first use); ``gim_ws``: the GIM's array once allocated, else None (the fast path reads it).
-    - ``derivatives_ws``: the three (nv, nv) results of the last dynamics derivatives (``derivatives()``), or None.
+    - ``derivatives_ws``: the three (nv, nv) results of the last dynamics derivatives (``derivatives()``), or None;
+      ``loop_derivatives_ws``: those and the three (n_constraints, nv) of the closed-loop derivatives
+      (``loop_derivatives()``), or None.
     - ``lw``, ``loop``: a model with loops or couplings has a second flat buffer, the loop workspace
       (``core.layout.LOOP_FLOATS``), and ``loop`` names its views: ``loop.J`` (n_constraints, nv), ``loop.res``,
       ``loop.Jdv``, ``loop.lam`` (n_constraints,) of the last closed-loop call, and the reaction solve's work
@@ -85,6 +88,7 @@ class Data:
         self._dense: dict[str, np.ndarray] = {}
         self.gim_ws = None  # the "gim" workspace once allocated: gim's fast path reads an attribute, not the dict
         self.derivatives_ws = None  # ("d_dq", "d_dv", "d_dx") once allocated, for the derivatives' fast paths
+        self.loop_derivatives_ws = None  # those and the three (m, nv) of λ's, for the closed-loop derivatives
         self.lw = None
         m = model.n_constraints
         if m:
@@ -127,6 +131,24 @@ class Data:
         if self.derivatives_ws is None:
             self.derivatives_ws = (self.dense("d_dq"), self.dense("d_dv"), self.dense("d_dx"))
         return self.derivatives_ws
+
+    def loop_derivatives(self) -> tuple[np.ndarray, ...]:
+        """The six workspaces of ``constrained_forward_dynamics_derivatives``: ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ (the three of
+        ``derivatives()``) and ∂λ/∂q, ∂λ/∂q̇, ∂λ/∂τ (n_constraints x nv each), allocated on first use."""
+        if self.loop_derivatives_ws is None:
+            shape = (self.model.n_constraints, self.model.nv)
+            self.loop_derivatives_ws = (*self.derivatives(), np.zeros(shape), np.zeros(shape), np.zeros(shape))
+        return self.loop_derivatives_ws
+
+    @property
+    def reaction_basis(self) -> np.ndarray:
+        """(n_constraints, r): the basis B of J's range the last closed-loop solve used, λ = B x (the rank rule of
+        ``constrained_forward_dynamics``); the identity where the constraints are independent (r = n_constraints).
+        Derivatives of λ lie in its span (``constrained_forward_dynamics_derivatives``).  (0, 0) for a tree."""
+        if self.lw is None:  # a tree: no constraint rows
+            return np.zeros((0, 0))
+        m, r = self.model.n_constraints, int(self.lw[LW_RANK])
+        return np.eye(m) if r == m else self.loop.B.reshape(-1)[: m * r].reshape(m, r).copy()  # B's first m r floats
 
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
     gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")

@@ -3,7 +3,8 @@
 ``step`` is one step of ``simulate``'s RK4 (Munthe-Kaas' RKMK on the configuration space, ``simulate``'s module
 docstring) or of semi-implicit Euler (v⁺ = v + dt q̈(q, v, τ), q⁺ = q ⊕ dt v⁺, the step of Crocoddyl's
 ``IntegratedActionModelEuler``).  ``step_derivatives`` differentiates the same arithmetic by the chain rule through
-its stages: the analytical forward-dynamics derivatives at each stage point (``forward_dynamics_derivatives``), the
+its stages: the analytical forward-dynamics derivatives at each stage point (``forward_dynamics_derivatives``; a
+model with loops or couplings: ``constrained_forward_dynamics_derivatives``, with simulate's Baumgarte terms), the
 integrate derivatives of each stage point and of the end (``integrate_derivatives``), and the derivative of the
 RKMK correction K = J_r(δ)⁻¹ v (``joints.dexp_inv_derivatives_kernel``).  No finite differences.
 
@@ -19,23 +20,22 @@ from ..algorithms.api import forward_dynamics
 from ..algorithms.configuration import dexp_inv, integrate
 from ..algorithms.derivatives_api import forward_dynamics_derivatives, integrate_derivatives
 from ..core.joints import dexp_inv_derivatives_kernel
-from ..model import Data, Model, ModelError, configuration, vector
+from ..loops import constrained_forward_dynamics, constrained_forward_dynamics_derivatives
+from ..loops.types import baumgarte_gains
+from ..model import Data, Model, configuration, vector
 
 __all__ = ["STEP_METHODS", "step", "step_derivatives"]
 
 STEP_METHODS = ("rk4", "euler")
+BAUMGARTE = (50.0, 50.0)  # simulate's default (kp, kd) for a model with loops
 _C = (0.5, 0.5, 1.0)  # RK4's stage offsets c_i of the next stage point
 _W = (1.0, 2.0, 2.0, 1.0)  # and its weights
 
 
-def _check(model: Model, data: Data, q, v, tau, dt, method: str, what: str):
+def _check(model: Model, data: Data, q, v, tau, dt, method: str, what: str, baumgarte):
     if method not in STEP_METHODS:
         raise ValueError(f"{what}: method must be one of {', '.join(STEP_METHODS)}; got {method!r}")
-    if model.n_constraints:
-        raise ModelError(
-            f"{what}: model {model.name!r} has closed loops or couplings; the step of a constrained model is "
-            "dp.simulate's, and its derivatives are not built yet (docs/derivatives.md)"
-        )
+    baumgarte_gains(baumgarte)
     dt = float(dt)
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"{what}: dt must be a positive number, got {dt}")
@@ -45,17 +45,27 @@ def _check(model: Model, data: Data, q, v, tau, dt, method: str, what: str):
     return q, v, tau, dt
 
 
-def step(model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4") -> tuple[np.ndarray, np.ndarray]:
+def _accel(model: Model, data: Data, q, v, tau, baumgarte) -> np.ndarray:
+    """q̈ of a stage: the tree's forward dynamics, or the closed loops' (Schiehlen eq. 19–20, Baumgarte's terms)."""
+    if model.n_constraints:
+        return constrained_forward_dynamics(model, data, q, v, tau, baumgarte=baumgarte)[0]
+    return forward_dynamics(model, data, q, v, tau)
+
+
+def step(
+    model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4", baumgarte=BAUMGARTE
+) -> tuple[np.ndarray, np.ndarray]:
     """(q⁺, v⁺) after one step of ``dt`` under a constant τ (None: unactuated): ``method`` "rk4" (``simulate``'s step,
-    to rounding) or "euler" (semi-implicit)."""
-    q, v, tau, dt = _check(model, data, q, v, tau, dt, method, "step")
+    to rounding) or "euler" (semi-implicit).  A model with loops or couplings steps its constrained dynamics with
+    ``baumgarte`` = (kp, kd), ``simulate``'s default."""
+    q, v, tau, dt = _check(model, data, q, v, tau, dt, method, "step", baumgarte)
     if method == "euler":
-        v1 = v + dt * forward_dynamics(model, data, q, v, tau)
+        v1 = v + dt * _accel(model, data, q, v, tau, baumgarte)
         return integrate(model, q, v1, dt), v1
     x, vs = np.zeros(model.nv), v
     Ks, As = np.zeros(model.nv), np.zeros(model.nv)
     for i in range(4):
-        a = forward_dynamics(model, data, integrate(model, q, x), vs, tau)
+        a = _accel(model, data, integrate(model, q, x), vs, tau, baumgarte)
         K = dexp_inv(model, x, vs)
         Ks += _W[i] * K
         As += _W[i] * a
@@ -65,11 +75,12 @@ def step(model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4") ->
 
 
 def step_derivatives(
-    model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4"
+    model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4", baumgarte=BAUMGARTE
 ) -> tuple[np.ndarray, np.ndarray]:
     """(A, B): the Jacobians of one ``step`` — A = ∂(q⁺, v⁺)/∂(q, v) (2nv, 2nv) and B = ∂(q⁺, v⁺)/∂τ (2nv, nv), in
-    the tangent spaces at q and q⁺ — exact through the stages (chain rule; module docstring)."""
-    q, v, tau, dt = _check(model, data, q, v, tau, dt, method, "step_derivatives")
+    the tangent spaces at q and q⁺ — exact through the stages (chain rule; module docstring); a closed-loop model's
+    through ``constrained_forward_dynamics_derivatives`` at each stage."""
+    q, v, tau, dt = _check(model, data, q, v, tau, dt, method, "step_derivatives", baumgarte)
     nv = model.nv
     eye = np.eye(nv)
     Dq = np.hstack([eye, np.zeros((nv, 2 * nv))])  # d(q, v, τ) of the inputs: columns (δq, δv, δτ)
@@ -78,7 +89,10 @@ def step_derivatives(
 
     def accel(qi, Dqi, vi, Dvi):
         """q̈ at (qi, vi, τ) and its derivative D q̈ = ∂q̈/∂q Dqi + ∂q̈/∂v Dvi + ∂q̈/∂τ Dτ."""
-        fq, fv, ft = forward_dynamics_derivatives(model, data, qi, vi, tau)
+        if model.n_constraints:
+            fq, fv, ft = constrained_forward_dynamics_derivatives(model, data, qi, vi, tau, baumgarte=baumgarte)[:3]
+        else:
+            fq, fv, ft = forward_dynamics_derivatives(model, data, qi, vi, tau)
         return data.ddq.copy(), fq @ Dqi + fv @ Dvi + ft @ Dtau
 
     def end(x, Dx):
