@@ -20,6 +20,7 @@ import numpy as np
 
 from ..algorithms.kinematics_api import forward_kinematics
 from ..core.joints import UNIVERSAL
+from ..loops import loop_residual
 from ..model import Model, configuration, vector
 
 __all__ = ["Referee"]
@@ -114,8 +115,6 @@ class Referee:
             self.B = None if basis is None else [_mp(row) for row in np.asarray(basis, dtype=float)]
         self.res0 = None  # the couplings' residuals at q (float64), read from loop_residual
         if model.coupled:
-            from ..loops import loop_residual
-
             self.res0 = loop_residual(model, q)
 
     def _build(self, model: Model, data, q) -> None:
