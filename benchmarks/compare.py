@@ -237,6 +237,35 @@ def derivative_scaling(n: int, with_pinocchio: bool) -> dict:
     return entry
 
 
+def constrained_derivative_row(name: str, model, q, t: float) -> dict:
+    """Our closed-loop derivatives (with q̈ and λ) against constraintDynamics + computeConstraintDynamicsDerivatives
+    on the same spherical cuts (CONTACT_3D, in Pinocchio's own containers), paired; and against our own
+    constrained_forward_dynamics."""
+    import pinocchio as pin
+
+    from denoc_pin.tools.validate import pinocchio_loop_constraints
+
+    pm = dp.to_pinocchio(model)
+    pd, cms, cds = pinocchio_loop_constraints(model, pm)
+    prox = pin.ProximalSettings(1e-12, 1e-12, 20)
+    data = model.create_data()
+    rng = np.random.default_rng(0)
+    J = dp.loop_jacobian(model, q)
+    v = rng.uniform(-1, 1, model.nv)
+    v -= np.linalg.pinv(J) @ (J @ v)
+    tau = rng.uniform(-1, 1, model.nv)
+
+    def theirs():
+        pin.constraintDynamics(pm, pd, q, v, tau, cms, cds, prox)
+        pin.computeConstraintDynamicsDerivatives(pm, pd, cms, cds, prox)
+
+    row = {"case": name, "nv": model.nv, "m": model.n_constraints}
+    row["CFD_d"], row["pin_d"], row["ratio"] = paired_times(
+        lambda: dp.constrained_forward_dynamics_derivatives(model, data, q, v, tau), theirs, t)  # fmt: skip
+    row["CFD"] = median_time(lambda: dp.constrained_forward_dynamics(model, data, q, v, tau), t)
+    return row
+
+
 STEP_DT = 1e-3
 
 
@@ -293,6 +322,14 @@ def derivatives(quick: bool = False) -> dict:
     # Pinocchio as far as its Data fits: it takes 1.7 GB at 300 links, and grows as n³
     sizes = [10, 30, 100, 200, 300, 1000] + ([] if quick else [2000])
     out["scaling"] = [derivative_scaling(n, n <= PIN_MAX_CHAIN) for n in sizes]
+    four_bar = dp.models.spatial_four_bar()
+    cassie = load_cassie()
+    out["constrained"] = [
+        constrained_derivative_row(
+            "spatial_four_bar", four_bar, dp.assemble(four_bar, np.r_[0.4, 0, 0.3, 0, 1, 0.8]), t
+        ),
+        constrained_derivative_row("cassie (free-flyer)", cassie, dp.assemble(cassie, dp.neutral(cassie)), t),
+    ]
     out["step"] = [step_row("panda", robot_models("panda")[0], t), step_row("rope", dp.models.rope(), t)]
     return out
 
@@ -312,6 +349,11 @@ def report_derivatives(r: dict) -> str:
     for e in r["scaling"]:
         lines.append(f"{e['n']:>8}{us(e['ID_d']):>12}{us(e.get('rnea_d')):>13}{us(e['FD_d']):>12}"
                      f"{us(e.get('aba_d')):>12}")  # fmt: skip
+    lines.append(f"{'closed loops':<22}{'nv':>5}{'m':>4}{'CFD derivs':>12}{'pinocchio':>11}{'ratio':>7}"
+                 f"{'CFD alone':>11}")  # fmt: skip
+    for c in r["constrained"]:
+        lines.append(f"{c['case']:<22}{c['nv']:>5}{c['m']:>4}{us(c['CFD_d']):>12}{us(c['pin_d']):>11}"
+                     f"{c['ratio']:>7.2f}{us(c['CFD']):>11}")  # fmt: skip
     for s in r["step"]:
         lines.append(f"RK4 step derivatives, {s['case']} (nv {s['nv']}): {us(s['step_derivatives'])} against "
                      f"{us(s['differences'])} for forward differences of the step ({s['ratio']:.3f}x)")  # fmt: skip
@@ -673,6 +715,13 @@ def adaptive(quick: bool = False) -> list[dict]:
     return rows
 
 
+def load_cassie():
+    """cassie_v2.sdf with a free-flyer (its warnings about the file's unused elements silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        return dp.load_sdf(robots_dir() / "cassie_description" / "robots" / "cassie_v2.sdf", "free-flyer")
+
+
 def closed_loops(quick: bool = False) -> dict:
     """Closed-loop forward dynamics, each timed in alternating rounds with its peer: a spatial four-bar with a
     ball-joint cut (Pinocchio: CONTACT_3D, constraintDynamics), the 3-RRR parallel robot (revolute cuts: no
@@ -682,9 +731,7 @@ def closed_loops(quick: bool = False) -> dict:
     10 s simulation at dt = 1 ms (RK4), closed against its spanning tree."""
     import pinocchio as pin
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dp.ModelWarning)
-        cassie = dp.load_sdf(robots_dir() / "cassie_description" / "robots" / "cassie_v2.sdf", "free-flyer")
+    cassie = load_cassie()
     rows = []
     four_bar = None
     for model, guess, fixed in [

@@ -45,12 +45,14 @@ from ..loops import (
     AssemblyError,
     assemble,
     constrained_forward_dynamics,
+    constrained_forward_dynamics_derivatives,
     constrained_inverse_dynamics,
     loop_jacobian,
     loop_residual,
 )
 from ..loops.kernel import independent_rows
 from ..model import Model
+from .referee import Referee
 
 __all__ = [
     "ATOL",
@@ -546,6 +548,32 @@ def closed_configurations(model: Model, samples: int, seed: int = 0) -> list[np.
     return out
 
 
+def _loop_derivative_rows(model: Model, pin_model, q, rng, checks: dict) -> None:
+    """``constrained_forward_dynamics_derivatives`` (Baumgarte (5, 3), velocities off the manifold) along a random
+    direction in q, in v and in τ, against central differences of the 50-digit referee (``tools.referee``) solving
+    on the same basis of J's range; where Pinocchio's constraint is ours, ∂q̈/∂τ against its
+    ``computeConstraintDynamicsDerivatives`` at a consistent velocity (off the manifold the two constraints differ)."""
+    import pinocchio as pin
+
+    data = model.create_data()
+    nv, z, bg = model.nv, np.zeros(model.nv), (5.0, 3.0)
+    v, tau = rng.uniform(-1.0, 1.0, (2, nv))
+    out = constrained_forward_dynamics_derivatives(model, data, q, v, tau, baumgarte=bg)
+    dirs = [(rng.standard_normal(nv), z, z), (z, rng.standard_normal(nv), z), (z, z, rng.standard_normal(nv))]
+    ref = Referee(model, q, baumgarte=bg, basis=data.reaction_basis)
+    for w, (da, dl) in enumerate(ref.derivatives(v, tau, dirs)):
+        checks["d_hp"].add(out[w] @ dirs[w][w], da)
+        checks["dl_hp"].add(out[3 + w] @ dirs[w][w], dl)
+    if "d_pin" in checks:
+        J = loop_jacobian(model, q, data)
+        v = v - np.linalg.pinv(J) @ (J @ v)
+        pd, cms, cds = pinocchio_loop_constraints(model, pin_model)
+        prox = pin.ProximalSettings(1e-14, 1e-12, 100)
+        pin.constraintDynamics(pin_model, pd, q, v, tau, cms, cds, prox)
+        pin.computeConstraintDynamicsDerivatives(pin_model, pd, cms, cds, prox)
+        checks["d_pin"].add(constrained_forward_dynamics_derivatives(model, data, q, v, tau)[2], pd.ddq_dtau)
+
+
 def compare_loops(model: Model, pin_model, samples: int = 10, seed: int = 0) -> list[Check]:
     """The closed-loop algorithms on ``samples`` closed states (``closed_configurations``): always against the
     dense KKT reference (redundant rows out); where every cut is spherical or fixed, against the 50-digit solve
@@ -579,9 +607,15 @@ def compare_loops(model: Model, pin_model, samples: int = 10, seed: int = 0) -> 
         )
         if not redundant:
             checks["lam_pin"] = Check("constrained_fd λ", "constraintDynamics")
+    checks["d_hp"] = Check("constrained_fd derivatives q̈", "50-digit differences (referee)")
+    checks["dl_hp"] = Check("constrained_fd derivatives λ", "50-digit differences (referee)")
+    if pin_ok and not redundant and not model.coupled:
+        checks["d_pin"] = Check("constrained_fd derivatives ∂q̈/∂τ", "computeConstraintDynamicsDerivatives")
     rng = np.random.default_rng(seed)
     data = model.create_data()
-    for q in qs:
+    for i, q in enumerate(qs):
+        if i == 0:  # the derivatives on the first state, three random directions (q, v, τ) of the 50-digit referee
+            _loop_derivative_rows(model, pin_model, q, rng, checks)
         J = loop_jacobian(model, q, data)
         v = rng.uniform(-1.0, 1.0, model.nv)
         v = v - np.linalg.pinv(J) @ (J @ v)
