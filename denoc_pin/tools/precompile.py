@@ -33,6 +33,7 @@ from ..kernel_cache import NOTICE, compiled_groups, prepare, record_compiled
 from ..loaders.models import chain, spatial_four_bar
 from ..loops import assemble, constrained_forward_dynamics
 from ..loops.compositions import CFD
+from ..loops.derivatives import CFD_DERIVATIVES
 from ..simulation.simulate import simulate
 
 __all__ = ["DEMO", "TASKS", "Task", "compile_kernels"]
@@ -114,6 +115,8 @@ TASKS: dict[str, Task] = {
     "closed_loop_batches": Task("batches of closed-loop states", ("closed_loops",), _cfd_batch),
     "closed_loop_simulation": Task("the RK4 loop of a closed mechanism", ("closed_loops",),
                                    lambda: _simulate("rk4", loops=True)),
+    "closed_loop_derivatives": Task("the closed-loop dynamics' derivatives (Schiehlen eq. 19-20 differentiated)",
+                                    ("closed_loops", "derivatives"), CFD_DERIVATIVES.prepare),
 }  # fmt: skip
 """The first uses ``denoc-pin compile`` runs, by name."""
 DEMO = ("forward_dynamics", "inverse_dynamics", "batches", "simulation", "kinematics")
