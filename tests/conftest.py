@@ -15,6 +15,19 @@ import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.validate import errors
 
+
+def pytest_sessionstart(session) -> None:
+    """Compile every kernel group first, in one worker process per core (``denoc-pin compile``; nothing to do when
+    numba's cache holds them for these sources): the tests would otherwise compile them one after another as each
+    first uses them.  DENOC_PIN_TEST_NO_PRECOMPILE=1 skips it."""
+    import os
+
+    if os.environ.get("DENOC_PIN_TEST_NO_PRECOMPILE") != "1":
+        from denoc_pin.tools.precompile import compile_kernels
+
+        compile_kernels(progress=False)
+
+
 ROOT = Path(__file__).resolve().parents[1]  # the checkout (or unpacked sdist): examples/, docs/, README.md
 URDF_DIR = dp.models.bundled_file("gripper").parent  # the bundled URDFs, inside the installed package
 BUNDLED = sorted((URDF_DIR).glob("*.urdf"))

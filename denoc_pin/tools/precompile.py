@@ -25,13 +25,14 @@ from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.compositions import ABA, CRBA, FACTOR, RNEA
 from ..algorithms.configuration import neutral
 from ..algorithms.derivatives import DERIVATIVES
+from ..algorithms.derivatives_api import inverse_dynamics_derivatives
 from ..algorithms.energy import energy
 from ..algorithms.forward import factor_step
 from ..algorithms.frames import KINEMATICS, MATRIX_ENTRY, PLACEMENT_ENTRY
 from ..algorithms.kinematics_api import frame_jacobian
 from ..kernel_cache import NOTICE, compiled_groups, prepare, record_compiled
 from ..loaders.models import chain, spatial_four_bar
-from ..loops import assemble, constrained_forward_dynamics
+from ..loops import assemble, constrained_forward_dynamics, constrained_forward_dynamics_derivatives
 from ..loops.compositions import CFD
 from ..loops.derivatives import CFD_DERIVATIVES
 from ..simulation.simulate import simulate
@@ -81,6 +82,19 @@ def _kinematics_batches() -> None:
     frame_jacobian(model, data, Q, len(model.frames) - 1)
 
 
+def _derivative_batches() -> None:
+    model = chain(2)
+    data, Q, Z = _states(model)
+    inverse_dynamics_derivatives(model, data, Q, Z, Z)
+
+
+def _closed_loop_derivatives() -> None:
+    model, q = _four_bar()
+    Q, Z = np.tile(q, (2, 1)), np.zeros((2, model.nv))
+    CFD_DERIVATIVES.prepare()
+    constrained_forward_dynamics_derivatives(model, model.create_data(), Q, Z, Z)
+
+
 def _cfd_batch() -> None:
     model, q = _four_bar()
     Q, Z = np.tile(q, (2, 1)), np.zeros((2, model.nv))
@@ -99,26 +113,29 @@ def _adaptive() -> None:
 
 TASKS: dict[str, Task] = {
     "factorization": Task("the UDUᵀ factorization (Table 3)", (), lambda: prepare(factor_step)),
-    "forward_dynamics": Task("forward dynamics", ("factorization",), ABA.prepare),
-    "udut": Task("the UDUᵀ factors alone (udut, gim_inverse)", ("factorization",), FACTOR.prepare),
     "inverse_dynamics": Task("inverse dynamics (Table 1)", (), RNEA.prepare),
-    "gim": Task("the generalized inertia matrix (eq. 16-17)", (), CRBA.prepare),
+    "forward_dynamics": Task("forward dynamics", ("factorization",), ABA.prepare),
     "derivatives": Task("the dynamics' derivatives (Table 1 differentiated)", ("forward_dynamics", "inverse_dynamics"),
                         DERIVATIVES.prepare),
+    "closed_loops": Task("the closed-loop dynamics (Schiehlen eq. 17-20)", ("forward_dynamics",), CFD.prepare),
+    "closed_loop_derivatives": Task("the closed-loop derivatives and their batches (Schiehlen eq. 19-20 "
+                                    "differentiated)", ("closed_loops", "derivatives"), _closed_loop_derivatives),
+    "udut": Task("the UDUᵀ factors alone (udut, gim_inverse)", ("factorization",), FACTOR.prepare),
+    "gim": Task("the generalized inertia matrix (eq. 16-17)", (), CRBA.prepare),
     "kinematics": Task("frames, Jacobians, centroidal quantities", (), _kinematics),
     "energy": Task("kinetic and potential energy", (), _energy),
     "batches": Task("batches of inverse and forward dynamics", ("forward_dynamics", "inverse_dynamics"), _batches),
     "kinematics_batches": Task("batches of frames and Jacobians", ("kinematics",), _kinematics_batches),
     "simulation": Task("the RK4 simulation loop", ("forward_dynamics",), lambda: _simulate("rk4")),
     "adaptive": Task("the adaptive Dormand-Prince integrators", ("forward_dynamics", "energy"), _adaptive),
-    "closed_loops": Task("the closed-loop dynamics (Schiehlen eq. 17-20)", ("forward_dynamics",), CFD.prepare),
-    "closed_loop_batches": Task("batches of closed-loop states", ("closed_loops",), _cfd_batch),
+    "derivative_batches": Task("batches of the dynamics' derivatives", ("derivatives",), _derivative_batches),
     "closed_loop_simulation": Task("the RK4 loop of a closed mechanism", ("closed_loops",),
                                    lambda: _simulate("rk4", loops=True)),
-    "closed_loop_derivatives": Task("the closed-loop dynamics' derivatives (Schiehlen eq. 19-20 differentiated)",
-                                    ("closed_loops", "derivatives"), CFD_DERIVATIVES.prepare),
+    "closed_loop_batches": Task("batches of closed-loop states", ("closed_loops",), _cfd_batch),
 }  # fmt: skip
-"""The first uses ``denoc-pin compile`` runs, by name."""
+"""The first uses ``denoc-pin compile`` runs, by name, the longest chain first (a worker takes the first task whose
+``after`` are done): the factorization, forward dynamics, the derivatives and the closed loops lead to the closed-loop
+derivatives, the longest compile, and the other groups fill the second worker beside them."""
 DEMO = ("forward_dynamics", "inverse_dynamics", "batches", "simulation", "kinematics")
 """What ``denoc-pin demo`` uses, compiled before it starts."""
 
