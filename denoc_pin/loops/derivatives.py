@@ -31,13 +31,13 @@ import math
 import numpy as np
 from numba import njit, types
 
-from ..algorithms.compositions import aba_entry, rnea_entry
+from ..algorithms.compositions import rnea_entry
 from ..algorithms.derivatives import forward_from_inverse, joint_direction, to_world, tree_derivatives
 from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
 from ..core import cuts as ck
 from ..core.dense import symmetric_product_into
 from ..core.joints import dS_dq
-from ..core.layout import FMA, HEAD_NV, LW_M, data_views, leading, loop_views, model_views
+from ..core.layout import FMA, HEAD_NV, LW_M, LW_RANK, data_views, leading, loop_views, model_views
 from ..core.spatial import (
     add3,
     cross3,
@@ -51,10 +51,8 @@ from ..core.spatial import (
     propagated_twist,
     sub3,
 )
-from ..model.status import BAD_GAINS, NOT_STAMPED
-from .compositions import CFD, constraint_rows
+from .compositions import CFD, cfd_entry
 from .kernel import cut_count, loop_step, selected
-from .reaction import reaction_step
 
 __all__ = ["CFD_DERIVATIVES", "loop_derivatives"]
 
@@ -323,17 +321,11 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     them.  A status of ``cfd_entry``'s kinds.  The steps (module docstring): ``cfd_entry``'s solve, keeping the
     rank and basis B of its rank rule; Table 1 at q̈ and the loop rows; the tree's derivatives, with G = ∂(Jᵀλ)/∂q
     taken from ∂τ/∂q before −GIM⁻¹ turns them into the tree's acceleration changes; the reaction system on them."""
-    if not (0.0 <= kp < np.inf and 0.0 <= kd < np.inf and 0.0 <= rcond < np.inf):
-        return BAD_GAINS
-    if lw[LW_M] != constraint_rows(cb):
-        return NOT_STAMPED
-    status = aba_entry(mi, mf, ws, q, v, tau, with_fext)
+    status = cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)
     if status:
         return status
     dv, lv = data_views(ws, mi), loop_views(lw, mi)
-    lv.ddq0[:] = dv.ddq
-    loop_step(mi, mf, ws, cb, lw, q, True)
-    rank = reaction_step(mi, mf, ws, lw, v, kp, kd, rcond)  # and into lw
+    rank = int(lw[LW_RANK])  # the rank rule's, left by reaction_step
     m, nv = lv.J.shape
     a, lam, bias = dv.ddq.copy(), lv.lam.copy(), lv.Jdv.copy()
     Bm = np.eye(m) if rank == m else leading(lv.B, (m, rank)).copy()  # the reactions' basis (λ = B x)
