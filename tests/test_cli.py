@@ -200,3 +200,21 @@ def test_compile_runs_groups_in_worker_processes_after_what_they_call(capsys):
     assert cli.main(["compile", "nope"]) == 2
     err = capsys.readouterr().err
     assert "unknown kernel group 'nope'; the groups are: factorization, inverse_dynamics, forward_dynamics" in err
+
+
+def test_compile_runs_a_group_whose_predecessors_were_compiled_before(monkeypatch):
+    """After ``denoc-pin demo`` compiled its groups, ``denoc-pin compile`` of a group that follows them runs it (the
+    groups it follows count as done; a scheduler that waited for them to run again would wait forever)."""
+    import threading
+
+    from denoc_pin.tools import precompile
+
+    assert precompile.TASKS["udut"].after == ("factorization",)
+    monkeypatch.setattr(precompile, "compiled_groups", lambda: {"factorization", "forward_dynamics"})
+    result: dict = {}
+    worker = threading.Thread(target=lambda: result.update(precompile.compile_kernels(["udut"], progress=False)),
+                              daemon=True)  # fmt: skip
+    worker.start()
+    worker.join(300)
+    assert not worker.is_alive(), "compile_kernels did not return"
+    assert list(result) == ["udut"]

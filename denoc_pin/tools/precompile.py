@@ -172,9 +172,8 @@ def compile_kernels(names: Iterable[str] | None = None, workers: int | None = No
     per core), each task once its ``after`` are done; tasks already compiled for these sources are skipped unless
     ``force``.  Returns {task: seconds it took in its worker}."""
     order = _needed(TASKS if names is None else names)
-    if not force:
-        compiled = compiled_groups()
-        order = [name for name in order if name not in compiled]
+    compiled = set() if force else set(compiled_groups()) & set(order)
+    order = [name for name in order if name not in compiled]  # a task may follow one compiled already
     if not order:
         return {}
     workers = max(1, min(workers or os.cpu_count() or 1, len(order)))
@@ -185,9 +184,11 @@ def compile_kernels(names: Iterable[str] | None = None, workers: int | None = No
         running: dict = {}
         while len(done) < len(order):
             for name in order:
-                ready = all(b in done for b in TASKS[name].after)
+                ready = all(b in done or b in compiled for b in TASKS[name].after)
                 if ready and name not in done and name not in running.values() and len(running) < workers:
                     running[pool.submit(_run, name)] = name
+            if not running:  # _needed puts every task after those it follows: unreachable, but never spin
+                raise RuntimeError(f"no kernel group can start: {sorted(set(order) - set(done))}")
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 name, seconds = future.result()
