@@ -25,6 +25,7 @@ from .kinematics_api import (
     frame_placement,
     frame_placements,
     frame_velocity,
+    joint_jacobian,
     joint_jacobians,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "integrate_derivatives",
     "inverse_dynamics",
     "inverse_dynamics_derivatives",
+    "joint_jacobian",
     "joint_jacobians",
     "neutral",
     "nonlinear_effects",

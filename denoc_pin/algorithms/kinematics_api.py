@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Data, Model
+from ..model import Data, Model, ModelError
 from ..model.status import BAD_FRAME, raise_for_status
 from .frames import (
     ACCELERATION,
@@ -47,6 +47,8 @@ __all__ = [
     "frame_placement",
     "frame_placements",
     "frame_velocity",
+    "joint_index",
+    "joint_jacobian",
     "joint_jacobians",
 ]
 
@@ -75,24 +77,24 @@ def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, sha
     return out if status == 0 else _checked(what, model, data, q, v, a, frame, ref, shape)
 
 
-def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, rows: int):
-    """A (rows, nv) result, the same way."""
+def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, rows: int, joints: bool = False):
+    """A (rows, nv) result, the same way; with ``joints``, ``frame`` is a joint (``model.joint_frame_buffer``)."""
     out = np.empty((rows, model.nv))
     try:
-        status = matrix_fast(model.mb, data.ws, what, model.frame_buffer, q, EMPTY if v is None else v,
-                              frame, ref, out)  # fmt: skip
+        fb = model.joint_frame_buffer if joints else model.frame_buffer
+        status = matrix_fast(model.mb, data.ws, what, fb, q, EMPTY if v is None else v, frame, ref, out)
     except (TypeError, AttributeError) as refusal:
         status = refused(refusal, model, data, q, *(x for x in (v,) if x is not None))
-    return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv))
+    return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv), joints)
 
 
-def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple):
+def _checked(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, shape: tuple, joints=False):
     """Convert and check the input (one state or a batch), run the kernel, raise a clear error on a bad status."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}")
     given = q, v, a
     q, v, a, B = states(model, data, q, v, a, "a", optional=True)
-    fb = model.frame_buffer
+    fb = model.joint_frame_buffer if joints else model.frame_buffer
     if B is not None:
         out = np.empty((B, *shape))
         status, _ = KINEMATICS.run_batch(model, data, (what, fb, frame, ref), q, v, a, out.reshape(B, -1))
@@ -114,7 +116,7 @@ def forward_kinematics(model: Model, data: Data, q, v=None, a=None) -> None:
     (Pinocchio's ``data.v``, halves swapped); with a, ``data.tdot``: its classical acceleration [ω̇; ö], own frame,
     without gravity (Pinocchio's ``data.a`` is [ö − ω × ȯ; ω̇]).  A batch is refused: ``data`` holds one state.
     """
-    if np.ndim(q) == 2:
+    if np.ndim(q) == 2 and np.shape(q) != (model.nq, 1):
         raise ValueError("forward_kinematics fills data with one state; for a batch call the frame functions")
     if a is not None and v is None:
         raise ValueError("forward_kinematics: an acceleration a needs the velocity v")
@@ -163,6 +165,28 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference="local") -> np.
     f = frame if type(frame) is int else model.frame_index(frame)
     ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
     return _matrix(JACOBIAN, model, data, q, None, f, ref, 6)
+
+
+def joint_jacobian(model: Model, data: Data, q, joint, reference="local") -> np.ndarray:
+    """(6, nv) J with [v; ω] of joint ``joint`` (a joint's name or its index ``model.joint_id(name)``, 0 the
+    universe) in ``reference``: the twist of its body in the joint's frame; Pinocchio's ``computeJointJacobian``
+    (local) or ``getJointJacobian`` after ``computeJointJacobians``.  An integer given to ``frame_jacobian`` stays a
+    frame index, as in Pinocchio (frame 6 is not joint 6); the joint's frame is ``model.frame_id(name, "joint")``."""
+    j = joint_index(model, joint)
+    ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
+    return _matrix(JACOBIAN, model, data, q, None, j, ref, 6, joints=True)
+
+
+def joint_index(model: Model, joint) -> int:
+    """A joint given by name or index, as its index 0 … njoints − 1 (the error names the valid ones)."""
+    if isinstance(joint, str):
+        return model.joint_id(joint)
+    if isinstance(joint, (int, np.integer)) and not isinstance(joint, bool):
+        if 0 <= joint < model.njoints:
+            return int(joint)
+        raise ModelError(f"joint index {joint} is out of range for model {model.name!r}: 0 (the universe) … "
+                         f"{model.njoints - 1}")  # fmt: skip
+    raise ModelError(f"a joint is a name or an index (model.joint_id(name)), got {type(joint).__name__}")
 
 
 def joint_jacobians(model: Model, data: Data, q) -> np.ndarray:

@@ -113,13 +113,17 @@ def states(model: Model, data: Data, q, v, x, xname: str, optional: bool = False
     else:
         absent = False, False
     q = np.asarray(q, dtype=np.float64)  # converted once, for the batch test and for the checks below
-    if q.ndim == 2:
+    if q.ndim == 2 and (q.shape[1] != 1 or nq == 1):  # (n, 1): Pinocchio's column, one state; (1, 1) a batch
         B = q.shape[0]
+        if q.shape[0] == nq and q.shape[1] != nq:
+            raise ValueError(f"q of shape {q.shape} is a batch in columns (nq, B); a batch of B states is (B, {nq}), "
+                             f"one state a row: pass q.T (and v.T, {xname}.T)")  # fmt: skip
         arrays = []
         for arr, n, name, skip in ((q, nq, "q", False), (v, nv, "v", absent[0]), (x, nv, xname, absent[1])):
             a = np.zeros((B, 0)) if skip else np.ascontiguousarray(arr, dtype=np.float64)
             if not skip and a.shape != (B, n):
-                raise ValueError(f"a batch of {B} states needs {name} of shape ({B}, {n}), got {a.shape}")
+                hint = f": pass {name}.T" if a.shape == (n, B) else ""
+                raise ValueError(f"a batch of {B} states needs {name} of shape ({B}, {n}), got {a.shape}{hint}")
             arrays.append(a)
         return (*arrays, B)
     q = kernel_array(configuration(model, q))

@@ -91,7 +91,8 @@ class ModelBuilder:
         axis: unit joint axis in the joint frame; for "universal" a pair (e1, e2) of orthogonal axes.
         pitch: for "helical" (and only for it), the translation along the axis per radian turned [m/rad].
         placement: (R, p) or 4x4, the joint frame in the parent link's frame at q = 0.
-        mass, com (centre of mass in the link frame), inertia (3x3 about the centre of mass).
+        mass, com (centre of mass in the link frame), inertia (3x3 about the centre of mass), or inertia=a
+        ``pinocchio.Inertia`` alone (its mass, lever and rotational inertia).
         link_placement: (R, p) or 4x4, the link's frame in the joint frame (default: the same frame; an SDF link
         whose joint sits away from the link's origin); children attached by the link's name hang from it.
         lower, upper (the joint's nq numbers, or one for all), velocity, effort (its nv, or one): its limits, in
@@ -117,6 +118,11 @@ class ModelBuilder:
             raise ModelError(f"ModelBuilder: a joint named {name!r} exists already")
         if link in self._frames:
             raise ModelError(f"ModelBuilder: a link named {link!r} exists already")
+        if hasattr(inertia, "lever") and hasattr(inertia, "mass"):  # a pinocchio.Inertia: mass, com and inertia
+            if mass != 0.0 or np.any(np.asarray(com, dtype=float) != 0.0):
+                raise ModelError(f"ModelBuilder: link {link!r}: a pinocchio.Inertia gives the mass and the centre of "
+                                 f"mass too; pass mass= and com= or the Inertia, not both")  # fmt: skip
+            mass, com, inertia = inertia.mass, inertia.lever, inertia.inertia
         mass = float(mass)
         com = np.asarray(com, dtype=float).reshape(3)
         I_c = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float).reshape(3, 3)

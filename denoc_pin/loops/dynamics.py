@@ -150,10 +150,17 @@ def _rcond(rcond, what: str) -> float:
     return rcond
 
 
-def _one_state(q, v, x, xname: str, what: str) -> None:
+def _one_state(q, v, x, xname: str, what: str) -> tuple:
+    """q, v, x of one state, each 1-D or a Pinocchio column (n, 1), as 1-D arrays."""
+    out = []
     for arr, name in ((q, "q"), (v, "v"), (x, xname)):
-        if np.ndim(arr) != 1:
+        arr = np.asarray(arr, dtype=np.float64)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1:
             raise ValueError(f"{what} takes one state: {name} must be 1-D, got shape {np.shape(arr)} (no batches here)")
+        out.append(arr)
+    return tuple(out)
 
 
 def dof_of(model: Model, names, what: str) -> np.ndarray:
@@ -188,7 +195,7 @@ def constrained_inverse_dynamics(
     (τ_A, λ); redundant constraints get the minimum-norm λ.
     """
     need_loops(model, "constrained_inverse_dynamics")
-    _one_state(q, v, a, "a", "constrained_inverse_dynamics")
+    q, v, a = _one_state(q, v, a, "a", "constrained_inverse_dynamics")
     if actuated is None:
         actuated = [n for n in model.names[1:] if n not in model.passive]
     cols = dof_of(model, actuated, "actuated")

@@ -9,7 +9,7 @@ from ..core.spatial import from_pinocchio_order
 from .data import Data
 from .model import Model
 
-__all__ = ["check_data", "configuration", "external_forces", "vector"]
+__all__ = ["check_data", "column", "configuration", "external_forces", "vector"]
 
 
 def check_data(model: Model, data: Data) -> None:
@@ -22,11 +22,21 @@ def check_data(model: Model, data: Data) -> None:
         )
 
 
+def column(a: np.ndarray, n: int) -> np.ndarray:
+    """An (n, 1) column (Pinocchio's examples write ``np.random.rand(model.nv, 1)``) as the (n,) vector it is."""
+    return a[:, 0] if a.shape == (n, 1) else a
+
+
 def vector(x, n: int, what: str) -> np.ndarray:
-    """x as a float64 (n,) array, or a ValueError naming the expected shape and any non-finite entry."""
-    a = np.asarray(x, dtype=np.float64)
+    """x, (n,) or an (n, 1) column, as a float64 (n,) array, or a ValueError naming the expected shape and any
+    non-finite entry."""
+    a = column(np.asarray(x, dtype=np.float64), n)
     if a.shape != (n,):
-        raise ValueError(f"{what} must have shape ({n},), got {a.shape}")
+        if a.ndim == 2 and a.shape[0] == n:
+            raise ValueError(f"{what} must have shape ({n},) or ({n}, 1), got {a.shape}: a batch of B states is "
+                             f"(B, {n}), one state a row; for B states in columns pass {what}.T")  # fmt: skip
+        raise ValueError(f"{what} must have shape ({n},) (wrong argument size: expected {n}, got {a.size}), "
+                         f"got {a.shape}")  # fmt: skip
     if not np.isfinite(a).all():
         bad = np.flatnonzero(~np.isfinite(a))
         raise ValueError(f"{what} has non-finite entries (NaN or inf) at indices {bad.tolist()}")
@@ -35,7 +45,7 @@ def vector(x, n: int, what: str) -> np.ndarray:
 
 def configuration(model: Model, q, what: str = "q") -> np.ndarray:
     """q as a float64 (nq,) array; a q that lacks a floating root's entries is named as such."""
-    a = np.asarray(q, dtype=np.float64)
+    a = column(np.asarray(q, dtype=np.float64), model.nq)
     if a.shape != (model.nq,) and model.njoints > 1 and JOINTS[int(model.kinds[1])].root:
         root = int(model.kinds[1])
         if a.ndim == 1 and a.shape[0] == model.nq - model.nqs[1]:

@@ -8,6 +8,9 @@ import numpy as np
 
 from ..core.joints import motion_subspaces
 from ..core.layout import (
+    FRAME_BODY,
+    FRAME_ROTATION,
+    FRAME_TRANSLATION,
     HEADER,
     LW_M,
     LW_RANK,
@@ -39,7 +42,8 @@ class Data:
     - ``S``: (njoints, 6, zmax) joint-motion propagation p_k in its first ``nvs[k]`` columns. Constant, set when
       the Data is made, except a universal joint's first column R2ᵀ e1, which the kinematics update.
     - ``oR``, ``op``: (njoints, 3, 3) and (njoints, 3) each body's orientation and origin in the world (Pinocchio's
-      ``oMi``), after ``forward_kinematics`` (a frame function computes only its frame's support).
+      ``oMi``), after ``forward_kinematics`` (a frame function computes only its frame's support).  ``oMi``,
+      ``oMf``, ``v``, ``a``: Pinocchio's fields of those names, in its layouts, formed from these on access.
     - ``t``, ``tdot``: (njoints, 6) twists and twist-rates (classical accelerations ω̇, ö), body frames; gravity is
       in ``tdot`` after inverse dynamics (the base accelerating at −g), not after ``forward_kinematics``.
     - ``path`` (njoints,), ``frame_pose``, ``twist``, …, ``phi_hat``: a frame's support and small work arrays of
@@ -149,6 +153,50 @@ class Data:
             return np.zeros((0, 0))
         m, r = self.model.n_constraints, int(self.lw[LW_RANK])
         return np.eye(m) if r == m else self.loop.B.reshape(-1)[: m * r].reshape(m, r).copy()  # B's first m r floats
+
+    # Pinocchio's names for what the kinematics leave here, in its layouts: read-only arrays formed on access.
+    @property
+    def oMi(self) -> np.ndarray:
+        """(njoints, 4, 4) each joint's (= body's) placement in the world, Pinocchio's ``data.oMi[i].homogeneous``,
+        from ``oR`` and ``op``: after ``forward_kinematics`` (or ``frame_placements``)."""
+        T = np.zeros((self.model.njoints, 4, 4))
+        T[:, :3, :3], T[:, :3, 3], T[:, 3, 3] = self.oR, self.op, 1.0
+        T.setflags(write=False)
+        return T
+
+    @property
+    def oMf(self) -> np.ndarray:
+        """(nframes, 4, 4) each frame's placement in the world, Pinocchio's ``data.oMf[f].homogeneous`` after
+        ``updateFramePlacements``: R_F = R_k R_f, p_F = o_k + R_k p_f from ``oR``, ``op`` and ``model.frames``,
+        after ``forward_kinematics`` or ``frame_placements``."""
+        fb = self.model.frame_buffer
+        k = fb[:, FRAME_BODY].astype(np.int64)
+        Rf = fb[:, FRAME_ROTATION : FRAME_ROTATION + 9].reshape(-1, 3, 3)
+        pf = fb[:, FRAME_TRANSLATION : FRAME_TRANSLATION + 3]
+        T = np.zeros((len(fb), 4, 4))
+        T[:, :3, :3] = self.oR[k] @ Rf
+        T[:, :3, 3] = self.op[k] + np.einsum("fij,fj->fi", self.oR[k], pf)
+        T[:, 3, 3] = 1.0
+        T.setflags(write=False)
+        return T
+
+    @property
+    def v(self) -> np.ndarray:
+        """(njoints, 6) each body's spatial velocity [v; ω] in its joint frame, Pinocchio's ``data.v[i].vector``:
+        ``t`` with its halves swapped, after ``forward_kinematics(model, data, q, v)``."""
+        out = np.concatenate([self.t[:, 3:], self.t[:, :3]], axis=1)
+        out.setflags(write=False)
+        return out
+
+    @property
+    def a(self) -> np.ndarray:
+        """(njoints, 6) each body's spatial acceleration [ö − ω × ȯ; ω̇] in its joint frame, Pinocchio's
+        ``data.a[i].vector`` (no gravity), after ``forward_kinematics(model, data, q, v, a)``; ``tdot`` holds the
+        classical one [ω̇; ö]."""
+        w, o = self.t[:, :3], self.t[:, 3:]
+        out = np.concatenate([self.tdot[:, 3:] - np.cross(w, o), self.tdot[:, :3]], axis=1)
+        out.setflags(write=False)
+        return out
 
     gim = property(lambda self: self.dense("gim"), doc="(nv, nv) the GIM of the last ``gim`` call")
     gim_inv = property(lambda self: self.dense("gim_inv"), doc="(nv, nv) the last ``gim_inverse``")

@@ -119,22 +119,25 @@ def _checked_frames(name: str, frames, njoints: int) -> tuple[Frame, ...]:
 
 
 def placement_pair(placement, what: str = "placement") -> tuple[np.ndarray, np.ndarray]:
-    """(R, p), copies, from None (identity), a pair (R, p) or a 4 x 4 homogeneous matrix; a ModelError naming
-    ``what`` if it is none of these or R is not a rotation."""
+    """(R, p), copies, from None (identity), a pair (R, p), a 4 x 4 homogeneous matrix or a ``pinocchio.SE3``; a
+    ModelError naming ``what`` if it is none of these or R is not a rotation."""
     if placement is None:
         return np.eye(3), np.zeros(3)
     try:
-        if isinstance(placement, tuple | list) and len(placement) == 2:
+        if hasattr(placement, "rotation") and hasattr(placement, "translation"):  # pinocchio.SE3
+            R, p = np.array(placement.rotation, dtype=float), np.array(placement.translation, dtype=float)
+        elif isinstance(placement, tuple | list) and len(placement) == 2:
             R, p = (np.asarray(x, dtype=float) for x in placement)
         else:
             T = np.asarray(placement, dtype=float)
             if T.shape != (4, 4):
-                raise ModelError(f"{what} must be (R, p) or a 4x4 homogeneous matrix, got shape {T.shape}")
+                raise ModelError(f"{what} must be (R, p), a 4x4 homogeneous matrix or a pinocchio.SE3, got shape "
+                                 f"{T.shape}")  # fmt: skip
             R, p = T[:3, :3], T[:3, 3]
     except (TypeError, ValueError) as e:
         if isinstance(e, ModelError):
             raise
-        raise ModelError(f"{what} must be (R, p) or a 4x4 homogeneous matrix: {e}") from None
+        raise ModelError(f"{what} must be (R, p), a 4x4 homogeneous matrix or a pinocchio.SE3: {e}") from None
     if R.shape != (3, 3) or p.shape != (3,):
         raise ModelError(f"{what} (R, p) must be a (3, 3) rotation and a (3,) position, got {R.shape} and {p.shape}")
     if not (np.isfinite(R).all() and np.isfinite(p).all()):
@@ -378,7 +381,7 @@ class Model:
     def __getstate__(self) -> dict:
         # Pickle copies each view as an array of its own: only mb goes, the views are made again from it.
         views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M", "frame_buffer",
-                 "_frame_index"}  # fmt: skip
+                 "joint_frame_buffer", "_frame_index"}  # fmt: skip
         return {"_ni": self.mi.size} | {k: v for k, v in self.__dict__.items() if k not in views}
 
     def __setstate__(self, state: dict) -> None:
@@ -453,6 +456,13 @@ class Model:
         """(nframes, 13) read-only: each frame's row (``core.layout.FRAME_ROW``) for the kernels.  Formed on first
         access and kept in the instance (a plain attribute from then on: the fast calls read it)."""
         return frame_rows([(f.body, f.rotation, f.translation) for f in self.frames])
+
+    @cached_property
+    def joint_frame_buffer(self) -> np.ndarray:
+        """(njoints, 13) read-only: ``frame_buffer``'s rows of the joint frames, row k on body k at its origin (the
+        joint's frame, Pinocchio's ``oMi[k]``), so that a frame kernel reads joint k as frame k."""
+        eye, zero = np.eye(3), np.zeros(3)
+        return frame_rows([(k, eye, zero) for k in range(self.njoints)])
 
     def frame_id(self, name: str, type: str | None = None) -> int:
         """Index in ``frames`` of the frame named ``name`` (of ``type``, if given), Pinocchio's ``getFrameId``.  As

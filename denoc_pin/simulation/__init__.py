@@ -1,6 +1,6 @@
 """Simulation on the configuration space, and model edits for structure-varying systems (Isobe & Yagi)."""
 
-from .edits import attach, lock_joints, transfer_state, with_loop, with_passive, without_loop
+from .edits import attach, lock_joints, transfer_state, with_limits, with_loop, with_passive, without_loop
 from .simulate import METHODS, Trajectory, inverse_dynamics_trajectory, simulate
 from .step import STEP_METHODS, step, step_derivatives
 
@@ -15,6 +15,7 @@ __all__ = [
     "step",
     "step_derivatives",
     "transfer_state",
+    "with_limits",
     "with_loop",
     "with_passive",
     "without_loop",

@@ -14,12 +14,13 @@ import numpy as np
 from ..algorithms.api import gim
 from ..algorithms.configuration import neutral
 from ..algorithms.kinematics import kinematics_entry
+from ..algorithms.kinematics_api import joint_index
 from ..core.joints import JOINTS
 from ..loaders.builder import ModelBuilder
 from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
-from ..model import Model, ModelError, configuration
+from ..model import LIMIT_FIELDS, Model, ModelError, configuration, placement_pair
 
-__all__ = ["attach", "lock_joints", "transfer_state", "with_loop", "with_passive", "without_loop"]
+__all__ = ["attach", "lock_joints", "transfer_state", "with_limits", "with_loop", "with_passive", "without_loop"]
 
 
 def _link_poses(model: Model) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -102,7 +103,8 @@ def _copy_model(b: ModelBuilder, model: Model, locked_pose=None, after: int | No
         parent = body_link[model.parents[k]]
         if k in locked_pose:
             R, p = locked_pose[k]
-            _add_body_like(b, model, k, parent, R, p, "fixed", f"locked_{model.names[k]}", model.link_names[k], links)
+            # the joint keeps its name: its frame, now of type "fixed_joint", is found as before the edit
+            _add_body_like(b, model, k, parent, R, p, "fixed", model.names[k], model.link_names[k], links)
         else:
             kind = JOINTS[int(model.kinds[k])].name
             _add_body_like(b, model, k, parent, model.placement_rotation[k], model.placement_translation[k], kind,
@@ -142,6 +144,35 @@ def without_loop(model: Model, name: str) -> Model:
             f"model {model.name!r} has no loop joint {name!r}; loop joints are: {', '.join(names) or '(none)'}"
         )
     return with_fields(model, loops=tuple(lp for lp in model.loops if lp.name != name))
+
+
+def with_limits(model: Model, lower=None, upper=None, velocity=None, effort=None) -> Model:
+    """``model`` with new joint limits, each in Pinocchio's layout (``lower``, ``upper``: nq numbers,
+    ``lower_position_limit`` and ``upper_position_limit``; ``velocity``, ``effort``: nv) or one number for all;
+    those left out stay.  A lower limit above its upper one is refused."""
+    fields = {}
+    for field, given in zip(LIMIT_FIELDS, (lower, upper, velocity, effort), strict=True):
+        old = getattr(model, field)
+        if given is None:
+            continue
+        a = np.asarray(given, dtype=float)
+        if a.ndim == 0:
+            a = np.full(old.shape, float(a))
+        if a.shape != old.shape or np.isnan(a).any():
+            raise ModelError(f"with_limits: {field} of model {model.name!r} takes {old.size} numbers (or one for all)"
+                             f", not NaN; got shape {a.shape}")  # fmt: skip
+        fields[field] = a
+    low = fields.get("lower_position_limit", model.lower_position_limit)
+    high = fields.get("upper_position_limit", model.upper_position_limit)
+    if (low > high).any():
+        i = np.flatnonzero(low > high).tolist()
+        raise ModelError(f"with_limits: lower is above upper at q indices {i} of model {model.name!r}")
+    if (fields.get("velocity_limit", model.velocity_limit) < 0).any() or (
+        fields.get("effort_limit", model.effort_limit) < 0
+    ).any():
+        raise ModelError(f"with_limits: velocity and effort limits of model {model.name!r} are bounds on |v| and "
+                         f"|τ|: non-negative")  # fmt: skip
+    return with_fields(model, **fields)
 
 
 def with_passive(model: Model, names) -> Model:
@@ -196,14 +227,22 @@ def transfer_state(old: Model, new: Model, q, v) -> tuple[np.ndarray, np.ndarray
     return q_new, P @ v_plus, 0.5 * float(v @ M @ v - v_plus @ M @ v_plus)
 
 
-def lock_joints(model: Model, names, q) -> Model:
-    """A new model where the joints ``names`` are rigid at their values in ``q``: each locked link
-    merges into its parent body (and its children hang from that body), as a fixed joint would.
+def lock_joints(model: Model, joints, q) -> Model:
+    """A new model where the ``joints`` (names or indices, ``model.joint_id(name)``; one or a list) are rigid at
+    their values in ``q``: each locked link merges into its parent body (and its children hang from that body), as a
+    fixed joint would; Pinocchio's ``buildReducedModel``.  A locked joint's frame keeps its name, of type
+    ``"fixed_joint"`` now.
 
     q: (nq,) configuration of ``model``; only the locked joints' entries are used.
     """
-    names = [names] if isinstance(names, str) else list(names)
-    locked = {model.joint_id(n) for n in names}  # raises ModelError listing the valid names
+    joints = [joints] if isinstance(joints, str | int | np.integer) else list(joints)
+    locked = set()
+    for j in joints:  # raises ModelError listing the valid names
+        k = joint_index(model, j)
+        if k == 0:
+            raise ModelError(f"lock_joints: joint 0 is the universe, not a joint of model {model.name!r}")
+        locked.add(k)
+    names = [model.names[k] for k in sorted(locked)]
     q = np.ascontiguousarray(configuration(model, q))
     data = model.create_data()
     kinematics_entry(model.mi, model.mf, data.ws, q)
@@ -244,23 +283,22 @@ def _refuse_rigid_loops(model: Model, edited: Model, names, q) -> None:
             )
 
 
-def attach(model: Model, parent_link: str, submodel: Model, placement=None, prefix: str = "") -> Model:
+def attach(model: Model, parent_link, submodel: Model, placement=None, prefix: str = "") -> Model:
     """A new model with ``submodel`` (a tool, a payload, a branch) rigidly attached by its base to
-    the link ``parent_link`` of ``model`` at ``placement`` = (R, p) in that link's frame.
+    the link ``parent_link`` of ``model`` (its name, or its frame's index ``model.frame_id(name)``) at
+    ``placement`` ((R, p), 4 x 4 or a ``pinocchio.SE3``) in that link's frame; Pinocchio's ``appendModel``.
 
     The submodel's joints and links, names prefixed by ``prefix``, are inserted right after the host
     link's subtree, so that a depth-first model stays depth-first (their q and v entries sit there too).
     """
+    if isinstance(parent_link, int | np.integer) and not isinstance(parent_link, bool):
+        parent_link = model.frames[model.frame_index(parent_link)].name
     frame_names = {f.name for f in model.frames} | set(model.link_names)
     if parent_link not in frame_names:
         raise ModelError(
             f"attach: no link {parent_link!r} in model {model.name!r}; links are: {', '.join(sorted(frame_names))}"
         )
-    R0, p0 = (
-        (np.eye(3), np.zeros(3))
-        if placement is None
-        else (np.asarray(placement[0], float), np.asarray(placement[1], float))
-    )
+    R0, p0 = placement_pair(placement, "attach: placement")
     # Depth-first order is kept (Pinocchio needs it): the submodel goes right after the host body's subtree.
     host = next((f.body for f in model.frames if f.name == parent_link), None)
     host = model.link_names.index(parent_link) if host is None else host

@@ -1,0 +1,199 @@
+"""A Pinocchio user's idioms on denoc_pin: its data fields, the joint Jacobian, the array forms it accepts, edits by
+id, its placements and inertias; each against Pinocchio itself (docs/from-pinocchio.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import denoc_pin as dp
+from denoc_pin.loaders.robots import example_robot_urdf
+
+ATOL = 1e-12
+
+
+def _pair(name: str):
+    path = str(example_robot_urdf(name))
+    return dp.load_urdf(path), pin.buildModelFromUrdf(path)
+
+
+def _floating_pair(name: str):
+    path = str(example_robot_urdf(name))
+    return dp.load_urdf(path, "free-flyer"), pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+
+
+@pytest.mark.parametrize("name", ["talos_left_arm", "ur5", "solo"])
+def test_data_fields_oMi_oMf_v_a_and_joint_jacobians_are_pinocchios(name):
+    """data.oMi, data.oMf, data.v, data.a after forward_kinematics, and joint_jacobian in the three references, equal
+    Pinocchio's after forwardKinematics / updateFramePlacements / computeJointJacobians, joint by joint."""
+    model, pm = _floating_pair(name) if name == "solo" else _pair(name)
+    pd, data = pm.createData(), model.create_data()
+    rng = np.random.default_rng(3)
+    q, v, a = dp.random_configuration(model, rng), rng.standard_normal(pm.nv), rng.standard_normal(pm.nv)
+    pin.forwardKinematics(pm, pd, q, v, a)
+    pin.updateFramePlacements(pm, pd)
+    pin.computeJointJacobians(pm, pd, q)
+    dp.forward_kinematics(model, data, q, v, a)
+    assert data.oMi.shape == (pm.njoints, 4, 4) and data.oMf.shape == (pm.nframes, 4, 4)
+    for i in range(pm.njoints):
+        np.testing.assert_allclose(data.oMi[i], pd.oMi[i].homogeneous, atol=ATOL)
+        np.testing.assert_allclose(data.v[i], pd.v[i].vector, atol=ATOL)
+        np.testing.assert_allclose(data.a[i], pd.a[i].vector, atol=ATOL)
+    names = [f.name for f in model.frames]
+    for f in range(pm.nframes):  # frames by name: the orders may differ where a loader adds its own
+        mine = model.frame_id(pm.frames[f].name, type=None if names.count(pm.frames[f].name) == 1 else "body")
+        if names.count(pm.frames[f].name) > 1 and pm.frames[f].type != pin.FrameType.BODY:
+            continue
+        np.testing.assert_allclose(data.oMf[mine], pd.oMf[f].homogeneous, atol=ATOL)
+    for ref in (pin.LOCAL, pin.WORLD, pin.LOCAL_WORLD_ALIGNED):
+        for j in range(pm.njoints):
+            np.testing.assert_allclose(dp.joint_jacobian(model, data, q, j, ref), pin.getJointJacobian(pm, pd, j, ref),
+                                       atol=ATOL)  # fmt: skip
+        np.testing.assert_allclose(dp.joint_jacobian(model, data, q, pm.njoints - 1, ref),
+                                   pin.computeJointJacobian(pm, pd, q, pm.njoints - 1) if ref == pin.LOCAL
+                                   else pin.getJointJacobian(pm, pd, pm.njoints - 1, ref), atol=ATOL)  # fmt: skip
+    with pytest.raises(ValueError, match="read-only"):  # the kinematics fill them
+        data.oMi[1, 0, 0] = 2.0
+    assert not data.oMi.flags.writeable and not data.v.flags.writeable
+
+
+def test_an_integer_frame_stays_a_frame_and_the_joint_is_asked_by_joint_jacobian():
+    """frame_jacobian(…, 6) is frame 6, as pin.computeFrameJacobian(…, 6); joint 6 is joint_jacobian's, by index or
+    name; a batch gets a leading B; an index out of range names the valid ones."""
+    model, pm = _pair("ur5")
+    pd, data = pm.createData(), model.create_data()
+    q = pin.neutral(pm) + 0.3
+    assert pm.frames[6].name == model.frames[6].name
+    np.testing.assert_allclose(dp.frame_jacobian(model, data, q, 6), pin.computeFrameJacobian(pm, pd, q, 6),
+                               atol=ATOL)  # fmt: skip
+    J6 = pin.computeJointJacobian(pm, pd, q, 6)
+    np.testing.assert_allclose(dp.joint_jacobian(model, data, q, 6), J6, atol=ATOL)
+    np.testing.assert_allclose(dp.joint_jacobian(model, data, q, pm.names[6]), J6, atol=ATOL)
+    assert np.abs(dp.frame_jacobian(model, data, q, 6) - J6).max() > 0.1  # frame 6 is not joint 6 on the ur5
+    batch = dp.joint_jacobian(model, data, np.stack([q, q + 0.1]), 6, "world")
+    assert batch.shape == (2, 6, 6)
+    pin.computeJointJacobians(pm, pd, q + 0.1)
+    np.testing.assert_allclose(batch[1], pin.getJointJacobian(pm, pd, 6, pin.WORLD), atol=ATOL)
+    with pytest.raises(dp.ModelError, match=r"joint index 7 is out of range .* 0 \(the universe\) … 6"):
+        dp.joint_jacobian(model, data, q, 7)
+    with pytest.raises(dp.ModelError, match="joints are: shoulder_pan_joint"):
+        dp.joint_jacobian(model, data, q, "no_such_joint")
+
+
+def test_columns_are_one_state_and_a_batch_in_columns_is_told_to_transpose():
+    """Pinocchio's (n, 1) columns give what its (n,) vectors give; a batch written as columns (nq, B) is refused
+    with 'pass q.T'; a wrong size says the expected and the given size."""
+    model, pm = _pair("panda")
+    pd, data = pm.createData(), model.create_data()
+    rng = np.random.default_rng(0)
+    pin.seed(0)
+    q = pin.randomConfiguration(pm)[:, None]
+    v, a = rng.random((pm.nv, 1)), rng.random((pm.nv, 1))
+    tau = dp.inverse_dynamics(model, data, q, v, a)
+    assert tau.shape == (pm.nv,)
+    np.testing.assert_allclose(tau, pin.rnea(pm, pd, q, v, a), rtol=1e-12, atol=ATOL)
+    np.testing.assert_allclose(dp.forward_dynamics(model, data, q, v, a), pin.aba(pm, pd, q, v, a), rtol=1e-12,
+                               atol=ATOL)  # fmt: skip
+    np.testing.assert_allclose(dp.nonlinear_effects(model, data, q, v), pin.nonLinearEffects(pm, pd, q, v),
+                               rtol=1e-12, atol=ATOL)  # fmt: skip
+    np.testing.assert_allclose(dp.gim(model, data, q), pin.crba(pm, pd, q), atol=ATOL)
+    np.testing.assert_allclose(dp.integrate(model, q, v), pin.integrate(pm, q, v), atol=ATOL)
+    np.testing.assert_allclose(dp.difference(model, q, q + 0.1), pin.difference(pm, q, q + 0.1), atol=ATOL)
+    np.testing.assert_allclose(dp.frame_jacobian(model, data, q, 5), pin.computeFrameJacobian(pm, pd, q, 5),
+                               atol=ATOL)  # fmt: skip
+    dp.forward_kinematics(model, data, q, v)
+    pin.forwardKinematics(pm, pd, q, v)
+    np.testing.assert_allclose(data.v[-1], pd.v[pm.njoints - 1].vector, atol=ATOL)
+    Q = np.tile(q, (1, 4))
+    V = np.tile(v, (1, 4))
+    with pytest.raises(ValueError, match=r"q of shape \(9, 4\) is a batch in columns .* pass q.T"):
+        dp.inverse_dynamics(model, data, Q, V, V)
+    with pytest.raises(ValueError, match=r"pass q.T"):
+        dp.frame_jacobian(model, data, Q, 5)
+    with pytest.raises(ValueError, match=r"v of shape \(4, 9\), got \(9, 4\): pass v.T"):
+        dp.inverse_dynamics(model, data, Q.T, V, V.T)
+    with pytest.raises(ValueError, match=r"expected 9, got 5"):
+        dp.inverse_dynamics(model, data, q[:5], v, a)
+    with pytest.raises(ValueError, match=r"q must have shape \(9,\) or \(9, 1\), got \(9, 4\).*pass q.T"):
+        dp.integrate(model, Q, v)
+
+
+def test_lock_joints_by_id_keeps_the_frames_names_as_pinocchios_reduced_model():
+    """lock_joints by Pinocchio's joint ids (or names, or both) gives buildReducedModel's model: its nq, its frame
+    names (the locked joint's frame keeps its name, now a fixed joint), its dynamics."""
+    model, pm = _pair("ur5")
+    q = pin.neutral(pm) + np.linspace(0.1, 0.6, pm.nq)
+    ids = [pm.getJointId("wrist_1_joint"), pm.getJointId("elbow_joint")]
+    reduced = pin.buildReducedModel(pm, ids, q)
+    for locked in (dp.lock_joints(model, ids, q), dp.lock_joints(model, ["wrist_1_joint", ids[1]], q)):
+        assert (locked.nq, locked.nv) == (reduced.nq, reduced.nv)
+        assert list(locked.names) == list(reduced.names)
+        f = locked.frames[locked.frame_id("wrist_1_joint")]
+        assert f.type == "fixed_joint" and reduced.frames[reduced.getFrameId("wrist_1_joint")].type == pin.FIXED_JOINT
+        rq = pin.neutral(reduced) + 0.2
+        np.testing.assert_allclose(dp.inverse_dynamics(locked, locked.create_data(), rq, rq, rq),
+                                   pin.rnea(reduced, reduced.createData(), rq, rq, rq), rtol=1e-12)  # fmt: skip
+        pin.framesForwardKinematics(reduced, rd := reduced.createData(), rq)
+        np.testing.assert_allclose(dp.frame_placement(locked, locked.create_data(), rq, "tool0"),
+                                   rd.oMf[reduced.getFrameId("tool0")].homogeneous, atol=ATOL)  # fmt: skip
+    with pytest.raises(dp.ModelError, match="out of range"):
+        dp.lock_joints(model, [99], q)
+    with pytest.raises(dp.ModelError, match="universe"):
+        dp.lock_joints(model, 0, q)
+
+
+def test_attach_by_frame_id_at_an_se3_is_pinocchios_append_model():
+    """attach at a frame index with a pinocchio.SE3 (or its 4 x 4) gives appendModel's dynamics."""
+    model, pm = _pair("ur5")
+    b = dp.ModelBuilder("tool", base="tool_base")  # a two-finger tool whose names are not the arm's
+    pin.seed(2)
+    for i in range(2):
+        b.add_body("tool_base", "prismatic", axis=(0, 1 - 2 * i, 0), placement=pin.SE3.Random(),
+                   inertia=pin.Inertia.Random(), name=f"finger_{i}_joint", link=f"finger_{i}")  # fmt: skip
+    tool = b.build()
+    S = pin.SE3(pin.utils.rpyToMatrix(0.3, -0.2, 0.5), np.array([0.01, 0.02, 0.1]))
+    fid = pm.getFrameId("tool0")
+    appended = pin.appendModel(pm, dp.to_pinocchio(tool), fid, S)
+    by_id = dp.attach(model, fid, tool, S)
+    by_matrix = dp.attach(model, "tool0", tool, S.homogeneous)
+    q = pin.neutral(appended) + 0.25
+    for m in (by_id, by_matrix):
+        assert (m.nq, m.nv) == (appended.nq, appended.nv)
+        np.testing.assert_allclose(dp.inverse_dynamics(m, m.create_data(), q, q, q),
+                                   pin.rnea(appended, appended.createData(), q, q, q), rtol=1e-12)  # fmt: skip
+    with pytest.raises(dp.ModelError, match="attach: placement must be"):
+        dp.attach(model, "tool0", tool, np.eye(3))
+
+
+def test_with_limits_and_a_pinocchio_inertia_in_the_builder():
+    """with_limits sets limits in Pinocchio's layout (one number for all, or the vector), refuses a wrong length and
+    lower > upper; ModelBuilder takes a pinocchio.Inertia and a pinocchio.SE3, giving Pinocchio's dynamics."""
+    model, pm = _pair("ur5")
+    limited = dp.with_limits(model, lower=-1.0, velocity=np.arange(1.0, 7.0))
+    np.testing.assert_array_equal(limited.lower_position_limit, -np.ones(6))
+    np.testing.assert_array_equal(limited.velocity_limit, np.arange(1.0, 7.0))
+    np.testing.assert_array_equal(limited.upper_position_limit, model.upper_position_limit)
+    np.testing.assert_array_equal(limited.effort_limit, model.effort_limit)
+    with pytest.raises(dp.ModelError, match="takes 6 numbers"):
+        dp.with_limits(model, upper=np.zeros(5))
+    with pytest.raises(dp.ModelError, match="lower is above upper at q indices"):
+        dp.with_limits(model, lower=4.0)
+    with pytest.raises(dp.ModelError, match="non-negative"):
+        dp.with_limits(model, effort=-1.0)
+
+    pin.seed(5)
+    pmodel = pin.Model()
+    b = dp.ModelBuilder("built")
+    parent_pin, parent = 0, 0
+    for i in range(3):
+        inertia, placement = pin.Inertia.Random(), pin.SE3.Random()
+        parent_pin = pmodel.addJoint(parent_pin, pin.JointModelRY(), placement, f"j{i}")
+        pmodel.appendBodyToJoint(parent_pin, inertia, pin.SE3.Identity())
+        parent = b.add_body(parent, "revolute", axis=(0, 1, 0), placement=placement, inertia=inertia, name=f"j{i}")
+    built = b.build()
+    q = np.array([0.3, -0.4, 0.5])
+    np.testing.assert_allclose(dp.inverse_dynamics(built, built.create_data(), q, q, q),
+                               pin.rnea(pmodel, pmodel.createData(), q, q, q), rtol=1e-12)  # fmt: skip
+    with pytest.raises(dp.ModelError, match="pass mass= and com= or the Inertia, not both"):
+        dp.ModelBuilder("x").add_body(0, "revolute", mass=1.0, inertia=pin.Inertia.Random())
