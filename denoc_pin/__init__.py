@@ -88,6 +88,7 @@ from .simulation import (
     without_loop,
 )
 from .tools.viewer import Viewer
+from .tools.warmup import warmup
 from .version import __version__ as __version__  # dp.__version__, from the package metadata
 
 
@@ -172,6 +173,7 @@ __all__ = [
     "to_pinocchio",
     "to_pinocchio_constraints",
     "udut",
+    "warmup",
     "with_limits",
     "with_loop",
     "with_passive",

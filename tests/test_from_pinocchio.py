@@ -197,3 +197,93 @@ def test_with_limits_and_a_pinocchio_inertia_in_the_builder():
                                pin.rnea(pmodel, pmodel.createData(), q, q, q), rtol=1e-12)  # fmt: skip
     with pytest.raises(dp.ModelError, match="pass mass= and com= or the Inertia, not both"):
         dp.ModelBuilder("x").add_body(0, "revolute", mass=1.0, inertia=pin.Inertia.Random())
+
+
+@pytest.mark.parametrize("name", ["panda", "solo"])
+def test_the_small_calls_fast_path_and_checked_path_are_pinocchios(name):
+    """integrate, difference, normalize, neutral on ready arrays (the compiled fast entries) and on lists, columns and
+    an int dt (the checked path) equal Pinocchio's; a wrong length or a NaN is refused by name."""
+    model, pm = _floating_pair(name) if name == "solo" else _pair(name)
+    rng = np.random.default_rng(7)
+    q0, q1 = dp.random_configuration(model, rng), dp.random_configuration(model, rng)
+    v = rng.standard_normal(model.nv)
+    np.testing.assert_allclose(dp.neutral(model), pin.neutral(pm), atol=0)
+    for a, b in ((q0, v), (list(q0), list(v)), (q0[:, None], v[:, None])):
+        np.testing.assert_allclose(dp.integrate(model, a, b), pin.integrate(pm, q0, v), atol=ATOL)
+        np.testing.assert_allclose(dp.integrate(model, a, b, 2), pin.integrate(pm, q0, 2 * v), atol=ATOL)
+    for a, b in ((q0, q1), (list(q0), q1), (q0[:, None], q1)):
+        np.testing.assert_allclose(dp.difference(model, a, b), pin.difference(pm, q0, q1), atol=ATOL)
+    scaled = q0 * 1.5
+    np.testing.assert_allclose(dp.normalize(model, scaled), pin.normalize(pm, scaled), atol=ATOL)
+    np.testing.assert_allclose(dp.normalize(model, list(scaled)), pin.normalize(pm, scaled), atol=ATOL)
+    n = dp.neutral(model)
+    n[0] = 5.0  # a copy each call: the model's own stays
+    assert dp.neutral(model)[0] == pin.neutral(pm)[0]
+    with pytest.raises(ValueError, match="v must have shape"):
+        dp.integrate(model, q0, v[:-1])
+    with pytest.raises(ValueError, match=r"q1 has non-finite entries .* \[2\]"):
+        dp.difference(model, q0, np.where(np.arange(model.nq) == 2, np.nan, q1))
+    with pytest.raises(ValueError, match="dt must be finite"):
+        dp.integrate(model, q0, v, np.inf)
+
+
+WARMED = """
+import sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+import denoc_pin as dp
+
+def loaded():
+    found = set()
+    for name, module in list(sys.modules.items()):
+        if name.startswith("denoc_pin"):
+            for attr, x in vars(module).items():
+                if isinstance(x, CPUDispatcher) and x.signatures:
+                    found.add(f"{name}.{attr}")
+    return found
+
+model = dp.load_urdf(sys.argv[1], "free-flyer")
+dp.warmup(model)
+before = loaded()
+data = model.create_data()
+rng = np.random.default_rng(1)
+q, v, a = dp.random_configuration(model, rng), rng.standard_normal(model.nv), rng.standard_normal(model.nv)
+dp.forward_kinematics(model, data, q, v, a)
+tau = dp.inverse_dynamics(model, data, q, v, a)
+dp.forward_dynamics(model, data, q, v, tau)
+dp.nonlinear_effects(model, data, q, v)
+dp.gim(model, data, q)
+dp.frame_jacobian(model, data, q, "FL_FOOT", "local_world_aligned")
+dp.joint_jacobian(model, data, q, 3)
+dp.frame_placement(model, data, q, "FL_FOOT")
+dp.frame_velocity(model, data, q, v, "FL_FOOT", "world")
+dp.center_of_mass(model, data, q)
+dp.energy(model, data, q, v)
+dp.difference(model, q, dp.integrate(model, q, v, 0.01))
+print(sorted(loaded() - before))
+"""
+
+
+def test_warmup_loads_every_kernel_the_first_calls_need():
+    """In a fresh process, after dp.warmup(model) the calls of a control loop load no kernel they did not have."""
+    import subprocess
+    import sys
+
+    path = str(example_robot_urdf("solo"))
+    out = subprocess.run([sys.executable, "-c", WARMED, path], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_integrate_keeps_pinocchios_quaternion_sign_on_large_turns():
+    """A turn beyond π in one integrate: Pinocchio's free-flyer keeps the quaternion in the input's hemisphere and its
+    spherical joint does not; denoc_pin gives the same q, not only the same rotation."""
+    b = dp.ModelBuilder("two", base="world")
+    b.add_body("world", "free-flyer", mass=1.0, inertia=np.eye(3), name="root", link="body")
+    b.add_body("body", "spherical", mass=1.0, inertia=np.eye(3), name="ball", link="arm")
+    model = b.build()
+    pm = dp.to_pinocchio(model)
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        q, v = dp.random_configuration(model, rng), 3.0 * rng.standard_normal(model.nv)
+        np.testing.assert_allclose(dp.integrate(model, q, v), pin.integrate(pm, q, v), atol=ATOL)

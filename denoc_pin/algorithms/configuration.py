@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, types
 
 from ..core.joints import (
+    GROUPS,
+    JOINTS,
     dexp_inv_kernel,
     difference_kernel,
     integrate_kernel,
@@ -14,9 +17,84 @@ from ..core.joints import (
     random_q,
     random_qs,
 )
+from ..core.layout import HEAD_NQ, HEAD_NV, all_finite, model_views, split_model
+from ..kernel_cache import compile_on_first_use
 from ..model import Model, configuration, vector
+from ..model.status import BAD_LENGTH, NOT_FINITE
+from .protocol import MB, VEC
 
 __all__ = ["dexp_inv", "difference", "integrate", "neutral", "normalize", "random_configuration"]
+
+# The small calls' fast entries: the model as one buffer and the user's arrays, checked in the kernel (lengths,
+# finiteness); anything else (a list, an (n, 1) column, an int dt) is refused by the exact signature and takes the
+# checked path.  Pinocchio's integrate costs a few tenths of a microsecond: a numba call is about as much.
+_I = types.int64
+
+
+@njit(cache=True)
+def integrate_fast(mb, q, v, dt, out):
+    """out = q ⊕ v dt (``integrate_kernel``) after checking lengths and finiteness; a status."""
+    mi, mf = split_model(mb)
+    m = model_views(mi, mf)
+    if q.shape[0] != mi[HEAD_NQ] or v.shape[0] != mi[HEAD_NV] or out.shape[0] != mi[HEAD_NQ]:
+        return BAD_LENGTH
+    if not (all_finite(q) and all_finite(v) and np.isfinite(dt)):
+        return NOT_FINITE
+    integrate_kernel(m.kinds, m.idx_q, m.idx_v, q, v, dt, out)
+    return 0
+
+
+@njit(cache=True)
+def difference_fast(mb, q0, q1, out):
+    """out = q1 ⊖ q0 (``difference_kernel``) after the same checks; a status."""
+    mi, mf = split_model(mb)
+    m = model_views(mi, mf)
+    if q0.shape[0] != mi[HEAD_NQ] or q1.shape[0] != mi[HEAD_NQ] or out.shape[0] != mi[HEAD_NV]:
+        return BAD_LENGTH
+    if not (all_finite(q0) and all_finite(q1)):
+        return NOT_FINITE
+    difference_kernel(m.kinds, m.idx_q, m.idx_v, q0, q1, out)
+    return 0
+
+
+@njit(cache=True)
+def normalize_fast(mb, q, out):
+    """out = q with each joint's unit part (``GROUPS``' ``unit``) scaled to norm 1; a status."""
+    mi, mf = split_model(mb)
+    m = model_views(mi, mf)
+    if q.shape[0] != mi[HEAD_NQ] or out.shape[0] != mi[HEAD_NQ]:
+        return BAD_LENGTH
+    if not all_finite(q):
+        return NOT_FINITE
+    out[:] = q
+    for k in range(1, m.kinds.shape[0]):
+        lo, hi = UNIT_LO[m.kinds[k]], UNIT_HI[m.kinds[k]]
+        if hi > lo:
+            i = m.idx_q[k]
+            norm = 0.0
+            for c in range(i + lo, i + hi):
+                norm += q[c] * q[c]
+            norm = np.sqrt(norm)
+            for c in range(i + lo, i + hi):
+                out[c] = q[c] / norm
+    return 0
+
+
+compile_on_first_use(integrate_fast, _I(MB, VEC, VEC, types.float64, VEC), exact=True)
+compile_on_first_use(difference_fast, _I(MB, VEC, VEC, VEC), exact=True)
+compile_on_first_use(normalize_fast, _I(MB, VEC, VEC), exact=True)
+
+
+def _unit_ranges():
+    lo, hi = np.zeros(len(JOINTS), dtype=np.int64), np.zeros(len(JOINTS), dtype=np.int64)
+    for kind, joint in JOINTS.items():
+        unit = GROUPS[joint.group].unit
+        if unit is not None:
+            lo[kind], hi[kind] = unit
+    return lo, hi
+
+
+UNIT_LO, UNIT_HI = _unit_ranges()  # the q entries of each joint kind that stay unit (quaternion, (cos, sin))
 
 
 def _joints(model: Model):
@@ -29,6 +107,10 @@ def _joints(model: Model):
 def neutral(model: Model) -> np.ndarray:
     """The reference configuration: zero angles and offsets, (cos, sin) = (1, 0), identity quaternions;
     ``pinocchio.neutral``."""
+    return model._formed("_neutral", lambda: _neutral(model)).copy()
+
+
+def _neutral(model: Model) -> np.ndarray:
     q = np.zeros(model.nq)
     for kind, s in _joints(model):
         q[s] = neutral_q(kind)
@@ -40,10 +122,18 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
 
     Quaternions and (cos, sin) pairs of the result are unit.
     """
+    out = np.empty(model.nq)
+    try:
+        if integrate_fast(model.mb, q, v, dt, out) == 0:
+            return out
+    except (TypeError, AttributeError):
+        pass
     q = configuration(model, q)
     v = vector(v, model.nv, "v")
-    out = np.empty(model.nq)
-    integrate_kernel(model.kinds, model.idx_q, model.idx_v, q, v, float(dt), out)
+    dt = float(dt)
+    if not np.isfinite(dt):
+        raise ValueError(f"integrate: dt must be finite, got {dt}")
+    integrate_kernel(model.kinds, model.idx_q, model.idx_v, q, v, dt, out)
     return out
 
 
@@ -59,15 +149,26 @@ def dexp_inv(model: Model, x, v) -> np.ndarray:
 
 def difference(model: Model, q0, q1) -> np.ndarray:
     """The velocity v with q0 ⊕ v = q1 (shortest rotation); ``pinocchio.difference``."""
+    out = np.empty(model.nv)
+    try:
+        if difference_fast(model.mb, q0, q1, out) == 0:
+            return out
+    except (TypeError, AttributeError):
+        pass
     q0 = configuration(model, q0, "q0")
     q1 = configuration(model, q1, "q1")
-    out = np.empty(model.nv)
     difference_kernel(model.kinds, model.idx_q, model.idx_v, q0, q1, out)
     return out
 
 
 def normalize(model: Model, q) -> np.ndarray:
     """q with every quaternion and (cos, sin) pair scaled to unit norm; ``pinocchio.normalize``."""
+    out = np.empty(model.nq)
+    try:
+        if normalize_fast(model.mb, q, out) == 0:
+            return out
+    except (TypeError, AttributeError):
+        pass
     q = configuration(model, q).copy()
     for kind, s in _joints(model):
         normalize_q(kind, q[s])

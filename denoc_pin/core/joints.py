@@ -513,6 +513,11 @@ def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
                 out[iq + c] = q[iq + c] + R[c, 0] * dp[0] + R[c, 1] * dp[1] + R[c, 2] * dp[2]
             _quat_exp(w, qb)
             _quat_mul(qa, qb, out[iq + 3 : iq + 7])
+            # Pinocchio's SE(3) keeps the result in the input's hemisphere (a turn |ω dt| > π would leave it); its
+            # SO(3) does not: the same q as Pinocchio's, not only the same rotation
+            if out[iq + 3] * qa[0] + out[iq + 4] * qa[1] + out[iq + 5] * qa[2] + out[iq + 6] * qa[3] < 0.0:
+                for c in range(3, 7):
+                    out[iq + c] = -out[iq + c]
         else:  # SE2: q = (x, y, cos θ, sin θ), v = (vx, vy, ω) in the body frame
             th0 = np.arctan2(q[iq + 3], q[iq + 2])
             dth = v[iv + 2] * dt

@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 
 from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.compositions import ABA, CRBA, FACTOR, RNEA
-from ..algorithms.configuration import neutral
+from ..algorithms.configuration import difference, integrate, neutral, normalize
 from ..algorithms.derivatives import DERIVATIVES
 from ..algorithms.derivatives_api import inverse_dynamics_derivatives
 from ..algorithms.energy import energy
@@ -62,6 +62,13 @@ def _states(model, n: int = 2):
 def _kinematics() -> None:
     for entry in (KINEMATICS, PLACEMENT_ENTRY, MATRIX_ENTRY):
         entry.prepare()
+
+
+def _configuration() -> None:
+    model = chain(2)
+    q = neutral(model)
+    difference(model, q, integrate(model, q, np.zeros(2)))
+    normalize(model, q)
 
 
 def _energy() -> None:
@@ -123,6 +130,7 @@ TASKS: dict[str, Task] = {
     "udut": Task("the UDUᵀ factors alone (udut, gim_inverse)", ("factorization",), FACTOR.prepare),
     "gim": Task("the generalized inertia matrix (eq. 16-17)", (), CRBA.prepare),
     "kinematics": Task("frames, Jacobians, centroidal quantities", (), _kinematics),
+    "configuration": Task("integrate, difference, normalize", (), _configuration),
     "energy": Task("kinetic and potential energy", (), _energy),
     "batches": Task("batches of inverse and forward dynamics", ("forward_dynamics", "inverse_dynamics"), _batches),
     "kinematics_batches": Task("batches of frames and Jacobians", ("kinematics",), _kinematics_batches),
@@ -136,7 +144,7 @@ TASKS: dict[str, Task] = {
 """The first uses ``denoc-pin compile`` runs, by name, the longest chain first (a worker takes the first task whose
 ``after`` are done): the factorization, forward dynamics, the derivatives and the closed loops lead to the closed-loop
 derivatives, the longest compile, and the other groups fill the second worker beside them."""
-DEMO = ("forward_dynamics", "inverse_dynamics", "batches", "simulation", "kinematics")
+DEMO = ("forward_dynamics", "inverse_dynamics", "batches", "simulation", "kinematics", "configuration")
 """What ``denoc-pin demo`` uses, compiled before it starts."""
 
 
