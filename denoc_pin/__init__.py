@@ -70,6 +70,8 @@ from .loops import (
     constrained_forward_dynamics,
     constrained_forward_dynamics_derivatives,
     constrained_inverse_dynamics,
+    contact_3d,
+    contact_6d,
     loop_jacobian,
     loop_residual,
 )
@@ -126,6 +128,8 @@ __all__ = [
     "centroidal_momentum",
     "com_jacobian",
     "complete_motion",
+    "contact_3d",
+    "contact_6d",
     "connectivity_matrix",
     "constrained_forward_dynamics",
     "constrained_forward_dynamics_derivatives",

@@ -287,3 +287,112 @@ def test_integrate_keeps_pinocchios_quaternion_sign_on_large_turns():
     for _ in range(50):
         q, v = dp.random_configuration(model, rng), 3.0 * rng.standard_normal(model.nv)
         np.testing.assert_allclose(dp.integrate(model, q, v), pin.integrate(pm, q, v), atol=ATOL)
+
+
+def _pinocchio_contacts(closed, pm):
+    pd = pm.createData()
+    cms = pin.StdVec_RigidConstraintModel(dp.to_pinocchio_constraints(closed, pm))
+    cds = pin.StdVec_RigidConstraintData([c.createData() for c in cms])
+    pin.initConstraintDynamics(pm, pd, cms, cds)
+    return pd, cms, cds
+
+
+def test_feet_held_by_contact_3d_are_pinocchios_contact_3d_with_its_baumgarte_gains():
+    """solo12's four feet held by dp.contact_3d where they stand: q̈ and λ of constrainedDynamics (λ = −Pinocchio's
+    λ_c, the foot's reaction on the ground), and Pinocchio's corrector (Kp, Kd) given as it is: its gains' share of
+    q̈, off the contact position and velocity, equals Pinocchio's."""
+    model, pm = _floating_pair("solo12")
+    rng = np.random.default_rng(0)
+    q0 = dp.random_configuration(model, rng)
+    closed = model
+    for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
+        closed = dp.with_loop(closed, dp.contact_3d(model, foot, q0))
+    assert closed.n_constraints == 12 and np.abs(dp.loop_residual(closed, q0)).max() < 1e-15
+    pd, cms, cds = _pinocchio_contacts(closed, pm)
+    tau = rng.standard_normal(model.nv)
+    settings = pin.ProximalSettings(1e-14, 1e-12, 100)
+
+    def pinocchio(q, v, Kp=0.0, Kd=0.0):
+        for cm in cms:
+            cm.m_baumgarte_parameters.Kp, cm.m_baumgarte_parameters.Kd = Kp, Kd
+        return pin.constraintDynamics(pm, pd, q, v, tau, cms, cds, settings).copy(), pd.lambda_c.copy()
+
+    def ours(q, v, Kp=0.0, Kd=0.0):
+        gains = pin.BaumgarteCorrectorParameters(Kp, Kd)
+        return dp.constrained_forward_dynamics(closed, closed.create_data(), q, v, tau, baumgarte=gains)
+
+    v = 0.3 * rng.standard_normal(model.nv)
+    J = dp.loop_jacobian(closed, q0)
+    v0 = v - np.linalg.pinv(J) @ (J @ v)  # the feet at rest: Pinocchio's constraint and ours agree
+    (a, lam), (pa, plam) = ours(q0, v0), pinocchio(q0, v0)
+    np.testing.assert_allclose(a, pa, atol=1e-10 * np.abs(pa).max())
+    np.testing.assert_allclose(lam, -plam, atol=1e-10 * np.abs(plam).max())
+    q1 = dp.integrate(model, q0, 0.01 * rng.standard_normal(model.nv))  # the feet off their points
+    J1 = dp.loop_jacobian(closed, q1)
+    v1 = v - np.linalg.pinv(J1) @ (J1 @ v)
+    share, pin_share = ours(q1, v1, 40.0)[0] - ours(q1, v1)[0], pinocchio(q1, v1, 40.0)[0] - pinocchio(q1, v1)[0]
+    np.testing.assert_allclose(share, pin_share, atol=1e-10 * np.abs(pin_share).max())
+    share, pin_share = ours(q0, v, 0.0, 9.0)[0] - ours(q0, v)[0], pinocchio(q0, v, 0.0, 9.0)[0] - pinocchio(q0, v)[0]
+    np.testing.assert_allclose(share, pin_share, atol=1e-10 * np.abs(pin_share).max())
+    np.testing.assert_allclose(ours(q1, v1, 40.0, 9.0)[0], dp.constrained_forward_dynamics(
+        closed, closed.create_data(), q1, v1, tau, baumgarte=(np.sqrt(40.0), 4.5))[0], rtol=1e-15)  # fmt: skip
+    with pytest.raises(ValueError, match="non-negative"):
+        ours(q0, v, -1.0, 0.0)
+
+
+def test_a_hand_held_by_contact_6d_is_pinocchios_contact_6d():
+    """panda's wrist joint frame held in place by dp.contact_6d (at q, or at a given pin.SE3): the cut closes there,
+    and q̈, λ are Pinocchio's CONTACT_6D (λ = −λ_c, angular rows first)."""
+    model, pm = _pair("panda")
+    rng = np.random.default_rng(4)
+    q = dp.random_configuration(model, rng)
+    cut = dp.contact_6d(model, "panda_joint7", q)
+    assert (cut.type, cut.link1, cut.link2, cut.name) == ("fixed", "panda_link7", "panda_link0", "panda_joint7_contact")
+    closed = dp.with_loop(model, cut)
+    assert np.abs(dp.loop_residual(closed, q)).max() < 1e-14
+    J = dp.loop_jacobian(closed, q)
+    v = rng.standard_normal(model.nv)
+    v -= np.linalg.pinv(J) @ (J @ v)
+    tau = rng.standard_normal(model.nv)
+    a, lam = dp.constrained_forward_dynamics(closed, closed.create_data(), q, v, tau)
+    pd, cms, cds = _pinocchio_contacts(closed, pm)
+    pa = pin.constraintDynamics(pm, pd, q, v, tau, cms, cds, pin.ProximalSettings(1e-14, 1e-12, 100))
+    np.testing.assert_allclose(a, pa, atol=1e-10 * np.abs(pa).max())
+    np.testing.assert_allclose(lam, -np.r_[pd.lambda_c[3:], pd.lambda_c[:3]], atol=1e-9 * np.abs(lam).max())
+    elsewhere = pin.SE3(np.eye(3), np.array([0.3, 0.1, 0.5]))
+    moved = dp.with_loop(model, dp.contact_6d(model, "panda_joint7", q, placement=elsewhere, name="hold"))
+    held = dp.assemble(moved, q)
+    np.testing.assert_allclose(dp.frame_placement(moved, moved.create_data(), held, "panda_joint7"),
+                               elsewhere.homogeneous, atol=1e-9)  # fmt: skip
+    with pytest.raises(dp.ModelError, match="on the base"):
+        dp.contact_3d(model, "panda_link0")
+
+
+def test_forward_dynamics_under_a_users_constraint_jacobian_is_pinocchios_forward_dynamics():
+    """forward_dynamics(…, constraint_jacobian=J, constraint_drift=γ) gives pin.forwardDynamics(…, J, γ)'s q̈ and
+    data.lambda_c (the same sign), dependent rows included (minimum-norm λ, unique q̈); a batch and a J of the
+    wrong width are refused."""
+    model, pm = _floating_pair("solo12")
+    pd, data = pm.createData(), model.create_data()
+    rng = np.random.default_rng(0)
+    q, v, tau = dp.random_configuration(model, rng), rng.standard_normal(model.nv), rng.standard_normal(model.nv)
+    pin.computeJointJacobians(pm, pd, q)
+    feet = [pm.getFrameId(n) for n in ("FL_FOOT", "FR_FOOT", "HL_FOOT")]
+    J = np.vstack([pin.getFrameJacobian(pm, pd, f, pin.LOCAL_WORLD_ALIGNED)[:3] for f in feet])
+    gamma = rng.standard_normal(9)
+    pa = pin.forwardDynamics(pm, pd, q, v, tau, J, gamma).copy()
+    a, lam = dp.forward_dynamics(model, data, q, v, tau, constraint_jacobian=J, constraint_drift=gamma)
+    np.testing.assert_allclose(a, pa, atol=1e-11 * np.abs(pa).max())
+    np.testing.assert_allclose(lam, pd.lambda_c, atol=1e-11 * np.abs(lam).max())
+    np.testing.assert_allclose(J @ a, -gamma, atol=1e-10)
+    twice = np.vstack([J, J[:3]])  # a repeated row: q̈ is unchanged, λ split evenly between the copies
+    a2, lam2 = dp.forward_dynamics(model, data, q, v, tau, constraint_jacobian=twice, constraint_drift=np.r_[gamma,
+                                   gamma[:3]])  # fmt: skip
+    np.testing.assert_allclose(a2, pa, atol=1e-9 * np.abs(pa).max())
+    np.testing.assert_allclose(lam2[:3] + lam2[9:], lam[:3], atol=1e-9 * np.abs(lam).max())
+    with pytest.raises(ValueError, match="one state"):
+        dp.forward_dynamics(model, data, np.tile(q, (2, 1)), v, tau, constraint_jacobian=J, constraint_drift=gamma)
+    with pytest.raises(ValueError, match=r"constraint_jacobian must be a finite \(m, 18\)"):
+        dp.forward_dynamics(model, data, q, v, tau, constraint_jacobian=J[:, :5], constraint_drift=gamma)
+    with pytest.raises(ValueError, match="go together"):
+        dp.forward_dynamics(model, data, q, v, tau, constraint_jacobian=J)

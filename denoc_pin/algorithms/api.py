@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Data, Model, ModelError, check_data, configuration
+from ..model import Data, Model, ModelError, check_data, configuration, vector
 from ..model.status import NOT_READY, raise_for_status
 from .composite import ancestor_blocks
 from .compositions import ABA, CRBA, RNEA, factor, run_states
@@ -60,13 +60,22 @@ def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
     return run_states(False, model, data, q, v, a, None)
 
 
-def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarray:
+def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None, constraint_jacobian=None,
+                     constraint_drift=None):  # fmt: skip
     """Joint accelerations q̈ = GIM⁻¹ φ, φ = τ − C q̇ − gravity (A.1), in O(n); ``pinocchio.aba``.
 
     φ comes from inverse dynamics with q̈ = 0 (note 1 of Table 3); then the UDUᵀ recursions.
     One state q (nq,), v, tau (nv,), or a batch (B, nq), (B, nv), (B, nv) computed on all cores.
     Returns q̈ as a new (nv,) array (also left in ``data.ddq``), or (B, nv).
+
+    With ``constraint_jacobian`` J (m, nv) and ``constraint_drift`` γ (m,) (one state): the dynamics under the
+    user's constraints J q̈ + γ = 0, GIM q̈ = φ + Jᵀ λ, as ``pinocchio.forwardDynamics(model, data, q, v, tau, J, γ)``;
+    returns (q̈, λ) (Pinocchio's ``data.ddq``, ``data.lambda_c``).  Solved as Schiehlen's eq. 20 on the tree's factors:
+    q̈₀ by the recursions, Y = GIM⁻¹ Jᵀ by the same UDUᵀ factors (O(n m)), (J Y) λ = −γ − J q̈₀, λ of minimum norm
+    where J's rows are dependent.
     """
+    if constraint_jacobian is not None or constraint_drift is not None:
+        return _forward_dynamics_under(model, data, q, v, tau, fext, constraint_jacobian, constraint_drift)
     if fext is None:
         try:
             status = aba_fast(model.mb, data.ws, q, v, tau)
@@ -75,6 +84,29 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None) -> np.ndarr
         if status == 0:
             return data.ddq.copy()
     return run_states(True, model, data, q, v, tau, fext)
+
+
+def _forward_dynamics_under(model: Model, data: Data, q, v, tau, fext, J, gamma) -> tuple[np.ndarray, np.ndarray]:
+    """``forward_dynamics`` under the constraints J q̈ + γ = 0 (its docstring)."""
+    if J is None or gamma is None:
+        raise ValueError("forward_dynamics: constraint_jacobian and constraint_drift go together (J q̈ + γ = 0)")
+    if np.ndim(q) == 2 and np.shape(q)[1] != 1:
+        raise ValueError("forward_dynamics under constraints takes one state: q (nq,), not a batch")
+    J = np.asarray(J, dtype=np.float64)
+    m = J.shape[0] if J.ndim == 2 else -1
+    if J.ndim != 2 or J.shape[1] != model.nv or not np.isfinite(J).all():
+        raise ValueError(f"constraint_jacobian must be a finite (m, {model.nv}) array, got shape {J.shape}")
+    gamma = vector(gamma, m, "constraint_drift")
+    a0 = forward_dynamics(model, data, q, v, tau, fext)
+    qk = kernel_array(configuration(model, q))
+    factor(model, data, qk)
+    Y = np.empty((model.nv, m))
+    nj = model.njoints
+    solve(model, data, np.ascontiguousarray(J.T), np.empty((nj, m, 6)), np.empty((nj, m, 6)), Y)
+    lam = np.linalg.lstsq(J @ Y, -gamma - J @ a0, rcond=1e-12)[0]
+    a = a0 + Y @ lam
+    data.ddq[:] = a
+    return a, lam
 
 
 def gim(model: Model, data: Data, q) -> np.ndarray:

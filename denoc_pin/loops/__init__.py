@@ -39,6 +39,7 @@ complete_motion), ``assembly`` (closing the loops: Newton projection, mobility).
 """
 
 from .assembly import assemble, loop_mobility
+from .contacts import contact_3d, contact_6d
 from .dynamics import (
     complete_motion,
     constrained_forward_dynamics,
@@ -50,6 +51,8 @@ from .resolution import resolve_loops
 from .types import LOOP_TYPES, AssemblyError, JointCoupling, LoopJoint, SingularConfigurationError
 
 __all__ = [
+    "contact_3d",
+    "contact_6d",
     "LOOP_TYPES",
     "AssemblyError",
     "JointCoupling",

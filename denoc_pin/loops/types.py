@@ -84,7 +84,14 @@ class JointCoupling:
 
 
 def baumgarte_gains(baumgarte) -> tuple[float, float]:
-    """(kp, kd) of a Baumgarte pair, checked: finite and non-negative."""
+    """(kp, kd) of a Baumgarte pair, checked: finite and non-negative.  A ``pinocchio.BaumgarteCorrectorParameters``
+    (r̈ + Kd ṙ + Kp r = 0) gives kp = √Kp, kd = Kd / 2 (r̈ + 2 kd ṙ + kp² r = 0)."""
+    if hasattr(baumgarte, "Kp") and hasattr(baumgarte, "Kd"):
+        Kp, Kd = float(np.max(baumgarte.Kp)), float(np.max(baumgarte.Kd))
+        if np.ptp(baumgarte.Kp) != 0 or np.ptp(baumgarte.Kd) != 0 or Kp < 0 or Kd < 0:
+            raise ValueError(f"baumgarte: Pinocchio's corrector gains must be one non-negative Kp and one Kd (the same "
+                             f"on every row), got Kp={baumgarte.Kp}, Kd={baumgarte.Kd}")  # fmt: skip
+        baumgarte = (math.sqrt(Kp), 0.5 * Kd)
     try:
         kp, kd = baumgarte
         kp, kd = float(kp), float(kd)
