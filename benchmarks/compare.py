@@ -566,6 +566,100 @@ def first_use() -> dict:
     return {"import_s": imp, "load_s": load, "fd_s": fd}
 
 
+def small_calls(quick: bool = False) -> list[dict]:
+    """integrate, difference, neutral and normalize per call, paired alternating rounds with Pinocchio's, on panda
+    and solo12 (free-flyer: the quaternion's group)."""
+    rows = []
+    for name, ff in (("panda", False), ("solo12", True)):
+        model, pm = robot_models(name, free_flyer=ff)
+        rows += _small_call_rows(name, model, pm, quick)
+    return rows
+
+
+def _small_call_rows(name: str, model, pm, quick: bool) -> list[dict]:
+    import pinocchio as pin
+
+    q0, v, _ = state(model)
+    q1 = dp.integrate(model, q0, v)
+    calls = {
+        "integrate": (lambda: dp.integrate(model, q0, v), lambda: pin.integrate(pm, q0, v)),
+        "difference": (lambda: dp.difference(model, q0, q1), lambda: pin.difference(pm, q0, q1)),
+        "neutral": (lambda: dp.neutral(model), lambda: pin.neutral(pm)),
+        "normalize": (lambda: dp.normalize(model, q1), lambda: pin.normalize(pm, q1)),
+    }
+    rows = []
+    for what, (ours, theirs) in calls.items():
+        t_ours, t_pin, r = paired_times(ours, theirs, 0.1 if quick else 0.3)
+        rows.append({"robot": name, "call": what, "ours": t_ours, "pinocchio": t_pin, "ratio": r})
+    return rows
+
+
+STARTUP = {  # what a short script does in a fresh process, each library its own way; printed: seconds after each step
+    "denoc_pin": (
+        "import time; t=[time.perf_counter()]; import numpy as np, denoc_pin as dp; t.append(time.perf_counter());"
+        "m=dp.load_urdf({path!r}); d=m.create_data(); t.append(time.perf_counter()); {warm}"
+        "q=dp.neutral(m); z=np.zeros(m.nv); dp.forward_dynamics(m,d,q,z,dp.inverse_dynamics(m,d,q,z,z));"
+        "dp.frame_jacobian(m,d,q,'panda_hand'); dp.integrate(m,q,z); t.append(time.perf_counter());"
+        "print(*np.diff(t))"
+    ),
+    "pinocchio": (
+        "import time; t=[time.perf_counter()]; import numpy as np, pinocchio as pin; t.append(time.perf_counter());"
+        "m=pin.buildModelFromUrdf({path!r}); d=m.createData(); t.append(time.perf_counter()); {warm}"
+        "q=pin.neutral(m); z=np.zeros(m.nv); pin.aba(m,d,q,z,pin.rnea(m,d,q,z,z));"
+        "pin.computeFrameJacobian(m,d,q,m.getFrameId('panda_hand')); pin.integrate(m,q,z);"
+        "t.append(time.perf_counter()); print(*np.diff(t))"
+    ),
+}
+
+
+def startup(rounds: int = 5) -> dict:
+    """A fresh process's import, first model load (panda's URDF) and first calls (ID, FD, a frame Jacobian,
+    integrate), for denoc_pin (numba's cache warm), denoc_pin after ``dp.warmup(model)`` (its own column; the calls
+    after it), and Pinocchio: the medians of ``rounds`` alternating runs."""
+    path = str(example_robot_urdf("panda"))
+    scripts = {
+        "denoc_pin": STARTUP["denoc_pin"].format(path=path, warm=""),
+        "denoc_pin_warmup": STARTUP["denoc_pin"].format(
+            path=path, warm="dp.warmup(m); t.append(time.perf_counter());"
+        ),
+        "pinocchio": STARTUP["pinocchio"].format(path=path, warm=""),
+    }
+    subprocess.run(
+        [sys.executable, "-c", scripts["denoc_pin_warmup"]], cwd=HERE.parent, check=True, capture_output=True
+    )  # fmt: skip  (numba's cache filled)
+    runs: dict = {k: [] for k in scripts}
+    for _ in range(rounds):
+        for key, code in scripts.items():
+            res = subprocess.run([sys.executable, "-c", code], cwd=HERE.parent, check=True, capture_output=True,
+                                 text=True)  # fmt: skip
+            runs[key].append([float(x) for x in res.stdout.split()])
+    out = {}
+    for key, rows in runs.items():
+        cols = np.median(np.array(rows), axis=0)
+        names = ["import_s", "load_s"] + (["warmup_s"] if key == "denoc_pin_warmup" else []) + ["first_calls_s"]
+        out[key] = dict(zip(names, map(float, cols), strict=True))
+    return out
+
+
+def report_first_hour(r: dict) -> str:
+    lines = ["| robot | call | denoc_pin | Pinocchio | ratio |", "|---|---|---:|---:|---:|"]
+    for row in r["small_calls"]:
+        lines.append(f"| {row['robot']} | `{row['call']}` | {us(row['ours'])} | {us(row['pinocchio'])} | "
+                     f"{row['ratio']:.2f} |")  # fmt: skip
+    s = r["startup"]
+    lines += ["", "| fresh process (panda) | import | load | first calls | warmup |", "|---|---:|---:|---:|---:|"]
+    for key, label in (
+        ("pinocchio", "Pinocchio"),
+        ("denoc_pin", "denoc_pin"),
+        ("denoc_pin_warmup", "denoc_pin, `dp.warmup` first"),
+    ):
+        row = s[key]
+        warm = f"{row['warmup_s'] * 1e3:.0f} ms" if "warmup_s" in row else "—"
+        lines.append(f"| {label} | {row['import_s'] * 1e3:.0f} ms | {row['load_s'] * 1e3:.0f} ms | "
+                     f"{row['first_calls_s'] * 1e3:.1f} ms | {warm} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def rope_fall(quick: bool = False) -> dict:
     """The paper's rope (100 DOF on universal joints, Fig. 7) released horizontal, 1.75 s of RK4 at dt = 1 ms:
     ``simulate`` against the same RK4 loop driven by ``pinocchio.aba`` from Python (``demo.pinocchio_rk4``), in
@@ -902,8 +996,14 @@ def main(argv=None) -> int:
     p.add_argument("--adaptive", action="store_true", help="only the adaptive integrators' table")
     p.add_argument("--dask", action="store_true", help="only the Dask sweep, dataset and cold starts")
     p.add_argument("--derivatives", action="store_true", help="only the derivatives' tables")
+    p.add_argument("--first-hour", action="store_true", help="only the small calls and a fresh process's first calls")
     args = p.parse_args(argv)
     import pinocchio as pin
+
+    if args.first_hour:
+        r = {"small_calls": small_calls(args.quick), "startup": startup(3 if args.quick else 7)}
+        print(json.dumps(r, indent=2) if args.json else report_first_hour(r))
+        return 0
 
     if args.derivatives:
         r = derivatives(args.quick)
