@@ -619,9 +619,7 @@ def startup(rounds: int = 5) -> dict:
     path = str(example_robot_urdf("panda"))
     scripts = {
         "denoc_pin": STARTUP["denoc_pin"].format(path=path, warm=""),
-        "denoc_pin_warmup": STARTUP["denoc_pin"].format(
-            path=path, warm="dp.warmup(m); t.append(time.perf_counter());"
-        ),
+        "denoc_pin_warmup": STARTUP["denoc_pin"].format(path=path, warm="dp.warmup(m); t.append(time.perf_counter());"),
         "pinocchio": STARTUP["pinocchio"].format(path=path, warm=""),
     }
     subprocess.run(

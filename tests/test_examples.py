@@ -68,6 +68,12 @@ def test_panda_inverse_kinematics_example():
     assert out["iterations"] < 500 and out["error"] <= 1e-8
 
 
+def test_solo12_standing_example():
+    """The port of Pinocchio's static contact dynamics: the same torques and ground forces, which carry the weight."""
+    out = _example("solo12_standing")["main"]()
+    assert out["tau_gap"] <= 1e-10 and out["force_gap"] <= 1e-10 and out["weight_gap"] <= 1e-12
+
+
 def test_mjcf_four_bar_example(tmp_path):
     out = _example("mjcf_four_bar")["main"](tmp_path)
     assert out["fd_vs_pinocchio"] <= 1e-9 and out["loop_residual_max"] <= 1e-6 and out["energy_drift_rel"] <= 1e-4

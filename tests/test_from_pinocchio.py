@@ -396,3 +396,17 @@ def test_forward_dynamics_under_a_users_constraint_jacobian_is_pinocchios_forwar
         dp.forward_dynamics(model, data, q, v, tau, constraint_jacobian=J[:, :5], constraint_drift=gamma)
     with pytest.raises(ValueError, match="go together"):
         dp.forward_dynamics(model, data, q, v, tau, constraint_jacobian=J)
+
+
+def test_a_loop_joint_takes_its_placements_as_pinocchio_se3():
+    """A LoopJoint's placements given as pin.SE3 (or 4 x 4) resolve to the cut that (R, p) gives."""
+    model = dp.models.spatial_four_bar()
+    lp = model.loops[0]
+    S1, S2 = (pin.SE3(np.asarray(R), np.asarray(p)) for R, p in (lp.placement1, lp.placement2))
+    for p1, p2 in ((S1, S2), (S1.homogeneous, S2.homogeneous)):
+        again = dp.with_loop(dp.without_loop(model, lp.name), dp.LoopJoint(lp.name, lp.type, lp.link1, lp.link2, p1, p2,
+                                                                           lp.axis, lp.axis2))  # fmt: skip
+        q = dp.random_configuration(model, np.random.default_rng(2))
+        np.testing.assert_array_equal(dp.loop_residual(again, q), dp.loop_residual(model, q))
+    with pytest.raises(dp.ModelError, match="placement of link1 must be"):
+        dp.with_loop(dp.without_loop(model, lp.name), dp.LoopJoint(lp.name, lp.type, lp.link1, lp.link2, np.eye(3)))

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.cuts import CUT_WITH_AXIS, Coupling, Cut, ResolvedLoops, cut_rows, perpendicular_pair
 from ..core.joints import JOINTS, ONE_DOF
-from ..model import Frame, ModelError
+from ..model import Frame, ModelError, placement_pair
 from .types import LOOP_TYPES, JointCoupling, LoopJoint
 
 __all__ = ["resolve_loops"]
@@ -90,14 +90,7 @@ def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops, coupl
         ends = []
         for role, link, placement in (("link1", lp.link1, lp.placement1), ("link2", lp.link2, lp.placement2)):
             body, Rb, pb = _member(where, link, what, role, "link")
-            try:
-                R, p = (np.asarray(x, dtype=float) for x in placement)
-            except (TypeError, ValueError):
-                raise ModelError(f"{what}: placement of {role} must be (R, p)") from None
-            if R.shape != (3, 3) or p.shape != (3,) or not (np.isfinite(R).all() and np.isfinite(p).all()):
-                raise ModelError(f"{what}: placement of {role} must be a finite (3, 3) rotation and (3,) position")
-            if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
-                raise ModelError(f"{what}: placement rotation of {role} is not a rotation matrix")
+            R, p = placement_pair(placement, f"{what}: placement of {role}")  # (R, p), 4 x 4 or a pinocchio.SE3
             ends.append((body, Rb @ R, Rb @ p + pb))
         if ends[0][0] == ends[1][0]:
             raise ModelError(
@@ -117,8 +110,7 @@ def resolve_loops(name: str, link_names, frames: tuple[Frame, ...], loops, coupl
                     f"{what}: the universal's axes must be orthogonal, got {axis.tolist()} and {axis2.tolist()}"
                 )
         b1, b2 = perpendicular_pair(axis)
-        placements = [(np.asarray(pl[0], float), np.asarray(pl[1], float))
-                      for pl in (lp.placement1, lp.placement2)]  # fmt: skip
+        placements = [placement_pair(pl) for pl in (lp.placement1, lp.placement2)]
         lp = LoopJoint(
             lp.name, lp.type, lp.link1, lp.link2, *placements, axis, axis2 if lp.type == "universal" else None
         )
