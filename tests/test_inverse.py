@@ -75,8 +75,11 @@ def test_bad_arrays_raise_value_error_naming_the_shape():
     z = np.zeros(4)
     with pytest.raises(ValueError, match=r"q must have shape \(4,\), got \(3,\)"):
         dp.inverse_dynamics(model, data, np.zeros(3), z, z)
-    with pytest.raises(ValueError, match=r"a must have shape \(4,\), got \(4, 1\)"):
-        dp.inverse_dynamics(model, data, z, z, np.zeros((4, 1)))
+    # Pinocchio's (n, 1) column is one state (docs/from-pinocchio.md); two columns are not
+    np.testing.assert_array_equal(dp.inverse_dynamics(model, data, z, z, np.ones((4, 1))),
+                                  dp.inverse_dynamics(model, data, z, z, np.ones(4)))  # fmt: skip
+    with pytest.raises(ValueError, match=r"a must have shape \(4,\) or \(4, 1\), got \(4, 2\)"):
+        dp.inverse_dynamics(model, data, z, z, np.zeros((4, 2)))
     with pytest.raises(ValueError, match=r"v has non-finite entries .* indices \[2\]"):
         dp.inverse_dynamics(model, data, z, np.array([0, 0, np.nan, 0]), z)
     with pytest.raises(ValueError, match=r"q has non-finite"):

@@ -35,8 +35,8 @@ def vector(x, n: int, what: str) -> np.ndarray:
         if a.ndim == 2 and a.shape[0] == n:
             raise ValueError(f"{what} must have shape ({n},) or ({n}, 1), got {a.shape}: a batch of B states is "
                              f"(B, {n}), one state a row; for B states in columns pass {what}.T")  # fmt: skip
-        raise ValueError(f"{what} must have shape ({n},) (wrong argument size: expected {n}, got {a.size}), "
-                         f"got {a.shape}")  # fmt: skip
+        raise ValueError(f"{what} must have shape ({n},), got {a.shape} (wrong argument size: expected {n}, got "
+                         f"{a.size})")  # fmt: skip
     if not np.isfinite(a).all():
         bad = np.flatnonzero(~np.isfinite(a))
         raise ValueError(f"{what} has non-finite entries (NaN or inf) at indices {bad.tolist()}")
