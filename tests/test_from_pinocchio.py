@@ -225,6 +225,9 @@ def test_the_small_calls_fast_path_and_checked_path_are_pinocchios(name):
         dp.difference(model, q0, np.where(np.arange(model.nq) == 2, np.nan, q1))
     with pytest.raises(ValueError, match="dt must be finite"):
         dp.integrate(model, q0, v, np.inf)
+    if name == "solo":  # a quaternion of zeros has no direction: refused, not NaN
+        with pytest.raises(ValueError, match=r"joint 'root_joint' has its 4 unit entries of q all zero \(q\[3:7\]\)"):
+            dp.normalize(model, np.where((np.arange(model.nq) >= 3) & (np.arange(model.nq) < 7), 0.0, q0))
 
 
 WARMED = """

@@ -74,6 +74,8 @@ def normalize_fast(mb, q, out):
             norm = 0.0
             for c in range(i + lo, i + hi):
                 norm += q[c] * q[c]
+            if norm == 0.0:  # nothing to scale: the checked path names the joint
+                return NOT_FINITE
             norm = np.sqrt(norm)
             for c in range(i + lo, i + hi):
                 out[c] = q[c] / norm
@@ -170,7 +172,12 @@ def normalize(model: Model, q) -> np.ndarray:
     except (TypeError, AttributeError):
         pass
     q = configuration(model, q).copy()
-    for kind, s in _joints(model):
+    for k, (kind, s) in enumerate(_joints(model), start=1):
+        unit = GROUPS[JOINTS[kind].group].unit
+        if unit is not None and not q[s][unit[0] : unit[1]].any():
+            lo, hi = s.start + unit[0], s.start + unit[1]
+            raise ValueError(f"normalize: joint {model.names[k]!r} has its {hi - lo} unit entries of q all zero "
+                             f"(q[{lo}:{hi}]): no direction to scale to norm 1")  # fmt: skip
         normalize_q(kind, q[s])
     return q
 
