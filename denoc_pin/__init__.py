@@ -75,7 +75,7 @@ from .loops import (
     loop_jacobian,
     loop_residual,
 )
-from .model import FRAME_TYPES, Data, Frame, Model, ModelError, ModelWarning
+from .model import FRAME_TYPES, Data, Frame, MimicModel, Model, ModelError, ModelWarning
 from .simulation import (
     Trajectory,
     attach,
@@ -112,6 +112,7 @@ __all__ = [
     "LOOP_TYPES",
     "JointCoupling",
     "LoopJoint",
+    "MimicModel",
     "Model",
     "ModelBuilder",
     "ModelError",

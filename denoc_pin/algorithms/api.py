@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Data, Model, ModelError, check_data, configuration, vector
+from ..model.mimic import MimicModel
 from ..model.status import NOT_READY, raise_for_status
 from .composite import ancestor_blocks
 from .compositions import ABA, CRBA, RNEA, factor, run_states
@@ -48,6 +49,9 @@ def inverse_dynamics(model: Model, data: Data, q, v, a, fext=None) -> np.ndarray
             status = refused(refusal, model, data, q, v, a)
         if status == 0:
             return data.tau.copy()
+    if type(model) is MimicModel:  # τ = Gᵀ τ_tree(E(q), G q̇, G q̈)
+        return inverse_dynamics(model.tree, data, model.expand_q(q), model.expand_v(v), model.expand_v(a, "a"),
+                                fext) @ model.G  # fmt: skip
     return run_states(False, model, data, q, v, a, fext)
 
 
@@ -56,6 +60,8 @@ def nonlinear_effects(model: Model, data: Data, q, v) -> np.ndarray:
 
     Also for a batch (B, nq), (B, nv).
     """
+    if type(model) is MimicModel:
+        return nonlinear_effects(model.tree, data, model.expand_q(q), model.expand_v(v)) @ model.G
     a = data.zeros_v if np.ndim(q) == 1 and isinstance(data, Data) else np.zeros(np.shape(v))
     return run_states(False, model, data, q, v, a, None)
 
@@ -83,6 +89,8 @@ def forward_dynamics(model: Model, data: Data, q, v, tau, fext=None, constraint_
             status = refused(refusal, model, data, q, v, tau)
         if status == 0:
             return data.ddq.copy()
+    if type(model) is MimicModel:
+        return _mimic_forward_dynamics(model, data, q, v, tau, fext)
     return run_states(True, model, data, q, v, tau, fext)
 
 
@@ -97,16 +105,46 @@ def _forward_dynamics_under(model: Model, data: Data, q, v, tau, fext, J, gamma)
     if J.ndim != 2 or J.shape[1] != model.nv or not np.isfinite(J).all():
         raise ValueError(f"constraint_jacobian must be a finite (m, {model.nv}) array, got shape {J.shape}")
     gamma = vector(gamma, m, "constraint_drift")
-    a0 = forward_dynamics(model, data, q, v, tau, fext)
-    qk = kernel_array(configuration(model, q))
-    factor(model, data, qk)
-    Y = np.empty((model.nv, m))
+    if type(model) is MimicModel:  # the user's rows on the kept coordinates, below the mimic rows C q̈_tree = 0
+        tree, nc = model.tree, len(model.coupling_rows)
+        Jt = np.zeros((m, tree.nv))
+        Jt[:, model.kept_v] = J
+        rows, drift = np.vstack([model.coupling_rows, Jt]), np.r_[np.zeros(nc), gamma]
+        q, v, tau = model.expand_q(q), model.expand_v(v), _on_kept(model, tau)
+        a, lam = _forward_dynamics_under(tree, data, q, v, tau, fext, rows, drift)
+        return model.reduce_v(a), lam[nc:]
+    # φ = τ − h(q, q̇) (note 1 of Table 3), then one factorization solves U D Uᵀ [q̈₀ Y] = [φ Jᵀ].
+    phi = vector(tau, model.nv, "tau") - inverse_dynamics(model, data, q, v, np.zeros(model.nv), fext)
+    factor(model, data, kernel_array(configuration(model, q)))
+    X = np.empty((model.nv, m + 1))
     nj = model.njoints
-    solve(model, data, np.ascontiguousarray(J.T), np.empty((nj, m, 6)), np.empty((nj, m, 6)), Y)
+    solve(model, data, np.column_stack([phi, J.T]), np.empty((nj, m + 1, 6)), np.empty((nj, m + 1, 6)), X)
+    a0, Y = X[:, 0], X[:, 1:]
     lam = np.linalg.lstsq(J @ Y, -gamma - J @ a0, rcond=1e-12)[0]
     a = a0 + Y @ lam
     data.ddq[:] = a
     return a, lam
+
+
+def _on_kept(model: MimicModel, tau) -> np.ndarray:
+    """A reduced τ as the tree's generalized forces, zero on the mimic coordinates (Gᵀ of it is τ)."""
+    tau = model._rows(tau, model.nv, "tau")
+    out = np.zeros(tau.shape[:-1] + (model.tree.nv,))
+    out[..., model.kept_v] = tau
+    return out
+
+
+def _mimic_forward_dynamics(model: MimicModel, data: Data, q, v, tau, fext) -> np.ndarray:
+    """q̈ of a reduced mimic model: the tree's dynamics under the mimic rows C q̈_tree = 0 (γ = 0: the rows are
+    constant), q̈_tree = G q̈, by the tree's UDUᵀ factors (Schiehlen, eq. 20); GᵀCᵀ = 0 keeps τ = Gᵀ τ_tree."""
+    Q, V, T = model.expand_q(q), model.expand_v(v), _on_kept(model, tau)
+    C, gamma = model.coupling_rows, np.zeros(len(model.coupling_rows))
+    if Q.ndim == 1:
+        return model.reduce_v(_forward_dynamics_under(model.tree, data, Q, V, T, fext, C, gamma)[0])
+    if not (len(Q) == len(V) == len(T)):
+        raise ValueError(f"a batch needs as many rows in q, v and tau, got {len(Q)}, {len(V)}, {len(T)}")
+    rows = [_forward_dynamics_under(model.tree, data, *x, fext, C, gamma)[0] for x in zip(Q, V, T, strict=True)]
+    return model.reduce_v(np.array(rows).reshape(len(Q), model.tree.nv))
 
 
 def gim(model: Model, data: Data, q) -> np.ndarray:
@@ -122,6 +160,8 @@ def gim(model: Model, data: Data, q) -> np.ndarray:
         status = refused(refusal, model, data, q)
     if status == 0:
         return out.copy()
+    if type(model) is MimicModel:  # Gᵀ I G
+        return model.G.T @ gim(model.tree, data, model.expand_q(q)) @ model.G
     if getattr(data, "model", None) is not model:
         check_data(model, data)
     restamp(model, data)
@@ -168,6 +208,8 @@ def gim_inverse(model: Model, data: Data, q) -> np.ndarray:
 
     O(n²) work and memory (the result is dense); refused above ``DENSE_LIMIT`` DOF.
     """
+    if type(model) is MimicModel:  # (Gᵀ I G)⁻¹, dense: the mimic couples columns across the tree
+        return np.linalg.inv(gim(model, data, q))
     check_data(model, data)
     check_dense_size(model, "gim_inverse")
     q = np.ascontiguousarray(configuration(model, q))

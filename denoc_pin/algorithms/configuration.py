@@ -20,6 +20,7 @@ from ..core.joints import (
 from ..core.layout import HEAD_NQ, HEAD_NV, all_finite, model_views, split_model
 from ..kernel_cache import compile_on_first_use
 from ..model import Model, configuration, vector
+from ..model.mimic import MimicModel
 from ..model.status import BAD_LENGTH, NOT_FINITE
 from .protocol import MB, VEC
 
@@ -109,6 +110,8 @@ def _joints(model: Model):
 def neutral(model: Model) -> np.ndarray:
     """The reference configuration: zero angles and offsets, (cos, sin) = (1, 0), identity quaternions;
     ``pinocchio.neutral``."""
+    if type(model) is MimicModel:
+        return model.reduce_q(neutral(model.tree))
     return model._formed("_neutral", lambda: _neutral(model)).copy()
 
 
@@ -130,6 +133,8 @@ def integrate(model: Model, q, v, dt: float = 1.0) -> np.ndarray:
             return out
     except (TypeError, AttributeError):
         pass
+    if type(model) is MimicModel:  # E(q ⊕ v) = E(q) ⊕ G v: the mimic coordinates are linear in the reference's
+        return model.reduce_q(integrate(model.tree, model.expand_q(q), model.expand_v(v), dt))
     q = configuration(model, q)
     v = vector(v, model.nv, "v")
     dt = float(dt)
@@ -157,6 +162,8 @@ def difference(model: Model, q0, q1) -> np.ndarray:
             return out
     except (TypeError, AttributeError):
         pass
+    if type(model) is MimicModel:
+        return model.reduce_v(difference(model.tree, model.expand_q(q0, "q0"), model.expand_q(q1, "q1")))
     q0 = configuration(model, q0, "q0")
     q1 = configuration(model, q1, "q1")
     difference_kernel(model.kinds, model.idx_q, model.idx_v, q0, q1, out)
@@ -171,6 +178,8 @@ def normalize(model: Model, q) -> np.ndarray:
             return out
     except (TypeError, AttributeError):
         pass
+    if type(model) is MimicModel:
+        return model.reduce_q(normalize(model.tree, model.expand_q(q)))
     q = configuration(model, q).copy()
     for k, (kind, s) in enumerate(_joints(model), start=1):
         unit = GROUPS[JOINTS[kind].group].unit
@@ -188,6 +197,8 @@ def random_configuration(
     """A random q within the model's position limits (``lower_position_limit``, ``upper_position_limit``) where a
     joint has finite ones; where it has none: angles uniform in [-π, π], prismatic offsets and base positions in
     [-0.5, 0.5] m; uniformly random unit quaternions.  With ``n``: n of them as the rows of an (n, nq) array."""
+    if type(model) is MimicModel:  # the tree's, its mimic entries dropped: the references sample their own limits
+        return model.reduce_q(random_configuration(model.tree, rng, n))
     rng = np.random.default_rng(rng)
     if n is not None:
         Q = np.empty((int(n), model.nq))

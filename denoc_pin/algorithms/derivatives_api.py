@@ -11,8 +11,9 @@ import numpy as np
 
 from ..core.joints import difference_derivatives_kernel, integrate_derivatives_kernel
 from ..model import Data, Model, configuration, vector
+from ..model.mimic import MimicModel
 from ..model.status import NOT_READY, raise_for_status
-from .api import check_dense_size
+from .api import check_dense_size, forward_dynamics
 from .derivatives import DERIVATIVES
 from .protocol import refused, set_fext, states
 
@@ -64,6 +65,8 @@ def forward_dynamics_derivatives(model: Model, data: Data, q, v, tau, fext=None)
 
 def _checked(forward: bool, model: Model, data: Data, q, v, x, fext):
     """The derivatives through the checked path: one state or a batch."""
+    if type(model) is MimicModel:
+        return _mimic(forward, model, data, q, v, x, fext)
     name = "forward_dynamics_derivatives" if forward else "inverse_dynamics_derivatives"
     entry = DERIVATIVES
     xname = "tau" if forward else "a"
@@ -83,6 +86,19 @@ def _checked(forward: bool, model: Model, data: Data, q, v, x, fext):
     raise_for_status(model, status, q, v, x, xname)
     out = out.reshape(B, 3, nv, nv)
     return out[:, 0], out[:, 1], out[:, 2]
+
+
+def _mimic(forward: bool, model: MimicModel, data: Data, q, v, x, fext):
+    """A reduced mimic model's: Gᵀ (∂τ_tree/∂·) G, since E(q ⊕ δq) = E(q) ⊕ G δq; forward ones from those at q̈."""
+    G = model.G
+    if forward:
+        a = forward_dynamics(model, data, q, v, x, fext)
+        dq, dv, M = _mimic(False, model, data, q, v, a, fext)
+        Minv = np.linalg.inv(M)
+        return -Minv @ dq, -Minv @ dv, Minv
+    d = inverse_dynamics_derivatives(model.tree, data, model.expand_q(q), model.expand_v(v), model.expand_v(x, "a"),
+                                     fext)  # fmt: skip
+    return tuple(G.T @ m @ G for m in d)
 
 
 def integrate_derivatives(model: Model, q, v) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Data, Model, ModelError
+from ..model.mimic import MimicModel
 from ..model.status import BAD_FRAME, raise_for_status
 from .frames import (
     ACCELERATION,
@@ -73,8 +74,14 @@ def _run(what: int, model: Model, data: Data, q, v, a, frame: int, ref: int, sha
         status = vector_fast(model.mb, data.ws, what, model.frame_buffer, q, EMPTY if v is None else v,
                               EMPTY if a is None else a, frame, ref, out)  # fmt: skip
     except (TypeError, AttributeError) as refusal:
+        if type(model) is MimicModel:  # the tree's, at E(q), G q̇, G q̈
+            return _run(what, model.tree, data, model.expand_q(q), *_expanded(model, v, a), frame, ref, shape)
         status = refused(refusal, model, data, q, *(x for x in (v, a) if x is not None))
     return out if status == 0 else _checked(what, model, data, q, v, a, frame, ref, shape)
+
+
+def _expanded(model: MimicModel, v, a) -> tuple:
+    return (None if v is None else model.expand_v(v)), (None if a is None else model.expand_v(a, "a"))
 
 
 def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, rows: int, joints: bool = False):
@@ -84,6 +91,11 @@ def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, row
         fb = model.joint_frame_buffer if joints else model.frame_buffer
         status = matrix_fast(model.mb, data.ws, what, fb, q, EMPTY if v is None else v, frame, ref, out)
     except (TypeError, AttributeError) as refusal:
+        if type(model) is MimicModel:  # J_tree G: the tree's columns at E(q), the mimic's added to its reference's
+            v = _expanded(model, v, None)[0]
+            J = _matrix(what, model.tree, data, model.expand_q(q), v, frame, ref, rows, joints)
+            # data.J: the tree's columns, a mimic's times its multiplier (Pinocchio's; G's rows each hold 1 or m)
+            return J * model.G.sum(axis=1) if what == JOINT_JACOBIANS else J @ model.G
         status = refused(refusal, model, data, q, *(x for x in (v,) if x is not None))
     return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv), joints)
 
@@ -131,6 +143,8 @@ def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     try:
         status = placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
     except (TypeError, AttributeError) as refusal:
+        if type(model) is MimicModel:
+            return frame_placement(model.tree, data, model.expand_q(q), f)
         status = refused(refusal, model, data, q)
     return out if status == 0 else _checked(PLACEMENT, model, data, q, None, None, f, 0, (4, 4))
 
@@ -191,7 +205,9 @@ def joint_index(model: Model, joint) -> int:
 
 def joint_jacobians(model: Model, data: Data, q) -> np.ndarray:
     """(6, nv) every joint's columns p_j in the world frame (Pinocchio's ``data.J`` after
-    ``computeJointJacobians``): the twist of body k, world, about the world origin, is the sum of its supports'."""
+    ``computeJointJacobians``): the twist of body k, world, about the world origin, is the sum of its supports'.
+    For a :class:`MimicModel`, (6, tree.nv) as Pinocchio's (``nvExtended``): a column per joint of the tree, a mimic
+    joint's times its multiplier."""
     return _matrix(JOINT_JACOBIANS, model, data, q, None, 0, 0, 6)
 
 

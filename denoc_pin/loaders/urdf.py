@@ -22,7 +22,7 @@ from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, JOINTS, ROOT_JOINTS, spellings
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
-from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, MimicModel, Model, ModelError, ModelWarning
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml, robot_file
 
 __all__ = ["InertiaWarning", "body_inertias", "check_inertia", "load_urdf", "rpy_matrix"]
@@ -73,7 +73,7 @@ def _pose(T) -> tuple[np.ndarray, np.ndarray]:
     return T[:3, :3].copy(), T[:3, 3].copy()
 
 
-def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = False) -> Model:
+def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool | str = False) -> Model | MimicModel:
     """Load a URDF file into a :class:`Model` with Pinocchio's joint order and q/v layout.
 
     root_joint: None (fixed base: the root link is the base, M_0), ``"free-flyer"`` or
@@ -85,12 +85,16 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = Fals
     inertia: an :class:`InertiaWarning`, as Pinocchio loads them; many standard URDFs — anymal, pr2, tiago,
     allegro, … — carry such CAD inertias).
     mimic: each ``<mimic joint= multiplier= offset=>`` becomes a :class:`JointCoupling` (θ = multiplier · θ_joint +
-    offset, one constraint row, ``model.couplings``, named after the mimic joint); by default mimic joints stay
-    independent, as in Pinocchio.
+    offset, one constraint row, ``model.couplings``, named after the mimic joint); ``mimic="reduce"`` gives
+    Pinocchio 4's reduced model (``buildModelFromUrdf(path, mimic=True)``): a :class:`MimicModel`, whose q and v
+    leave the mimic joints out; by default (False) mimic joints stay independent, as in Pinocchio.
     Raises :class:`ModelError` naming the file, the line, the element and the problem for a bad file.
     """
     import yourdfpy
 
+    if mimic not in (False, True, "reduce"):
+        raise ValueError(f"mimic must be False, True (couplings) or 'reduce' (Pinocchio's reduced model), got "
+                         f"{mimic!r}")  # fmt: skip
     path = robot_file(path, root_joint, ROOT_JOINTS)
     xml = read_urdf_xml(path, strict)
     loops = _loop_joints(path, xml.robot)
@@ -131,7 +135,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = Fals
                     f"{path}: loop joint {lp.name!r} (line {line}) names unknown link {link!r}; "
                     f"links are: {quoted(links)}"
                 )
-    couplings = _mimics(path, robot, names, xml, strict) if mimic else []
+    couplings = _mimics(path, robot, names, xml, strict) if mimic and mimic != "reduce" else []
     try:
         limits = _limits(robot, names, kinds, root_joint)
         model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
@@ -139,6 +143,12 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool = Fals
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
     check_not_singular(model, where=str(path))
+    if mimic == "reduce":
+        rules = [(c.joint, c.reference, c.multiplier, c.offset) for c in _mimics(path, robot, names, xml, strict)]
+        try:
+            return MimicModel(model, rules)
+        except ModelError as e:
+            raise ModelError(f"{path}: {e}") from None
     return model
 
 

@@ -2,6 +2,7 @@
 
 from .arguments import check_data, configuration, external_forces, vector
 from .data import Data
+from .mimic import MimicModel
 from .model import (
     FRAME_TYPES,
     LIMIT_FIELDS,
@@ -22,6 +23,7 @@ __all__ = [
     "UNBOUNDED",
     "Data",
     "Frame",
+    "MimicModel",
     "Model",
     "ModelError",
     "ModelWarning",

@@ -7,12 +7,15 @@ import numpy as np
 from ..core.joints import JOINTS
 from ..core.spatial import from_pinocchio_order
 from .data import Data
-from .model import Model
+from .mimic import MimicModel
+from .model import Model, ModelError
 
 __all__ = ["check_data", "column", "configuration", "external_forces", "vector"]
 
 
 def check_data(model: Model, data: Data) -> None:
+    if type(model) is MimicModel:
+        raise ModelError(model.refusal("such function"))
     if not isinstance(data, Data) or data.model is not model:
         other = getattr(getattr(data, "model", None), "name", None)
         raise ValueError(
