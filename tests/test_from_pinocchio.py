@@ -175,7 +175,7 @@ def test_with_limits_and_a_pinocchio_inertia_in_the_builder():
     np.testing.assert_array_equal(limited.velocity_limit, np.arange(1.0, 7.0))
     np.testing.assert_array_equal(limited.upper_position_limit, model.upper_position_limit)
     np.testing.assert_array_equal(limited.effort_limit, model.effort_limit)
-    with pytest.raises(dp.ModelError, match="takes 6 numbers"):
+    with pytest.raises(dp.ModelError, match=r"upper_position_limit must be 6 numbers \(not NaN\), got shape \(5,\)"):
         dp.with_limits(model, upper=np.zeros(5))
     with pytest.raises(dp.ModelError, match="lower is above upper at q indices"):
         dp.with_limits(model, lower=4.0)

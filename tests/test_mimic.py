@@ -241,3 +241,20 @@ def test_forward_dynamics_under_a_users_constraints_and_pickling():
     assert_close(
         dp.inverse_dynamics(again, again.create_data(), q, v, tau), dp.inverse_dynamics(model, data, q, v, tau)
     )
+
+
+def test_from_pinocchio_reads_a_mimic_model_into_the_same_layout():
+    path = example_robot_urdf("baxter")
+    pm = pin.buildModelFromUrdf(str(path), mimic=True)
+    model, loaded = dp.from_pinocchio(pm), dp.load_urdf(path, mimic="reduce")
+    assert isinstance(model, dp.MimicModel) and model.mimics == loaded.mimics
+    assert (model.nq, model.nv, list(model.idx_q)) == (pm.nq, pm.nv, list(pm.idx_qs))
+    for mine, theirs in ((model.lower_position_limit, pm.lowerPositionLimit), (model.effort_limit, pm.effortLimit)):
+        assert np.array_equal(mine, theirs)
+    pd, data = pm.createData(), model.create_data()
+    rng = np.random.default_rng(5)
+    q = pin.randomConfiguration(pm)
+    v, a = rng.normal(size=(2, model.nv))
+    assert_close(dp.inverse_dynamics(model, data, q, v, a), pin.rnea(pm, pd, q, v, a))
+    pin.computeJointJacobians(pm, pd, q)
+    assert_close(dp.joint_jacobians(model, data, q), pd.J)

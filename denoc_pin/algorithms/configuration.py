@@ -9,6 +9,8 @@ from numba import njit, types
 from ..core.joints import (
     GROUPS,
     JOINTS,
+    UNIT_HI,
+    UNIT_LO,
     dexp_inv_kernel,
     difference_kernel,
     integrate_kernel,
@@ -86,18 +88,6 @@ def normalize_fast(mb, q, out):
 compile_on_first_use(integrate_fast, _I(MB, VEC, VEC, types.float64, VEC), exact=True)
 compile_on_first_use(difference_fast, _I(MB, VEC, VEC, VEC), exact=True)
 compile_on_first_use(normalize_fast, _I(MB, VEC, VEC), exact=True)
-
-
-def _unit_ranges():
-    lo, hi = np.zeros(len(JOINTS), dtype=np.int64), np.zeros(len(JOINTS), dtype=np.int64)
-    for kind, joint in JOINTS.items():
-        unit = GROUPS[joint.group].unit
-        if unit is not None:
-            lo[kind], hi[kind] = unit
-    return lo, hi
-
-
-UNIT_LO, UNIT_HI = _unit_ranges()  # the q entries of each joint kind that stay unit (quaternion, (cos, sin))
 
 
 def _joints(model: Model):

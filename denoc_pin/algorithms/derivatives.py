@@ -73,6 +73,16 @@ def wrench_change(m, d, Io, t, h, dt, da):
 
 
 @njit(cache=True, inline="always")
+def spatial_acceleration(t, tdot, out):
+    """out = a_k = ṫ_k − [0; ω_k × ȯ_k]: the body-frame spatial acceleration from Table 1's twist rate ṫ_k (the
+    classical acceleration of the origin, [ω̇; ö]) and t_k = [ω; ȯ]."""
+    out[0], out[1], out[2] = tdot[0], tdot[1], tdot[2]
+    out[3] = tdot[3] - (t[1] * t[5] - t[2] * t[4])
+    out[4] = tdot[4] - (t[2] * t[3] - t[0] * t[5])
+    out[5] = tdot[5] - (t[0] * t[4] - t[1] * t[3])
+
+
+@njit(cache=True, inline="always")
 def joint_direction(kinds, S, axes2, J, j, wrt_v, v, a, ivJ, tJ, sJ, xt, xa, dtJ, daJ):
     """δt_J and δa_J, in frame J, of one direction (J, j) into dtJ, daJ (6 each): a unit change of the j-th tangent
     coordinate of joint J (``wrt_v`` False) or of its rate (True); tJ = t_J, sJ = p_J θ̇_J, xt = A_{J,β} t_β and
@@ -142,10 +152,7 @@ def inverse_dynamics_derivatives_step(mi, mf, ws, v, a, dq, dv):
         acc[0, c] = tdot[0, c]
     for k in range(1, nj):
         tk = t[k]
-        acc[k, 0], acc[k, 1], acc[k, 2] = tdot[k, 0], tdot[k, 1], tdot[k, 2]
-        acc[k, 3] = tdot[k, 3] - (tk[1] * tk[5] - tk[2] * tk[4])
-        acc[k, 4] = tdot[k, 4] - (tk[2] * tk[3] - tk[0] * tk[5])
-        acc[k, 5] = tdot[k, 5] - (tk[0] * tk[4] - tk[1] * tk[3])
+        spatial_acceleration(tk, tdot[k], acc[k])
         for d in range(nvs[k]):
             for c in range(6):
                 sq[k, c] += S[k, c, d] * v[idx_v[k] + d]
@@ -286,6 +293,7 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     B = buf[o2 + nj * 10 :].reshape((nj, 6, 6))  # B̃_k
     Rt = np.empty((3, 3))
     Cb = np.empty(10)
+    ak = np.empty(6)
     dq[:, :] = 0.0
     dv[:, :] = 0.0
     M[:, :] = 0.0
@@ -296,10 +304,10 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
         nu[k, 0], nu[k, 1], nu[k, 2], nu[k, 3], nu[k, 4], nu[k, 5] = to_world(
             Rk, ok, tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], False
         )
+        spatial_acceleration(tk, td, ak)
         acc[k, 0], acc[k, 1], acc[k, 2], acc[k, 3], acc[k, 4], acc[k, 5] = to_world(
-            Rk, ok, td[0], td[1], td[2], td[3] - (tk[1] * tk[5] - tk[2] * tk[4]),
-            td[4] - (tk[2] * tk[3] - tk[0] * tk[5]), td[5] - (tk[0] * tk[4] - tk[1] * tk[3]), False,
-        )  # fmt: skip
+            Rk, ok, ak[0], ak[1], ak[2], ak[3], ak[4], ak[5], False
+        )
         wt = w_tilde[k]
         F[k, 0], F[k, 1], F[k, 2], F[k, 3], F[k, 4], F[k, 5] = to_world(
             Rk, ok, wt[0], wt[1], wt[2], wt[3], wt[4], wt[5], True

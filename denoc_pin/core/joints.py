@@ -159,6 +159,10 @@ JOINTS: dict[int, JointKind] = {
 }  # fmt: skip
 GROUP_OF = np.array([JOINTS[c].group for c in range(len(JOINTS))], dtype=np.int64)
 """The configuration space of each joint kind, indexed by its code: what the compiled configuration kernels read."""
+UNIT_LO = np.array([(GROUPS[JOINTS[c].group].unit or (0, 0))[0] for c in range(len(JOINTS))], dtype=np.int64)
+UNIT_HI = np.array([(GROUPS[JOINTS[c].group].unit or (0, 0))[1] for c in range(len(JOINTS))], dtype=np.int64)
+"""The q entries [UNIT_LO, UNIT_HI) of each joint kind kept of unit norm (a quaternion, a (cos, sin) pair), indexed by
+its code; empty where none: what ``normalize_fast`` reads."""
 ONE_DOF = tuple(c for c, k in JOINTS.items() if k.nv == 1)
 """The kinds with one position θ: what a joint coupling (gearbox, mimic) may join."""
 ROOT_JOINTS = {None: None, **{k.name: c for c, k in JOINTS.items() if k.root}}

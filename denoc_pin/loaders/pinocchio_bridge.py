@@ -19,7 +19,7 @@ from ..core.joints import (
 )
 from ..core.spatial import from_pinocchio_order
 from ..loops import LoopJoint, resolve_loops
-from ..model import LIMIT_FIELDS, Frame, Model, ModelError
+from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, MimicModel, Model, ModelError
 
 __all__ = ["CONTACT_CUTS", "SUPPORTED_PINOCCHIO_JOINTS", "from_pinocchio", "to_pinocchio", "to_pinocchio_constraints"]
 
@@ -60,12 +60,48 @@ def _kind_and_axis(joint) -> tuple[int, np.ndarray, np.ndarray, float] | None:
     return kind, (p[3:] if kind == PRISMATIC else p[:3]), np.zeros(3), 0.0
 
 
-def from_pinocchio(pin_model, constraint_models=None) -> Model:
+def _mimic_kind_and_axis(pin_model, k: int) -> tuple[int, np.ndarray, np.ndarray, float] | None:
+    """A ``JointModelMimic``'s own joint, read off its motion subspace S = scaling · S_own: revolute or prismatic."""
+    import pinocchio as pin
+
+    joint = pin_model.joints[k]
+    scaling = joint.extract().scaling
+    if scaling == 0.0:
+        return None
+    jd = joint.createData()  # the generic joint's data: its S converts to NumPy, the extracted mimic's does not
+    joint.calc(jd, pin.neutral(pin_model))
+    p = from_pinocchio_order(np.asarray(jd.S, dtype=float).reshape(6)) / scaling
+    turns, slides = np.linalg.norm(p[:3]) > 0.0, np.linalg.norm(p[3:]) > 0.0
+    if turns and not slides:
+        return REVOLUTE, p[:3], np.zeros(3), 0.0
+    if slides and not turns:
+        return PRISMATIC, p[3:], np.zeros(3), 0.0
+    return None
+
+
+def _tree_limits(pin_model, kinds: np.ndarray, mimic: set[int]) -> dict[str, np.ndarray]:
+    """Pinocchio's limits in the layout of the tree where each mimic joint has its coordinate (unbounded there)."""
+    out = {}
+    for ours, theirs in LIMITS.items():
+        given, per_q = np.array(getattr(pin_model, theirs)), ours in LIMIT_FIELDS[:2]
+        none = -UNBOUNDED if ours == LIMIT_FIELDS[0] else UNBOUNDED
+        parts = [np.zeros(0)]
+        for k in range(1, pin_model.njoints):
+            n = JOINTS[kinds[k]].nq if per_q else JOINTS[kinds[k]].nv
+            i = (pin_model.idx_qs if per_q else pin_model.idx_vs)[k]
+            parts.append(np.full(n, none) if k in mimic else given[i : i + n])
+        out[ours] = np.concatenate(parts)
+    return out
+
+
+def from_pinocchio(pin_model, constraint_models=None) -> Model | MimicModel:
     """A denoc_pin :class:`Model` with the same bodies, joints, q/v layout and inertias as ``pin_model``;
     ``constraint_models``: Pinocchio's ``RigidConstraintModel``s (``CONTACT_3D``, ``CONTACT_6D``) become its loops,
     spherical and fixed cut joints between the same joints at the same placements, named after the constraint
     (``constraint_i`` when it has no name).  Their reference frame only says where Pinocchio expresses λ: the cut
-    holds the same points or frames together, and λ is denoc_pin's (``denoc_pin.loops``)."""
+    holds the same points or frames together, and λ is denoc_pin's (``denoc_pin.loops``).
+    A model with ``JointModelMimic``s (``buildModelFromUrdf(path, mimic=True)``) gives a :class:`MimicModel` in its
+    reduced layout."""
     import pinocchio as pin
 
     if not isinstance(pin_model, pin.Model):
@@ -75,8 +111,13 @@ def from_pinocchio(pin_model, constraint_models=None) -> Model:
     axes = np.zeros((nj, 3))
     axes2 = np.zeros((nj, 3))
     pitches = np.zeros(nj)
+    mimicked = dict(zip(pin_model.mimicking_joints, pin_model.mimicked_joints, strict=True))
+    rules = []
     for k in range(1, nj):
-        found = _kind_and_axis(pin_model.joints[k])
+        if k in mimicked:
+            jm = pin_model.joints[k].extract()
+            rules.append((pin_model.names[k], pin_model.names[mimicked[k]], float(jm.scaling), float(jm.offset)))
+        found = _mimic_kind_and_axis(pin_model, k) if k in mimicked else _kind_and_axis(pin_model.joints[k])
         if found is None:
             raise ModelError(
                 f"pinocchio model {pin_model.name!r}: joint {pin_model.names[k]!r} is a "
@@ -107,6 +148,12 @@ def from_pinocchio(pin_model, constraint_models=None) -> Model:
             link_names[j] = f.name
             seen.add(j)
     loops = _loop_joints(pin_model, constraint_models, link_names)
+    if rules and loops:
+        raise ModelError(f"from_pinocchio: model {pin_model.name!r} has mimic joints and constraint models; a "
+                         "reduced mimic model takes no loops: build it without mimic=True for the closed-loop "
+                         "functions")  # fmt: skip
+    limits = (_tree_limits(pin_model, kinds, set(mimicked)) if rules else
+              {ours: np.array(getattr(pin_model, theirs)) for ours, theirs in LIMITS.items()})  # fmt: skip
     model = Model(
         name=pin_model.name,
         names=list(pin_model.names),
@@ -124,11 +171,11 @@ def from_pinocchio(pin_model, constraint_models=None) -> Model:
         source="pinocchio",
         axes2=axes2,
         pitches=pitches,
-        **{ours: np.array(getattr(pin_model, theirs)) for ours, theirs in LIMITS.items()},
+        **limits,
         loops=resolve_loops(pin_model.name, link_names, frames, loops),
     )
     check_not_singular(model, where=f"pinocchio model {pin_model.name!r}")
-    return model
+    return MimicModel(model, rules) if rules else model
 
 
 def _loop_joints(pin_model, constraint_models, link_names: list[str]) -> list[LoopJoint]:

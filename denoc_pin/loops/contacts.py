@@ -36,16 +36,21 @@ def _contact(model: Model, frame, q, placement, name, kind: str, what: str) -> L
     # C1: the frame itself, given in its link's frame (a joint's frame is not a link: its body's link is)
     if fr.type in ("joint", "fixed_joint"):
         link = model.link_names[fr.body]
-        oMl = frame_placement(model, data, q, model.frame_id(link, "body"))
-        lMf = np.linalg.solve(oMl, oMf)
+        lMf = _in_link(model, data, q, link, oMf)
         placement1 = (lMf[:3, :3], lMf[:3, 3])
     else:
         link, placement1 = fr.name, (np.eye(3), np.zeros(3))
     # C2: the anchor, in the frame of the base's link
     base = model.link_names[0]
-    at = [i for i, x in enumerate(model.frames) if x.name == base and x.type == "body"]
-    bMa = np.linalg.solve(frame_placement(model, data, q, at[0]), anchor) if at else anchor  # else: the world
+    bMa = _in_link(model, data, q, base, anchor)
     return LoopJoint(name or f"{fr.name}_contact", kind, link, base, placement1, (bMa[:3, :3], bMa[:3, 3]))
+
+
+def _in_link(model: Model, data, q, link: str, oM: np.ndarray) -> np.ndarray:
+    """A world placement (4 x 4) in the frame of ``link`` at q; the world's where the model has no frame of that link
+    (a base built without one)."""
+    at = [i for i, x in enumerate(model.frames) if x.name == link and x.type == "body"]
+    return np.linalg.solve(frame_placement(model, data, q, at[0]), oM) if at else oM
 
 
 def contact_3d(model: Model, frame, q=None, placement=None, name: str | None = None) -> LoopJoint:

@@ -32,7 +32,13 @@ import numpy as np
 from numba import njit, types
 
 from ..algorithms.compositions import rnea_entry
-from ..algorithms.derivatives import forward_from_inverse, joint_direction, to_world, tree_derivatives
+from ..algorithms.derivatives import (
+    forward_from_inverse,
+    joint_direction,
+    spatial_acceleration,
+    to_world,
+    tree_derivatives,
+)
 from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
 from ..core import cuts as ck
 from ..core.dense import symmetric_product_into
@@ -134,11 +140,8 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
     for c in range(6):
         acc[0, c] = Aw[0, c] = tdot[0, c]
     for k in range(1, nj):
-        tk, td = t[k], tdot[k]
-        acc[k, 0], acc[k, 1], acc[k, 2] = td[0], td[1], td[2]
-        acc[k, 3] = td[3] - (tk[1] * tk[5] - tk[2] * tk[4])
-        acc[k, 4] = td[4] - (tk[2] * tk[3] - tk[0] * tk[5])
-        acc[k, 5] = td[5] - (tk[0] * tk[4] - tk[1] * tk[3])
+        tk = t[k]
+        spatial_acceleration(tk, tdot[k], acc[k])
         Vw[k, 0], Vw[k, 1], Vw[k, 2], Vw[k, 3], Vw[k, 4], Vw[k, 5] = to_world(R[k], o[k], tk[0], tk[1], tk[2], tk[3],
                                                                               tk[4], tk[5], False)  # fmt: skip
         ak = acc[k]

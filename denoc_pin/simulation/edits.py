@@ -150,25 +150,18 @@ def with_limits(model: Model, lower=None, upper=None, velocity=None, effort=None
     """``model`` with new joint limits, each in Pinocchio's layout (``lower``, ``upper``: nq numbers,
     ``lower_position_limit`` and ``upper_position_limit``; ``velocity``, ``effort``: nv) or one number for all;
     those left out stay.  A lower limit above its upper one is refused."""
-    fields = {}
+    fields = {}  # one number for all is broadcast here; Model checks the lengths and NaNs
     for field, given in zip(LIMIT_FIELDS, (lower, upper, velocity, effort), strict=True):
-        old = getattr(model, field)
-        if given is None:
-            continue
-        a = np.asarray(given, dtype=float)
-        if a.ndim == 0:
-            a = np.full(old.shape, float(a))
-        if a.shape != old.shape or np.isnan(a).any():
-            raise ModelError(f"with_limits: {field} of model {model.name!r} takes {old.size} numbers (or one for all)"
-                             f", not NaN; got shape {a.shape}")  # fmt: skip
-        fields[field] = a
+        if given is not None:
+            a = np.asarray(given, dtype=float)
+            fields[field] = np.full(getattr(model, field).shape, float(a)) if a.ndim == 0 else a
     low = fields.get("lower_position_limit", model.lower_position_limit)
     high = fields.get("upper_position_limit", model.upper_position_limit)
-    if (low > high).any():
+    if np.shape(low) == np.shape(high) and (low > high).any():
         i = np.flatnonzero(low > high).tolist()
         raise ModelError(f"with_limits: lower is above upper at q indices {i} of model {model.name!r}")
-    if (fields.get("velocity_limit", model.velocity_limit) < 0).any() or (
-        fields.get("effort_limit", model.effort_limit) < 0
+    if (np.asarray(fields.get("velocity_limit", model.velocity_limit)) < 0).any() or (
+        np.asarray(fields.get("effort_limit", model.effort_limit)) < 0
     ).any():
         raise ModelError(f"with_limits: velocity and effort limits of model {model.name!r} are bounds on |v| and "
                          f"|τ|: non-negative")  # fmt: skip
