@@ -13,6 +13,7 @@ from conftest import assert_close
 import denoc_pin as dp
 from denoc_pin.core.joints import JOINTS
 from denoc_pin.loaders.robots import robots_dir
+from denoc_pin.model import UNBOUNDED
 from denoc_pin.tools.validate import (
     compare_loops,
     high_precision_constrained_dynamics,
@@ -177,8 +178,9 @@ SDF_1_6 = """<sdf version="{version}"><model name="m">
     [
         ("1.6", "", (1.0, 0.0, 0.0)),  # in the joint frame: the child link's, turned 90° about z
         ("1.6", "<use_parent_model_frame>true</use_parent_model_frame>", (0.0, -1.0, 0.0)),
-        ("1.5", "", (0.0, -1.0, 0.0)),  # SDF 1.4 and 1.5: in the model frame, libsdformat's reading
-        ("1.4", "", (0.0, -1.0, 0.0)),
+        ("1.5", "", (1.0, 0.0, 0.0)),  # 1.5's use_parent_model_frame defaults to false: the joint frame
+        ("1.4", "", (0.0, -1.0, 0.0)),  # 1.4: the model frame (libsdformat's 1.4 → 1.5 conversion adds true)
+        ("1.5", "<use_parent_model_frame>1</use_parent_model_frame>", (0.0, -1.0, 0.0)),
         ("1.5", "<use_parent_model_frame>0</use_parent_model_frame>", (1.0, 0.0, 0.0)),
     ],
 )
@@ -187,6 +189,57 @@ def test_the_axis_frame_follows_each_version(tmp_path, version, upmf, axis):
     path.write_text(SDF_1_6.format(version=version, upmf=upmf))
     model = dp.load_sdf(path)
     assert_close(model.axes[1], np.array(axis), atol=1e-15)
+
+
+@pytest.mark.parametrize("value", ["-1e16", "-1.79769e+308", "-inf", "-1e300"])
+def test_no_limit_values_mean_unbounded(tmp_path, value):
+    """The specification's 1e16 ("no limit"), gz-sim's ±1.79769e308 and ±inf are read as no limit."""
+    upper = value.lstrip("-")
+    limit = f"<limit><lower>{value}</lower><upper>{upper}</upper><velocity>-1</velocity><effort>inf</effort></limit>"
+    path = tmp_path / "m.sdf"
+    path.write_text(SDF_1_6.format(version="1.7", upmf=limit))
+    model = dp.load_sdf(path)
+    assert model.lower_position_limit[0] == -UNBOUNDED and model.upper_position_limit[0] == UNBOUNDED
+    assert model.velocity_limit[0] == np.inf and model.effort_limit[0] == np.inf
+    path.write_text(SDF_1_6.format(version="1.7", upmf="<limit><lower>nan</lower></limit>"))
+    with pytest.raises(dp.ModelError, match=r"'j' \(line 7\): a limit must be a number or ±inf, got 'nan'"):
+        dp.load_sdf(path)
+
+
+@pytest.mark.parametrize(
+    ("parent", "child", "message"),
+    [
+        ("l", "k", "line 5.*the child 'k' of joint 'k' is fixed to the joint's own frame"),
+        ("f", "k", "line 5.*the child 'k' of joint 'k' is fixed to the joint's own frame"),
+        ("k", "l", "line 5.*joins link 'l' to itself"),  # its frame is on l, its child
+    ],
+)
+def test_a_joint_fixed_to_its_own_frame_is_refused(tmp_path, parent, child, message):
+    """A joint's frame is on its child link: naming it (or a frame on it) as the joint's own end names no link."""
+    path = tmp_path / "m.sdf"
+    path.write_text(SELF_JOINT.format(parent=parent, child=child))
+    with pytest.raises(dp.ModelError, match=message):
+        dp.load_sdf(path)
+
+
+def test_a_joint_may_name_a_later_joints_frame(tmp_path):
+    """An end that names another joint's frame takes that joint's child link, whatever order the file has."""
+    path = tmp_path / "m.sdf"
+    path.write_text(SELF_JOINT.format(parent="base", child="l").replace("<frame name='f' attached_to='k'/>", "")
+                    .replace("<parent>base</parent><child>l</child>", "<parent>j2</parent><child>l</child>", 1)
+                    .replace("</model>", "<link name='m2'><inertial><mass>1</mass><inertia><ixx>1</ixx><iyy>1</iyy>"
+                             "<izz>1</izz></inertia></inertial></link><joint name='j2' type='revolute'><parent>base"
+                             "</parent><child>m2</child><axis><xyz>0 1 0</xyz></axis></joint></model>"))  # fmt: skip
+    model = dp.load_sdf(path)
+    assert model.parents[model.joint_id("k")] == model.joint_id("j2")
+
+
+SELF_JOINT = """<sdf version="1.7"><model name="m">
+  <link name="base"><inertial><mass>1</mass><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial></link>
+  <link name="l"><inertial><mass>1</mass><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial></link>
+  <frame name='f' attached_to='k'/>
+  <joint name="k" type="revolute"><parent>{parent}</parent><child>{child}</child><axis><xyz>1 0 0</xyz></axis></joint>
+</model></sdf>"""
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -190,6 +190,22 @@ def _number(doc: _Doc, el, tag: str, default: float | None) -> float | None:
     return default if sub is None else _numbers(doc, sub, 1)[0]
 
 
+def _limit(doc: _Doc, el, tag: str, default: float | None) -> float | None:
+    """A ``<limit>`` number: any magnitude, ±inf included (|x| ≥ NO_LIMIT, the specification's 1e16 or gz-sim's
+    ±1.79769e308, means none); a NaN or a word is refused.  Limits leave the dynamics untouched."""
+    sub = el.find(tag)
+    if sub is None:
+        return default
+    text = (sub.text or "").strip()
+    try:
+        x = float(text)
+    except ValueError:
+        raise doc.error(sub, f"expected a number, got {text!r}") from None
+    if math.isnan(x):
+        raise doc.error(sub, f"a limit must be a number or ±inf, got {text!r}")
+    return x
+
+
 def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
     """(pose, scoped relative_to or None) of ``el``'s ``<pose>`` (identity if absent)."""
     pose_el = el.find("pose")
@@ -300,22 +316,37 @@ def _walk(doc: _Doc, model_el, scope: str) -> None:
         if el.tag == "frame":
             target = el.get("attached_to")
             node.attached_to = doc.resolve(target, scope, el, "attached_to") if target else (scope or "__model__")
-        if el.tag == "joint":
-            joint = doc.joint_of[full]
-            for role in ("parent", "child"):
-                sub = el.find(role)
-                text = (sub.text or "").strip() if sub is not None else ""
-                if not text:
-                    raise doc.error(el, f"has no <{role}>")
-                if text == WORLD and role == "parent":
-                    setattr(joint, role, WORLD)
-                    continue
-                if text == WORLD:
-                    raise doc.error(sub, "a joint's child cannot be the world")
-                name = doc.resolve(text, scope, sub, role)
-                if doc.nodes[name].kind != "link":
-                    name = doc.link_of(name)  # a frame or a nested model: the link it is fixed to
-                setattr(joint, role, name)
+    # A joint's parent or child may name a frame fixed to another joint, whose frame is its child link's: children
+    # first, each pass taking the ends that resolve ("" while they lead to a joint not yet resolved).
+    joints = [(doc.joint_of[full], el) for full, el in elements if el.tag == "joint"]
+    for role in ("child", "parent"):
+        while joints:
+            pending = [(joint, el) for joint, el in joints if not _joint_end(doc, scope, joint, el, role)]
+            if len(pending) == len(joints):
+                joint, el = pending[0]
+                raise doc.error(el.find(role), f"the {role} {(el.find(role).text or '').strip()!r} of joint "
+                                f"{joint.name!r} is fixed to the joint's own frame (a joint's frame is on its "
+                                "child link): it names no link")  # fmt: skip
+            joints = pending
+        joints = [(doc.joint_of[full], el) for full, el in elements if el.tag == "joint"]
+
+
+def _joint_end(doc: _Doc, scope: str, joint: _Joint, el, role: str) -> bool:
+    """Set ``joint``'s parent or child link from its element; False if it leads to a joint not resolved yet."""
+    sub = el.find(role)
+    text = (sub.text or "").strip() if sub is not None else ""
+    if not text:
+        raise doc.error(el, f"has no <{role}>")
+    if text == WORLD and role == "parent":
+        joint.parent = WORLD
+        return True
+    if text == WORLD:
+        raise doc.error(sub, "a joint's child cannot be the world")
+    name = doc.resolve(text, scope, sub, role)
+    if doc.nodes[name].kind != "link":
+        name = doc.link_of(name)  # a frame or a nested model: the link it is fixed to
+    setattr(joint, role, name)
+    return bool(name)
 
 
 def _axis(doc: _Doc, joint: _Joint, tag: str) -> tuple[np.ndarray | None, tuple]:
@@ -340,7 +371,9 @@ def _axis(doc: _Doc, joint: _Joint, tag: str) -> tuple[np.ndarray | None, tuple]
     if upmf is not None:
         in_model = (upmf.text or "").strip().lower() in ("1", "true")
     else:
-        in_model = doc.version in ("1.4", "1.5")  # libsdformat's reading of the older versions
+        # SDF 1.4 expresses the axis in the model frame; from 1.5 on use_parent_model_frame defaults to false (the
+        # joint frame), as libsdformat reads a native 1.5 file (its 1.4 → 1.5 conversion adds true).
+        in_model = doc.version == "1.4"
     if expressed is not None:
         frame = doc.resolve(expressed, scope, xyz, "expressed_in")
     else:
@@ -349,8 +382,8 @@ def _axis(doc: _Doc, joint: _Joint, tag: str) -> tuple[np.ndarray | None, tuple]
     limit = el.find("limit")
     limits = (None, None, None, None)
     if limit is not None:
-        lower, upper = _number(doc, limit, "lower", None), _number(doc, limit, "upper", None)
-        velocity, effort = _number(doc, limit, "velocity", -1.0), _number(doc, limit, "effort", -1.0)
+        lower, upper = _limit(doc, limit, "lower", None), _limit(doc, limit, "upper", None)
+        velocity, effort = _limit(doc, limit, "velocity", -1.0), _limit(doc, limit, "effort", -1.0)
         limits = (lower, upper, velocity, effort)
     return R @ a, limits
 
