@@ -225,6 +225,20 @@ def parse_xml(path: Path, root_tag: str, lenient: list[str]):
     return root
 
 
+def _same_numbers(a, b) -> bool:
+    """Two elements with the same attributes, numbers compared as numbers ("0 1 0" = "0.0 1.0 0")."""
+    if set(a.attrib) != set(b.attrib):
+        return False
+    for key, x in a.attrib.items():
+        try:
+            if [float(t) for t in x.split()] != [float(t) for t in b.attrib[key].split()]:
+                return False
+        except ValueError:
+            if x.split() != b.attrib[key].split():
+                return False
+    return True
+
+
 def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     """Parse ``path`` with lxml and apply the input policy (module docstring); warn about, or under ``strict``
     refuse, the defects that do not touch the dynamics."""
@@ -307,8 +321,17 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
                 what = f'no <{sub} link="…"/>' if not found or not found[0].get("link") else f"{len(found)} <{sub}>"
                 raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has {what}")
         for sub in ("origin", "axis"):
-            if len(el.findall(sub)) > 1:
-                raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has more than one <{sub}>")
+            found = el.findall(sub)
+            if len(found) < 2:
+                continue
+            lines = ", ".join(str(f.sourceline) for f in found)
+            if not all(_same_numbers(f, found[0]) for f in found[1:]):
+                raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has {len(found)} <{sub}> that differ "
+                                 f"(lines {lines}): which one holds is not defined; keep one")  # fmt: skip
+            lenient.append(f"joint {name!r} (line {el.sourceline}) has {len(found)} identical <{sub}> (lines {lines}); "
+                           "one is read")  # fmt: skip
+            for extra in found[1:]:
+                el.remove(extra)
         if jtype in ("revolute", "prismatic") and el.find("limit") is None:
             lenient.append(f"joint {name!r} (line {el.sourceline}) is {jtype} but has no <limit> (the specification "
                            "requires one); its position is unbounded, its velocity and effort inf")  # fmt: skip
