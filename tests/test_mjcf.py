@@ -25,7 +25,7 @@ def mujoco_model(path):
     return m
 
 
-@pytest.mark.parametrize("name", ["four_bar", "angles", "chain_weld", "leg"])
+@pytest.mark.parametrize("name", ["four_bar", "angles", "chain_weld", "leg", "refs"])
 def test_the_tree_against_mujoco(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.ModelWarning)  # the actuator, named once (tested below)
@@ -182,3 +182,30 @@ def test_bad_mjcf_files_name_file_line_and_element(tmp_path, case):
 def test_what_lies_beyond_the_rigid_bodies_is_named_once():
     with pytest.warns(dp.ModelWarning, match="left out, beyond the rigid-body dynamics: actuator"):
         dp.load_mjcf(MJCF / "four_bar.xml")
+
+
+def test_a_joint_ref_is_the_files_pose_as_in_mujoco(tmp_path):
+    """MuJoCo reads ``ref`` as the joint's value in the file's pose (qpos0 = ref): the four-bar with refs at the
+    same file pose is the plain one with q shifted by ref, its loop closes at MuJoCo's qpos0, and its tree agrees
+    with MuJoCo (``refs.xml`` in ``test_the_tree_against_mujoco``)."""
+    refs = {"crank_joint": 0.3, "coupler_joint": -0.2, "rocker_joint": 0.5}
+    text = (MJCF / "four_bar.xml").read_text()
+    for name, r in refs.items():
+        text = text.replace(f'name="{name}"', f'name="{name}" ref="{r}"')
+    path = tmp_path / "four_bar_refs.xml"
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        plain, shifted = dp.load_mjcf(MJCF / "four_bar.xml"), dp.load_mjcf(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    q_file = mujoco_state(shifted, m.qpos0, np.zeros(m.nv))[0]
+    ref = np.array([refs[n] for n in shifted.names[1:]])
+    assert_close(q_file, ref, 0.0)
+    assert_close(dp.loop_residual(shifted, q_file), dp.loop_residual(plain, np.zeros(plain.nq)), atol=1e-15)
+    assert np.abs(dp.loop_residual(shifted, q_file)).max() < 1e-12
+    rng = np.random.default_rng(0)
+    d1, d2 = plain.create_data(), shifted.create_data()
+    for _ in range(3):
+        x, v = rng.uniform(-1, 1, (2, plain.nv))
+        assert_close(dp.gim(shifted, d2, ref + x), dp.gim(plain, d1, x), 1e-12)
+        assert_close(dp.nonlinear_effects(shifted, d2, ref + x, v), dp.nonlinear_effects(plain, d1, x, v), 1e-12)

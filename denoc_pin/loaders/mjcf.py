@@ -287,6 +287,7 @@ class _Tree:
         self.reader, self.root_joint = reader, root_joint
         self.names, self.links, self.parents, self.kinds = ["universe"], ["world"], [0], [0]
         self.axes, self.R, self.p = [zero], [eye], [zero]
+        self.file_pose: list[Pose] = [(eye, zero)]  # each placement at q = ref, the file's pose (R, p: at q = 0)
         self.frames = [Frame("universe", 0, eye, zero, "fixed_joint"), Frame("world", 0, eye, zero)]
         self.limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}
         self.parts: list = []
@@ -299,7 +300,8 @@ class _Tree:
         self.count += 1
         return el.get("name") or f"{prefix}_{self.count}"
 
-    def _body(self, name, link, parent, kind, R, p, axis, limits) -> int:
+    def _body(self, name, link, parent, kind, R, p, axis, limits, file_pose: Pose | None = None) -> int:
+        self.file_pose.append((R, p) if file_pose is None else file_pose)
         self.names.append(name)
         self.links.append(link)
         self.parents.append(parent)
@@ -346,19 +348,22 @@ class _Tree:
                 axis = (_unit(reader, j, reader.numbers(j, ja, "axis", 3, (0.0, 0.0, 1.0)), "axis")
                         if kind in (REVOLUTE, PRISMATIC) else None)  # fmt: skip
                 limits = self._range(j, ja, kind)
-                if float(ja.get("ref", "0") or 0) != 0.0:
-                    raise reader.error(j, "a joint ref (its position in the file's pose) other than 0 is not read")
+                ref = reader.numbers(j, ja, "ref", 1, (0.0,))[0] if kind in (REVOLUTE, PRISMATIC) else 0.0
             if jname in self.joint_names:
                 raise reader.error(j if j != "root" else el, f"a joint named {jname!r} exists already")
             self.joint_names.add(jname)
             # the joint frame: the body's frame moved to the joint's anchor (axes in the body's frame)
             J = compose_poses(X, (np.eye(3), anchor))
-            placement = compose_poses(inverse_pose(T), J) if k != parent else J
+            in_file = placement = compose_poses(inverse_pose(T), J) if k != parent else J
+            if j != "root" and ref != 0.0:  # the file's pose is at q = ref (MuJoCo's qpos0): q − ref moves from it
+                back = ((axis_angle(axis, -reader.angle(ref)), np.zeros(3)) if kind == REVOLUTE else
+                        (np.eye(3), -ref * axis))  # fmt: skip
+                placement = compose_poses(placement, back)
             link = name if last else f"{name}::{jname}"
             nq, nv = JOINTS[kind].nq, JOINTS[kind].nv
             limits = limits or ([-UNBOUNDED] * nq, [UNBOUNDED] * nq, [np.inf] * nv, [np.inf] * nv)
             k = self._body(jname, link, k, kind, placement[0], placement[1],
-                           np.zeros(3) if axis is None else axis, limits)  # fmt: skip
+                           np.zeros(3) if axis is None else axis, limits, in_file)  # fmt: skip
             T = J
             self.frames.append(Frame(jname, k, np.eye(3), np.zeros(3), "joint"))
             if not last:
@@ -379,11 +384,12 @@ class _Tree:
             self.add(child, k, pose, cls)
 
     def _world_of(self, k: int) -> Pose:
-        """Body k's frame in the world at q = 0 (its parent link's world pose composed along the placements)."""
+        """Body k's frame in the world in the file's pose, at q = ref (MuJoCo's qpos0; q = 0 where no joint has a
+        ref), where MuJoCo places the equality constraints' anchors."""
         eye, zero = np.eye(3), np.zeros(3)
         chain = []
         while k > 0:
-            chain.append((self.R[k], self.p[k]))
+            chain.append(self.file_pose[k])
             k = self.parents[k]
         out = (eye, zero)
         for X in reversed(chain):
