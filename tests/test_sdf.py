@@ -488,3 +488,39 @@ def test_universal_and_ball_joints_in_the_tree_and_a_universal_cut(tmp_path):
     assert all(c.passed for c in checks), [c for c in checks if not c.passed]
     loops = compare_loops(model, None, samples=2)
     assert all(c.passed for c in loops), [c for c in loops if not c.passed]
+
+
+MIMIC_1_11 = """<sdf version="1.11"><model name="m">
+  <link name="base"><inertial><mass>1</mass><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial></link>
+  <link name="a"><pose>0.1 0 0 0 0 0</pose>
+    <inertial><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial></link>
+  <link name="b"><pose>-0.1 0 0 0 0 0</pose>
+    <inertial><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial></link>
+  <joint name="leader" type="revolute"><parent>base</parent><child>a</child><axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="follower" type="prismatic"><parent>base</parent><child>b</child>
+    <axis><xyz>1 0 0</xyz>{mimic}</axis></joint>
+</model></sdf>"""
+
+
+@pytest.mark.parametrize("version", ["1.10", "1.11", "1.12"])
+def test_sdf_1_10_to_1_12_and_the_axis_mimic(tmp_path, version):
+    """The versions gz-sim writes today; 1.11's <axis><mimic> (follower = m (leader − reference) + offset) is a
+    coupling θ_f = m θ_l + (offset − m reference); an automatic inertia (1.11) is refused, not guessed."""
+    mimic = ("<mimic joint='leader' axis='axis'><multiplier>-0.5</multiplier><offset>0.2</offset>"
+             "<reference>0.4</reference></mimic>")  # fmt: skip
+    path = tmp_path / "m.sdf"
+    path.write_text(MIMIC_1_11.format(mimic=mimic).replace('version="1.11"', f'version="{version}"'))
+    model = dp.load_sdf(path)
+    (c,) = model.couplings
+    assert (c.joint, c.reference, c.multiplier) == ("follower", "leader", -0.5)
+    assert c.offset == pytest.approx(0.2 + 0.5 * 0.4, abs=1e-15)
+    q = np.zeros(model.nq)
+    q[model.idx_q[model.joint_id("leader")]] = 1.0
+    q[model.idx_q[model.joint_id("follower")]] = -0.5 * (1.0 - 0.4) + 0.2
+    assert np.abs(dp.loop_residual(model, q)).max() < 1e-15
+    path.write_text(MIMIC_1_11.format(mimic="").replace("<inertial>", "<inertial auto='true'>", 1))
+    with pytest.raises(dp.ModelError, match=r"<inertial> of <link> 'base' \(line 2\): auto='true'.*is not read"):
+        dp.load_sdf(path)
+    path.write_text(MIMIC_1_11.format(mimic="<mimic joint='a'/>"))
+    with pytest.raises(dp.ModelError, match="mimic joint 'a' names a link, not a joint"):
+        dp.load_sdf(path)

@@ -1,6 +1,6 @@
 """SDFormat → :class:`Model`, closed loops included, without Pinocchio's SDF support (its pip wheel has none).
 
-The subset robot files use, versions 1.4 to 1.9 (``docs/sdf.md``): one ``<model>`` (nested models flattened,
+The subset robot files use, versions 1.4 to 1.12 (``docs/sdf.md``): one ``<model>`` (nested models flattened,
 their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>``, ``<inertial>`` and ``<visual>``,
 ``<frame>``, and ``<joint>`` of types revolute, continuous, prismatic, ball, universal, fixed and gearbox.
 
@@ -39,7 +39,7 @@ from .urdf_xml import parse_xml, quoted, robot_file
 
 __all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "Pose", "compose_poses", "inverse_pose", "load_sdf", "sdf_visuals"]
 
-SDF_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
+SDF_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
 # SDF joint type -> tree joint kind (``JOINTS``' sdf spellings; None: fixed, merged into the parent body;
 # "gearbox": a coupling).
 SDF_JOINT_TYPES = {**spellings("sdf"), "fixed": None, "gearbox": "gearbox"}
@@ -93,6 +93,7 @@ class _Joint:
     limits: tuple = ()  # per axis: (lower, upper, velocity, effort)
     reference: str | None = None  # gearbox
     ratio: float = 0.0
+    mimic: tuple | None = None  # SDF 1.11's <axis><mimic>: (leader joint, multiplier, offset − multiplier · reference)
 
     @property
     def n_constraints(self) -> int:
@@ -402,6 +403,7 @@ def _joint_details(doc: _Doc, joint: _Joint) -> None:
     if joint.type == "universal" and abs(joint.axis @ joint.axis2) > 1e-9:
         raise doc.error(el, f"the universal joint's axes are not orthogonal ({joint.axis.tolist()}, "
                             f"{joint.axis2.tolist()} in the model frame)")  # fmt: skip
+    _mimic(doc, joint)
     if joint.type == "gearbox":
         ref = el.find("gearbox_reference_body")
         if ref is None or not (ref.text or "").strip():
@@ -414,6 +416,26 @@ def _joint_details(doc: _Doc, joint: _Joint) -> None:
         joint.ratio = _numbers(doc, ratio, 1)[0]
     if joint.parent == joint.child:
         raise doc.error(el, f"joins link {joint.child!r} to itself")
+
+
+def _mimic(doc: _Doc, joint: _Joint) -> None:
+    """SDF 1.11's ``<axis><mimic joint axis><multiplier><offset><reference>``: follower = multiplier · (leader −
+    reference) + offset, a coupling between two one-axis joints (on ``axis2`` it is refused)."""
+    for tag in ("axis", "axis2"):
+        el = joint.element.find(f"{tag}/mimic")
+        if el is None:
+            continue
+        leader_axis = el.get("axis", "axis")
+        if tag == "axis2" or leader_axis != "axis":
+            raise doc.error(el, "a mimic between second axes (axis2) is not read: couplings join one-axis joints")
+        name = el.get("joint")
+        if not name:
+            raise doc.error(el, "a <mimic> needs joint= (the leader)")
+        leader = doc.resolve(name, doc.nodes[joint.name].scope, el, "mimic joint")
+        if leader not in doc.joint_of:
+            raise doc.error(el, f"mimic joint {name!r} names a {doc.nodes[leader].kind}, not a joint")
+        m, o, r = (_number(doc, el, t, d) for t, d in (("multiplier", 1.0), ("offset", 0.0), ("reference", 0.0)))
+        joint.mimic = (leader, m, o - m * r)
 
 
 def choose_tree(doc: _Doc, cuts) -> tuple[dict[str, _Joint], list[_Joint], str]:
@@ -484,7 +506,7 @@ def choose_tree(doc: _Doc, cuts) -> tuple[dict[str, _Joint], list[_Joint], str]:
 
 
 def load_sdf(path, root_joint=None, *, model_name: str | None = None, cuts=None, strict: bool = False) -> Model:
-    """Load an SDFormat file (versions 1.4–1.9) into a :class:`Model`, its closed loops in ``model.loops`` and its
+    """Load an SDFormat file (versions 1.4–1.12) into a :class:`Model`, its closed loops in ``model.loops`` and its
     gearboxes in ``model.couplings``.
 
     root_joint: None keeps the file's joint to the world if it has one (fixed: the root link is welded where
@@ -521,6 +543,9 @@ def _inertial(doc: _Doc, link: str) -> tuple[float, np.ndarray, np.ndarray]:
         doc.lenient.append(f"link {link!r} (line {el.sourceline}) has no <inertial>: the specification's default, "
                            "1 kg with unit moments of inertia, is taken")  # fmt: skip
         return 1.0, np.zeros(3), np.eye(3)
+    if inertial.get("auto", "false").strip().lower() in ("true", "1"):
+        raise doc.error(inertial, "auto='true' (SDF 1.11: the inertia computed from the collision shapes) is not "
+                                  "read; give <mass> and <inertia>")  # fmt: skip
     pose, rel = _pose(doc, inertial, doc.nodes[link].scope)
     if rel is not None:
         target = doc.resolve(rel, doc.nodes[link].scope, inertial.find("pose"), "relative_to")
@@ -615,6 +640,8 @@ def _build(doc: _Doc, parent_joint: dict, cut: list, root: str, attach, root_joi
     mass, com, I_com = _inertias(doc, body_of, pose_in_body, len(names), strict)
     loops = [_loop_joint(doc, j) for j in cut]
     couplings = [_coupling(doc, j, body_of, joint_of_body) for j in doc.joints if j.type == "gearbox"]
+    couplings += [JointCoupling(f"{j.name}_mimic", j.name, j.mimic[0], j.mimic[1], j.mimic[2])
+                  for j in doc.joints if j.mimic is not None]  # fmt: skip
     if doc.lenient and strict:
         raise ModelError(f"{path}: {doc.lenient[0]} (strict=True refuses what the default only warns about)")
     for message in doc.lenient:
