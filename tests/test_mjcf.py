@@ -209,3 +209,32 @@ def test_a_joint_ref_is_the_files_pose_as_in_mujoco(tmp_path):
         x, v = rng.uniform(-1, 1, (2, plain.nv))
         assert_close(dp.gim(shifted, d2, ref + x), dp.gim(plain, d1, x), 1e-12)
         assert_close(dp.nonlinear_effects(shifted, d2, ref + x, v), dp.nonlinear_effects(plain, d1, x, v), 1e-12)
+
+
+def test_a_connect_between_sites_is_the_connect_by_anchor(tmp_path):
+    """MuJoCo 3.1's ``<connect site1 site2>`` holds the two sites' origins together: on the four-bar, with a site at
+    the rocker's tip, it is the connect by body and anchor, and its gap is MuJoCo's own (``efc_pos``)."""
+    text = (MJCF / "four_bar.xml").read_text()
+    text = text.replace('<geom fromto="0 0 0 -0.2 0 0.5"/>', '<geom fromto="0 0 0 -0.2 0 0.5"/><site name="rocker_tip" '
+                        'pos="-0.2 0 0.5"/>').replace('body1="coupler" body2="rocker" anchor="0.1 0 0.5"',
+                                                      'site1="coupler_tip" site2="rocker_tip"')  # fmt: skip
+    assert "site1" in text and "rocker_tip" in text
+    path = tmp_path / "four_bar_sites.xml"
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        by_anchor, by_sites = dp.load_mjcf(MJCF / "four_bar.xml"), dp.load_mjcf(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        q = rng.uniform(-1, 1, by_sites.nq)
+        gap = dp.loop_residual(by_sites, q)
+        assert_close(np.linalg.norm(gap), np.linalg.norm(dp.loop_residual(by_anchor, q)), 1e-12)
+        d.qpos[:] = q  # hinges only: qpos is q
+        mujoco.mj_forward(m, d)
+        assert_close(np.linalg.norm(gap), np.linalg.norm(d.efc_pos[:3]), 1e-12)
+    bad = text.replace('site2="rocker_tip"', 'site2="nowhere"')
+    path.write_text(bad)
+    with pytest.raises(dp.ModelError, match=r"site2 'nowhere' is not a site; sites are: 'coupler_tip', 'rocker_tip'"):
+        dp.load_mjcf(path)

@@ -292,6 +292,7 @@ class _Tree:
         self.limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}
         self.parts: list = []
         self.link_pose: dict[str, tuple[int, Pose]] = {"world": (0, (eye, zero))}
+        self.sites: dict[str, tuple[str, Pose]] = {}  # each site's body and its pose in that body's frame
         self.world: dict[str, Pose] = {"world": (eye, zero)}
         self.joint_names: set = set()
         self.count = 0
@@ -380,6 +381,7 @@ class _Tree:
             sname = self._name(site, f"{name}_site")
             self.frames.append(Frame(sname, k, *compose_poses(pose, reader.pose(site, sa)), "op_frame"))
             self.link_pose[sname] = (k, compose_poses(pose, reader.pose(site, sa)))
+            self.sites[sname] = (name, reader.pose(site, sa))
         for child in el.findall("body"):
             self.add(child, k, pose, cls)
 
@@ -451,7 +453,21 @@ def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[Joi
         if attrs.get("active", "true") == "false":
             reader.lenient.append(f"<{el.tag}> {name!r} (line {el.sourceline}) is inactive: left out")
             continue
-        if el.tag in ("connect", "weld"):
+        if el.tag == "connect" and ("site1" in attrs or "site2" in attrs):  # MuJoCo 3.1: the two sites' origins meet
+            ends, points = [], []
+            for role in ("site1", "site2"):
+                site = attrs.get(role)
+                if site not in tree.sites:
+                    raise reader.error(el, f"{role} {site!r} is not a site; sites are: {quoted(tree.sites)}")
+                if "body1" in attrs or "body2" in attrs or "anchor" in attrs:
+                    raise reader.error(el, "a connect takes site1 and site2, or body1, body2 and anchor: not both")
+                body, (_, p) = tree.sites[site]
+                ends.append(body)
+                points.append((np.eye(3), p))
+            loops.append(LoopJoint(name, "spherical", ends[0], ends[1], *points))
+        elif el.tag == "weld" and ("site1" in attrs or "site2" in attrs):
+            raise reader.error(el, "a weld between sites is not read; give body1, body2 (and relpose)")
+        elif el.tag in ("connect", "weld"):
             ends = []
             for role in ("body1", "body2"):
                 b = attrs.get(role, "world" if role == "body2" else None)
