@@ -184,6 +184,14 @@ def test_what_lies_beyond_the_rigid_bodies_is_named_once():
         dp.load_mjcf(MJCF / "four_bar.xml")
 
 
+def _four_bar_and(path, text: str):
+    """(the four-bar, a variant of its file written to ``path``, MuJoCo's model of the variant)."""
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)  # the actuator, named once
+        return dp.load_mjcf(MJCF / "four_bar.xml"), dp.load_mjcf(path), mujoco.MjModel.from_xml_path(str(path))
+
+
 def test_a_joint_ref_is_the_files_pose_as_in_mujoco(tmp_path):
     """MuJoCo reads ``ref`` as the joint's value in the file's pose (qpos0 = ref): the four-bar with refs at the
     same file pose is the plain one with q shifted by ref, its loop closes at MuJoCo's qpos0, and its tree agrees
@@ -192,12 +200,7 @@ def test_a_joint_ref_is_the_files_pose_as_in_mujoco(tmp_path):
     text = (MJCF / "four_bar.xml").read_text()
     for name, r in refs.items():
         text = text.replace(f'name="{name}"', f'name="{name}" ref="{r}"')
-    path = tmp_path / "four_bar_refs.xml"
-    path.write_text(text)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dp.ModelWarning)
-        plain, shifted = dp.load_mjcf(MJCF / "four_bar.xml"), dp.load_mjcf(path)
-    m = mujoco.MjModel.from_xml_path(str(path))
+    plain, shifted, m = _four_bar_and(tmp_path / "four_bar_refs.xml", text)
     q_file = mujoco_state(shifted, m.qpos0, np.zeros(m.nv))[0]
     ref = np.array([refs[n] for n in shifted.names[1:]])
     assert_close(q_file, ref, 0.0)
@@ -220,11 +223,7 @@ def test_a_connect_between_sites_is_the_connect_by_anchor(tmp_path):
                                                       'site1="coupler_tip" site2="rocker_tip"')  # fmt: skip
     assert "site1" in text and "rocker_tip" in text
     path = tmp_path / "four_bar_sites.xml"
-    path.write_text(text)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dp.ModelWarning)
-        by_anchor, by_sites = dp.load_mjcf(MJCF / "four_bar.xml"), dp.load_mjcf(path)
-    m = mujoco.MjModel.from_xml_path(str(path))
+    by_anchor, by_sites, m = _four_bar_and(path, text)
     d = mujoco.MjData(m)
     rng = np.random.default_rng(1)
     for _ in range(3):
