@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT, assert_close
 
 import denoc_pin as dp
+from denoc_pin.core.spatial import quaternion_rotation
 from denoc_pin.loaders.mjcf import mujoco_state
 from denoc_pin.tools.validate import compare_loops
 
@@ -160,7 +161,18 @@ BAD = {
     "free": ("<mujoco><worldbody><body name='a'><joint/><geom size='0.1'/><body name='b'><freejoint/>"
              "<geom size='0.1'/></body></body></worldbody></mujoco>", "free joint belongs on a top-level body"),
     "mesh": ("<mujoco><worldbody><body name='a'><joint/><geom type='mesh' mesh='m'/></body></worldbody></mujoco>",
-             "inertia of a mesh geom"),
+             "mesh 'm' is not in <asset>"),
+    "mesh_file": ("<mujoco><asset><mesh file='gone.stl'/></asset><worldbody><body name='a'><joint/>"
+                  "<geom type='mesh' mesh='gone'/></body></worldbody></mujoco>", "no such mesh file"),
+    "mesh_mode": ("<mujoco><asset><mesh name='m' vertex='0 0 0 1 0 0 0 1 0 0 0 1' inertia='approx'/></asset>"
+                  "<worldbody><body name='a'><joint/><geom type='mesh' mesh='m'/></body></worldbody></mujoco>",
+                  "inertia 'approx'; mesh inertia modes are: legacy, exact, convex, shell"),
+    "density": ("<mujoco><worldbody><body name='a'><joint/><geom size='0.1' density='-1'/></body></worldbody>"
+                "</mujoco>", "negative mass or density"),
+    "frame_joint": ("<mujoco><worldbody><body name='a'><frame><joint/></frame><geom size='0.1'/></body>"
+                    "</worldbody></mujoco>", "joint inside a <frame>"),
+    "no_joint": ("<mujoco><worldbody><body name='a'><geom size='0.1'/></body></worldbody></mujoco>",
+                 "no movable joint"),
     "poly": ("<mujoco><worldbody><body name='a'><joint name='j1'/><geom size='0.1'/><body name='b'>"
              "<joint name='j2'/><geom size='0.1'/></body></body></worldbody><equality>"
              "<joint joint1='j2' joint2='j1' polycoef='0 1 0.5 0 0'/></equality></mujoco>", "only the linear part"),
@@ -237,3 +249,100 @@ def test_a_connect_between_sites_is_the_connect_by_anchor(tmp_path):
     path.write_text(bad)
     with pytest.raises(dp.ModelError, match=r"site2 'nowhere' is not a site; sites are: 'coupler_tip', 'rocker_tip'"):
         dp.load_mjcf(path)
+
+
+FRAMES = """<mujoco>
+  <default><default class="light"><geom density="300"/></default></default>
+  <worldbody>
+    <frame pos="0.1 0 0.2" euler="0 0 30">
+      <site name="anchor" pos="0 0.1 0"/>
+      <body name="a" pos="0 0 0.5">
+        <joint type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.05"/>
+        <frame pos="0.4 0 0" euler="0 20 0" childclass="light">
+          <geom type="box" size="0.05 0.1 0.02" pos="0 0.05 0"/>
+          <site name="tip" pos="0.1 0 0"/>
+          <body name="b" euler="10 0 0"><joint type="slide" axis="1 0 0"/><geom size="0.07"/></body>
+        </frame>
+      </body>
+    </frame>
+  </worldbody>
+  <worldbody>
+    <body name="cube" pos="1 0 0.5"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_frames_and_a_second_worldbody_as_in_mujoco(tmp_path):
+    """MuJoCo 3's <frame> moves the bodies, geoms and sites it holds and gives them its childclass; a second
+    <worldbody> adds to the first (the free cube of a scene): the tree, every body's and site's placement."""
+    path = tmp_path / "frames.xml"
+    path.write_text(FRAMES)
+    model = dp.load_mjcf(path)
+    assert model.nq == 2 + 7 and model.link_names[-1] == "cube"
+    m = mujoco_model(path)
+    d, data = mujoco.MjData(m), model.create_data()
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        d.qpos[:] = m.qpos0
+        mujoco.mj_integratePos(m, d.qpos, rng.uniform(-1, 1, m.nv), 1.0)
+        mujoco.mj_forward(m, d)
+        q, _ = mujoco_state(model, d.qpos)
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        assert_close(dp.gim(model, data, q)[:2, :2], M[:2, :2], 1e-12)
+        assert_close(dp.nonlinear_effects(model, data, q, np.zeros(m.nv))[:2], d.qfrc_bias[:2], 1e-12)
+        for name in ("a", "b", "cube"):
+            X = dp.frame_placement(model, data, q, model.frame_id(name, type="body"))
+            assert_close(X[:3, 3], d.body(name).xpos, 1e-12)
+            assert_close(X[:3, :3], d.body(name).xmat.reshape(3, 3), 1e-12)
+        for name in ("anchor", "tip"):
+            X = dp.frame_placement(model, data, q, name)
+            assert_close(X[:3, 3], d.site(name).xpos, 1e-12)
+
+
+def test_mesh_inertia_as_mujoco_computes_it(tmp_path):
+    """A mesh geom's mass, centre and principal moments in each of MuJoCo's modes (legacy, its default; exact;
+    convex; shell), scaled and by density or mass, against MuJoCo; the full tensor to the precision of MuJoCo's
+    principal axes (its iterative eigen-solver)."""
+    stl = ROOT / "tests" / "data" / "menagerie" / "wonik_allegro" / "assets" / "link_12.0_right.stl"
+    for mode in ("legacy", "exact", "convex", "shell"):
+        for scale, mass in (("1 1 1", "density='700'"), ("0.5 2 1", "mass='0.3'")):
+            if mode == "exact":  # this mesh's faces are not consistently oriented: MuJoCo refuses exact
+                continue
+            path = tmp_path / f"{mode}.xml"
+            path.write_text(f"<mujoco><asset><mesh file='{stl}' scale='{scale}' inertia='{mode}'/></asset>"
+                            f"<worldbody><body name='a' pos='0 0 1'><joint axis='1 0 0'/><geom type='mesh' "
+                            f"mesh='{stl.stem}' {mass} pos='0.1 0.2 0' euler='10 20 30'/></body></worldbody>"
+                            "</mujoco>")  # fmt: skip
+            model, m = dp.load_mjcf(path), mujoco.MjModel.from_xml_path(str(path))
+            assert_close(model.masses[1], m.body_mass[1], 1e-13)
+            assert_close(model.coms[1], m.body_ipos[1], 1e-12)
+            I = model.inertias[1]
+            assert_close(np.linalg.eigvalsh(I), np.sort(m.body_inertia[1]), 1e-12)
+            R = quaternion_rotation(*m.body_iquat[1][[1, 2, 3, 0]])
+            assert_close(I, R @ np.diag(m.body_inertia[1]) @ R.T, 1e-7)
+    # exact on a closed, consistently oriented mesh given by its vertices and faces: the true solid
+    cube = "0 0 0 1 0 0 1 1 0 0 1 0 0 0 1 1 0 1 1 1 1 0 1 1"
+    faces = "0 2 1 0 3 2 4 5 6 4 6 7 0 1 5 0 5 4 1 2 6 1 6 5 2 3 7 2 7 6 3 0 4 3 4 7"
+    path = tmp_path / "cube.xml"
+    path.write_text(f"<mujoco><asset><mesh name='c' vertex='{cube}' face='{faces}' inertia='exact'/></asset>"
+                    "<worldbody><body name='a'><joint/><geom type='mesh' mesh='c' density='6'/></body></worldbody>"
+                    "</mujoco>")  # fmt: skip
+    model = dp.load_mjcf(path)
+    assert_close(model.masses[1], 6.0, 1e-14)
+    assert_close(model.coms[1], [0.5, 0.5, 0.5], 1e-14)
+    assert_close(model.inertias[1], np.eye(3) * 6.0 * 2 / 12, 1e-14)
+
+
+def test_a_mesh_of_no_mass_needs_no_file(tmp_path):
+    """A visual mesh (density or mass 0) and the meshes of a body welded to the world move nothing: their files
+    are not read."""
+    path = tmp_path / "visual.xml"
+    path.write_text("<mujoco><asset><mesh file='nowhere.stl'/></asset><worldbody><body name='base'>"
+                    "<geom type='mesh' mesh='nowhere'/><body name='a'><joint/><geom size='0.1'/>"
+                    "<geom type='mesh' mesh='nowhere' density='0'/><geom type='mesh' mesh='nowhere' mass='0'/>"
+                    "</body></body></worldbody></mujoco>")  # fmt: skip
+    model = dp.load_mjcf(path)
+    assert_close(model.masses[1], 1000 * 4 / 3 * np.pi * 0.1**3, 1e-14)

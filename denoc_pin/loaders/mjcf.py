@@ -25,6 +25,7 @@ from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, ROOT_JOINTS, 
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .meshes import MESH_INERTIA, convex_hull_faces, mesh_mass_properties, read_mesh
 from .sdf import Pose, compose_poses, inverse_pose
 from .urdf import body_inertias, check_inertia
 from .urdf_xml import parse_xml, quoted, robot_file
@@ -48,12 +49,76 @@ class _Reader:
         self.eulerseq = get("eulerseq", "xyz")
         self.from_geom = get("inertiafromgeom", "auto")
         self.autolimits = get("autolimits", "true") == "true"
+        top = path.parent  # MuJoCo finds meshes in meshdir (else assetdir), relative to the main file
+        self.meshdir = top / get("meshdir", get("assetdir", "."))
         if len(self.eulerseq) != 3 or set(self.eulerseq.lower()) - set("xyz"):
             raise self.error(compiler, f"eulerseq {self.eulerseq!r} is not three of x, y, z (or X, Y, Z)")
         self.defaults: dict[str, dict[str, dict]] = {}
         self.parent_class: dict[str, str | None] = {}
         for d in self.root.findall("default"):
             self._read_default(d, None)
+        self.meshes = {}  # name -> the <mesh> element and its attributes over its class's
+        for el in (m for asset in self.root.findall("asset") for m in asset.findall("mesh")):
+            attrs = self.attrib(el, None)
+            name = attrs.get("name") or Path(attrs.get("file", "")).stem
+            if not name:
+                raise self.error(el, "a mesh needs a name or a file")
+            self.meshes[name] = (el, attrs)
+        self.mesh_cache: dict[str, tuple[float, np.ndarray, np.ndarray]] = {}
+
+    def mesh_properties(self, name: str, geom) -> tuple[float, np.ndarray, np.ndarray]:
+        """(volume or area, centre, inertia per unit density) of mesh ``name``, computed as MuJoCo does (its
+        ``inertia`` mode, ``scale``; from ``file`` or ``vertex``/``face``)."""
+        if name not in self.meshes:
+            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
+        if name in self.mesh_cache:
+            return self.mesh_cache[name]
+        el, attrs = self.meshes[name]
+        mode = attrs.get("inertia", MESH_INERTIA[0])
+        if mode not in MESH_INERTIA:
+            raise self.error(el, f"inertia {mode!r}; mesh inertia modes are: {', '.join(MESH_INERTIA)}")
+        for key in ("refpos", "refquat", "maxhullvert"):
+            if key in attrs and not (key == "maxhullvert" and mode != "convex"):
+                raise self.error(el, f'{key} is not read; give the body an <inertial> (or the geom mass="0")')
+        scale = self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0))
+        if "file" in attrs:
+            file = Path(attrs["file"])
+            file = file if file.is_absolute() else self.meshdir / file
+            if file.suffix.lower() not in (".stl", ".obj"):
+                raise self.error(el, f"{file.name}: only STL and OBJ meshes are read for their inertia; give the "
+                                     "body an <inertial>")  # fmt: skip
+            if not file.is_file():
+                raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir}); the body's inertia "
+                                     "comes from it: give the body an <inertial> or the file")  # fmt: skip
+            try:
+                V, F = read_mesh(file, scale)
+            except (ValueError, OSError, IndexError) as e:
+                raise self.error(el, f"cannot read the mesh {file}: {e}") from None
+        else:
+            if "vertex" not in attrs:
+                raise self.error(el, "a mesh needs a file or vertex")
+            n = len(attrs["vertex"].split())
+            if n < 12 or n % 3:
+                raise self.error(el, f"vertex has {n} numbers: expected triples, at least 4")
+            V = np.float32(self.numbers(el, attrs, "vertex", n).reshape(-1, 3)).astype(float) * scale
+            face = attrs.get("face")
+            F = convex_hull_faces(V) if face is None else self.integers(el, attrs, "face", V.shape[0])
+        try:
+            found = mesh_mass_properties(V, F, mode)
+        except ValueError as e:
+            raise self.error(el, f"{e}; MuJoCo refuses it too") from None
+        self.mesh_cache[name] = found
+        return found
+
+    def integers(self, el, attrs: dict, key: str, bound: int) -> np.ndarray:
+        """A list of vertex indices in triples, each below ``bound``."""
+        try:
+            values = np.array([int(x) for x in attrs[key].split()], dtype=np.int64)
+        except ValueError:
+            raise self.error(el, f"{key} is not integers") from None
+        if values.size == 0 or values.size % 3 or values.min() < 0 or values.max() >= bound:
+            raise self.error(el, f"{key}: expected triples of vertex indices below {bound}")
+        return values.reshape(-1, 3)
 
     def error(self, el, problem: str) -> ModelError:
         name = el.get("name") if el is not None else None
@@ -183,6 +248,17 @@ def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.nda
     """(mass, pose in the body, inertia about the centre in that pose) of a geom, as MuJoCo computes it from
     ``mass`` or ``density`` (default 1000); None for a geom of no mass."""
     kind = attrs.get("type", "sphere")
+    given = reader.numbers(el, attrs, "mass", 1)
+    density = float(reader.numbers(el, attrs, "density", 1, (1000.0,))[0])
+    if (given is not None and given[0] < 0) or density < 0:
+        raise reader.error(el, "a negative mass or density")
+    if (given is not None and given[0] == 0.0) or (given is None and density == 0.0) or kind == "plane":
+        return None  # a geom of no mass (MuJoCo's visual geoms) adds nothing, whatever its shape
+    if kind == "mesh":
+        measure, centre, I = reader.mesh_properties(attrs.get("mesh", ""), el)
+        mass = float(given[0]) if given is not None else density * measure
+        R, p = reader.pose(el, attrs)
+        return mass, (R, p + R @ centre), I * (mass / measure)
     size = reader.numbers(el, attrs, "size", (1, 2, 3), (0.0, 0.0, 0.0))
     size = np.r_[size, np.zeros(3 - size.size)]
     fromto = reader.numbers(el, attrs, "fromto", 6)
@@ -218,16 +294,10 @@ def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.nda
         vol = 8 * a * b * c if kind == "box" else 4.0 / 3.0 * math.pi * a * b * c
         k = 3.0 if kind == "box" else 5.0
         moments = lambda m: m / k * np.array([b * b + c * c, a * a + c * c, a * a + b * b])  # noqa: E731
-    elif kind == "plane":
-        return None
     else:
         raise reader.error(el, f"the inertia of a {kind} geom is not computed (box, sphere, capsule, cylinder, "
-                               "ellipsoid are); give the body an <inertial>")  # fmt: skip
-    m = attrs.get("mass")
-    mass = float(reader.numbers(el, attrs, "mass", 1)[0]) if m is not None else float(
-        reader.numbers(el, attrs, "density", 1, (1000.0,))[0]) * vol  # fmt: skip
-    if mass <= 0:
-        return None
+                               "ellipsoid, mesh are); give the body an <inertial>")  # fmt: skip
+    mass = float(given[0]) if given is not None else density * vol
     return mass, pose, np.diag(moments(mass))
 
 
@@ -241,12 +311,15 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     """
     path = robot_file(path, root_joint, ROOT_JOINTS)
     reader = _Reader(path, strict)
-    world = reader.root.find("worldbody")
-    if world is None or world.find("body") is None:
-        raise ModelError(f"{path}: no <worldbody> with a <body>")
     tree = _Tree(reader, root_joint)
-    for body in world.findall("body"):
-        tree.add(body, 0, (np.eye(3), np.zeros(3)), None, top=True)
+    for world in reader.root.findall("worldbody"):  # several (one per included file, say): one world
+        for el, X, cls in tree.children(world, None, ("body", "site")):
+            if el.tag == "body":
+                tree.add(el, 0, X, cls, top=True)
+            else:
+                tree.site(el, X, cls, "world", 0, (np.eye(3), np.zeros(3)))
+    if not tree.world.keys() - {"world"}:
+        raise ModelError(f"{path}: no <worldbody> with a <body>")
     if len(tree.names) < 2:
         raise ModelError(f"{path}: no movable joint (hinge, slide, ball or free)")
     loops, couplings = _equalities(reader, tree)
@@ -376,14 +449,34 @@ class _Tree:
         self.link_pose[name] = (k, pose)
         self.world[name] = compose_poses(self._world_of(k), pose)
         self._inertia(el, attrs, cls, name, k, pose)
-        for site in el.findall("site"):
-            sa = reader.attrib(site, cls)
-            sname = self._name(site, f"{name}_site")
-            self.frames.append(Frame(sname, k, *compose_poses(pose, reader.pose(site, sa)), "op_frame"))
-            self.link_pose[sname] = (k, compose_poses(pose, reader.pose(site, sa)))
-            self.sites[sname] = (name, reader.pose(site, sa))
-        for child in el.findall("body"):
-            self.add(child, k, pose, cls)
+        for child, Xc, ccls in self.children(el, cls, ("site", "body")):
+            if child.tag == "site":
+                self.site(child, Xc, ccls, name, k, pose)
+            else:
+                self.add(child, k, compose_poses(pose, Xc), ccls)
+
+    def children(self, el, cls: str | None, tags: tuple[str, ...]):
+        """(child, its frame's pose in ``el``, its class) for ``el``'s children of ``tags``, those inside
+        ``<frame>`` elements (MuJoCo 3) included: a frame moves what it holds and gives it its ``childclass``."""
+        for child in el:
+            if not isinstance(child.tag, str):
+                continue
+            if child.tag == "frame":
+                F = self.reader.pose(child, dict(child.attrib))
+                for inner, X, icls in self.children(child, child.get("childclass", cls), tags):
+                    yield inner, compose_poses(F, X), icls
+            elif child.tag in tags:
+                yield child, (np.eye(3), np.zeros(3)), cls
+            elif el.tag == "frame" and child.tag in ("joint", "freejoint"):
+                raise self.reader.error(child, "a joint inside a <frame> is not read; put it in the body")
+
+    def site(self, el, X: Pose, cls, body: str, k: int, pose: Pose) -> None:
+        """Site ``el`` of ``body`` (body k's link frame at ``pose``), inside frames at ``X``: an op_frame."""
+        in_body = compose_poses(X, self.reader.pose(el, self.reader.attrib(el, cls)))
+        sname = self._name(el, f"{body}_site")
+        self.frames.append(Frame(sname, k, *compose_poses(pose, in_body), "op_frame"))
+        self.link_pose[sname] = (k, compose_poses(pose, in_body))
+        self.sites[sname] = (body, in_body)
 
     def _world_of(self, k: int) -> Pose:
         """Body k's frame in the world in the file's pose, at q = ref (MuJoCo's qpos0; q = 0 where no joint has a
@@ -410,6 +503,8 @@ class _Tree:
 
     def _inertia(self, el, attrs, cls, name: str, k: int, pose: Pose) -> None:
         reader = self.reader
+        if k == 0:  # welded to the world: its mass moves nothing (MuJoCo's static bodies)
+            return
         inertial = el.find("inertial")
         use_geoms = reader.from_geom == "true" or (reader.from_geom == "auto" and inertial is None)
         if inertial is not None and not use_geoms:
@@ -430,21 +525,18 @@ class _Tree:
             return
         if not use_geoms:
             return
-        for g in el.findall("geom"):
-            found = _geom_inertia(reader, g, reader.attrib(g, cls))
+        for g, X, gcls in self.children(el, cls, ("geom",)):
+            found = _geom_inertia(reader, g, reader.attrib(g, gcls))
             if found is not None:
-                m, (Rg, pg), I = found
-                self.parts.append((k, pose, m, Rg, pg, I))
+                m, G, I = found
+                self.parts.append((k, pose, m, *compose_poses(X, G), I))
 
 
 def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[JointCoupling]]:
     """``connect`` → spherical cut (anchor in body1's frame; body2's point where it is at q = 0), ``weld`` → fixed
     cut (``relpose`` of body2 in body1, or their poses at q = 0), ``joint`` → coupling (linear ``polycoef``)."""
     loops, couplings, i = [], [], 0
-    eq = reader.root.find("equality")
-    if eq is None:
-        return loops, couplings
-    for el in eq:
+    for el in (el for eq in reader.root.findall("equality") for el in eq):
         if not isinstance(el.tag, str):
             continue
         i += 1
