@@ -1,0 +1,126 @@
+"""Public robot files nobody here wrote, against their own simulator: MuJoCo Menagerie's MJCF files (tests/data/
+menagerie, with their licences) read by MuJoCo itself.  Every file agrees or is refused for a reason docs/mjcf.md
+gives; Menagerie's Cassie closes its four loops from its ``home`` keyframe."""
+
+from __future__ import annotations
+
+import warnings
+
+import mujoco
+import numpy as np
+import pytest
+from conftest import assert_close
+from corpus import MENAGERIE, MENAGERIE_FILES, mujoco_model
+
+import denoc_pin as dp
+from denoc_pin.core.joints import FREE_FLYER, SPHERICAL
+from denoc_pin.core.spatial import quaternion_rotation
+from denoc_pin.loaders.mjcf import mujoco_state
+from denoc_pin.tools.validate import compare_loops
+
+REFUSED = {"realsense_d435i/d435i.xml": "no movable joint"}  # a camera: nothing moves (docs/mjcf.md)
+
+
+def _load(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)  # actuators, tendons, sensors: named once
+        return dp.load_mjcf(path)
+
+
+def _velocity_map(model, q, v) -> tuple[np.ndarray, np.ndarray]:
+    """(T, c) with v = T v_mujoco and v̇ = T v̇_mujoco + c: a free joint's linear velocity is in the world frame in
+    MuJoCo, in the body frame here (v_b = Rᵀ v_w, so v̇_b = Rᵀ v̇_w − ω × v_b)."""
+    T, c = np.eye(model.nv), np.zeros(model.nv)
+    for k in range(1, model.njoints):
+        if model.kinds[k] == FREE_FLYER:
+            i, j = int(model.idx_q[k]), int(model.idx_v[k])
+            T[j : j + 3, j : j + 3] = quaternion_rotation(*q[i + 3 : i + 7]).T
+            c[j : j + 3] = -np.cross(v[j + 3 : j + 6], v[j : j + 3])
+    return T, c
+
+
+def _mujoco_qpos(model, q) -> np.ndarray:
+    """MuJoCo's qpos of q: the quaternions of ball and free joints as (w, x, y, z)."""
+    qpos = np.array(q, dtype=float)
+    for k in range(1, model.njoints):
+        i = int(model.idx_q[k]) + (3 if model.kinds[k] == FREE_FLYER else 0)
+        if model.kinds[k] in (FREE_FLYER, SPHERICAL):
+            qpos[i : i + 4] = np.r_[q[i + 3], q[i : i + 3]]
+    return qpos
+
+
+@pytest.mark.parametrize("path", MENAGERIE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_menagerie_files_agree_with_mujoco(path):
+    """The joint order and names, the mass matrix, the inverse dynamics (mass matrix and bias forces) and every
+    named body's placement, at random states, against MuJoCo reading the same file."""
+    name = f"{path.parent.name}/{path.name}"
+    if name in REFUSED:
+        with pytest.raises(dp.ModelError, match=REFUSED[name]):
+            _load(path)
+        return
+    model = _load(path)
+    m = mujoco_model(path)
+    assert (model.nq, model.nv) == (m.nq, m.nv)
+    for j in range(m.njnt):
+        assert m.joint(j).name in ("", model.names[j + 1])
+    d, data = mujoco.MjData(m), model.create_data()
+    rng = np.random.default_rng(0)
+    bodies = [(b, model.frame_id(m.body(b).name, type="body")) for b in range(1, m.nbody) if m.body(b).name]
+    for _ in range(3):
+        d.qpos[:] = m.qpos0
+        mujoco.mj_integratePos(m, d.qpos, rng.uniform(-1, 1, m.nv), 1.0)
+        d.qvel[:] = rng.uniform(-1, 1, m.nv)
+        a = rng.uniform(-1, 1, m.nv)
+        mujoco.mj_forward(m, d)
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        q, v = mujoco_state(model, d.qpos, d.qvel)
+        T, c = _velocity_map(model, q, v)
+        assert_close(T.T @ dp.gim(model, data, q) @ T, M, 1e-9)
+        assert_close(T.T @ dp.inverse_dynamics(model, data, q, v, T @ a + c), M @ a + d.qfrc_bias, 1e-9)
+        for b, f in bodies:
+            X = dp.frame_placement(model, data, q, f)
+            assert_close(X[:3, 3], d.xpos[b], 1e-12)
+            assert_close(X[:3, :3], d.xmat[b].reshape(3, 3), 1e-12)
+
+
+def test_menagerie_counts():
+    """What the corpus holds: 33 files of 14 robots; all but the camera load."""
+    assert len(MENAGERIE_FILES) == 33
+    assert len({p.parent for p in MENAGERIE_FILES}) == 14
+    assert all(f"{p.parent.name}/{p.name}" in [str(x.relative_to(MENAGERIE)) for x in MENAGERIE_FILES]
+               for p in map(MENAGERIE.joinpath, REFUSED))  # fmt: skip
+
+
+def test_menagerie_cassie_closes_from_its_home_keyframe():
+    """Its four connects are spherical cuts whose residuals at the ``home`` keyframe are MuJoCo's own (about
+    1.9e-3 m: the keyframe is rounded); ``dp.assemble`` closes them near that keyframe; there the loop Jacobian
+    spans MuJoCo's constraint Jacobian's rows and the closed-loop dynamics agree with the dense KKT."""
+    path = MENAGERIE / "agility_cassie" / "cassie.xml"
+    model = _load(path)
+    assert [lp.type for lp in model.loops] == ["spherical"] * 4
+    m = mujoco_model(path)
+    m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, m.key("home").id)
+    mujoco.mj_forward(m, d)
+    rows = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    q_home, _ = mujoco_state(model, d.qpos, d.qvel)
+    r = dp.loop_residual(model, q_home).reshape(-1, 3)
+    assert_close(np.linalg.norm(r, axis=1), np.linalg.norm(d.efc_pos[rows].reshape(-1, 3), axis=1), 1e-12)
+    assert 1e-3 < np.abs(d.efc_pos[rows]).max() < 2e-3
+    q = dp.assemble(model, q_home)
+    assert np.abs(dp.loop_residual(model, q)).max() < 1e-12
+    assert np.abs(q - q_home).max() < 0.05
+    # at the closed configuration, MuJoCo's equality rows lie in the span of the loop Jacobian's (v mapped by T)
+    d.qpos[:] = _mujoco_qpos(model, q)
+    mujoco.mj_forward(m, d)
+    assert np.abs(d.efc_pos[rows]).max() < 1e-12  # closed for MuJoCo too
+    J_mj = d.efc_J.reshape(-1, m.nv)[d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+    T, _ = _velocity_map(model, q, np.zeros(model.nv))
+    J = dp.loop_jacobian(model, q) @ T
+    P = np.linalg.pinv(J) @ J
+    assert np.abs(J_mj - J_mj @ P).max() < 1e-9 * np.abs(J_mj).max()
+    checks = compare_loops(model, dp.to_pinocchio(model), samples=2)
+    assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+    assert "dense KKT (denoc_matrices)" in {c.reference for c in checks}
