@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -417,7 +418,14 @@ def test_load_picks_the_loader_by_extension(tmp_path):
 BAD = {
     "no_model": ("<sdf version='1.7'></sdf>", "no <model>"),
     "version": ("<sdf version='2.0'><model name='m'/></sdf>", "version '2.0'"),
-    "include": ("<sdf version='1.7'><model name='m'><include><uri>x</uri></include></model></sdf>", "<include>"),
+    "include": ("<sdf version='1.7'><model name='m'><include><uri>x</uri></include></model></sdf>",
+                r"<include> \(line 1\): 'x': no such file"),
+    "model_uri": ("<sdf version='1.7'><world name='w'><include><uri>model://nowhere</uri></include></world></sdf>",
+                  "no folder 'nowhere' in the model paths.*GZ_SIM_RESOURCE_PATH or SDF_PATH or GAZEBO_MODEL_PATH"),
+    "cycle_include": ("<sdf version='1.7'><model name='m'><include><uri>cycle_include.sdf</uri></include>"
+                      "</model></sdf>", "<include> cycle"),
+    "static": ("<sdf version='1.7'><model name='m'><static>true</static><link name='a'/></model></sdf>",
+               "is static: nothing in it moves"),
     "type": ("<sdf version='1.7'><model name='m'><link name='a'/><link name='b'/><joint name='j' type='screw'>"
              "<parent>a</parent><child>b</child></joint></model></sdf>", "type 'screw'"),
     "child": ("<sdf version='1.7'><model name='m'><link name='a'/><joint name='j' type='revolute'>"
@@ -523,4 +531,100 @@ def test_sdf_1_10_to_1_12_and_the_axis_mimic(tmp_path, version):
         dp.load_sdf(path)
     path.write_text(MIMIC_1_11.format(mimic="<mimic joint='a'/>"))
     with pytest.raises(dp.ModelError, match="mimic joint 'a' names a link, not a joint"):
+        dp.load_sdf(path)
+
+
+GROUND = """<sdf version="1.6"><model name="ground_plane"><static>true</static><link name="link">
+  <collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model></sdf>"""
+
+
+def _model_folder(root, name: str, text: str, version: str = "1.8"):
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "model.sdf").write_text(text)
+    (folder / "model.config").write_text(f"<?xml version='1.0'?><model><name>{name}</name>"
+                                         f"<sdf version='1.4'>old.sdf</sdf><sdf version='{version}'>model.sdf</sdf>"
+                                         "</model>")  # fmt: skip
+
+
+def test_a_world_of_includes_loads_its_one_moving_model(tmp_path, monkeypatch):
+    """A gz-sim world: a static ground plane and the arm, both by model:// in the model paths (model_paths= or
+    GZ_SIM_RESOURCE_PATH), each folder's model.config naming its SDF; the include's <name> and <pose> override the
+    model's.  The one model that is not static is loaded, with a warning naming it; it equals the arm's own file
+    with that pose."""
+    models = tmp_path / "models"
+    _model_folder(models, "ground_plane", GROUND, "1.6")
+    _model_folder(models, "arm", SDF_1_8)
+    world = tmp_path / "world.sdf"
+    world.write_text("<sdf version='1.9'><world name='w'><include><uri>model://ground_plane</uri></include>"
+                     "<include><uri>model://arm</uri><name>left_arm</name><pose>1 0 0.5 0 0 0.5</pose></include>"
+                     "</world></sdf>")  # fmt: skip
+    direct = tmp_path / "direct.sdf"
+    direct.write_text(SDF_1_8.replace('<model name="arm">', '<model name="left_arm"><pose>1 0 0.5 0 0 0.5</pose>'))
+    twin = dp.load_sdf(direct)
+    for kwargs in ({"model_paths": [models]}, {}):
+        if not kwargs:
+            monkeypatch.setenv("GZ_SIM_RESOURCE_PATH", f"/nonexistent{os.pathsep}{models}")
+        with pytest.warns(dp.ModelWarning, match="the one that is not static, 'left_arm', is loaded"):
+            ours = dp.load_sdf(world, **kwargs)
+        assert ours.name == "left_arm" and ours.names == twin.names
+        d1, d2 = ours.create_data(), twin.create_data()
+        q, v, a = dp.random_configuration(twin, np.random.default_rng(0)), np.ones(twin.nv), np.ones(twin.nv)
+        assert_close(dp.inverse_dynamics(ours, d1, q, v, a), dp.inverse_dynamics(twin, d2, q, v, a), 1e-15)
+        assert_close(dp.frame_placement(ours, d1, q, "wrist::tool"), dp.frame_placement(twin, d2, q, "wrist::tool"),
+                     1e-15)  # fmt: skip
+    monkeypatch.delenv("GZ_SIM_RESOURCE_PATH")
+    with pytest.raises(dp.ModelError, match="model_name="):  # two that move: choose
+        world.write_text(world.read_text().replace("</world>", "<include><uri>model://arm</uri></include></world>"))
+        dp.load_sdf(world, model_paths=[models])
+    assert dp.load_sdf(world, model_paths=[models], model_name="arm").names == twin.names
+
+
+def test_an_included_sdf_1_4_model_keeps_its_axes_in_the_model_frame(tmp_path):
+    """libsdformat converts an included 1.4 file to the including file's version, adding use_parent_model_frame
+    true: its axes stay in the model frame."""
+    (tmp_path / "old.sdf").write_text(SDF_1_6.format(version="1.4", upmf=""))
+    (tmp_path / "top.sdf").write_text("<sdf version='1.7'><model name='top'><include><uri>old.sdf</uri>"
+                                      "<name>inner</name></include></model></sdf>")  # fmt: skip
+    model = dp.load_sdf(tmp_path / "top.sdf")
+    assert model.names == ("universe", "inner::j")
+    assert_close(model.axes[1], (0.0, -1.0, 0.0), 1e-15)
+
+
+def test_an_error_inside_an_included_file_names_that_file(tmp_path):
+    (tmp_path / "bad.sdf").write_text("<sdf version='1.7'><model name='b'><link name='a'>\n<pose>0 0 nan 0 0 0</pose>"
+                                      "</link></model></sdf>")  # fmt: skip
+    (tmp_path / "top.sdf").write_text("<sdf version='1.7'><model name='top'><include><uri>bad.sdf</uri></include>"
+                                      "</model></sdf>")  # fmt: skip
+    with pytest.raises(dp.ModelError, match=r"top.sdf, in .*bad.sdf: <pose> of <link> 'a' \(line 2\)"):
+        dp.load_sdf(tmp_path / "top.sdf")
+
+
+def test_sdf_1_3_reads_as_1_4_and_a_newer_model_inside_keeps_its_axes(tmp_path):
+    """1.3 is 1.4 for a model (libsdformat's conversion moves world physics only): axes in the model frame.  A 1.5
+    model included into a 1.4 file keeps its axis in its joint frame; a bare model name is looked up in the model
+    paths."""
+    old = tmp_path / "old.sdf"
+    old.write_text(SDF_1_6.format(version="1.3", upmf=""))
+    assert_close(dp.load_sdf(old).axes[1], (0.0, -1.0, 0.0), 1e-15)
+    _model_folder(tmp_path / "models", "newer", SDF_1_6.format(version="1.5", upmf=""), "1.5")
+    top = tmp_path / "top.sdf"
+    top.write_text("<sdf version='1.4'><model name='top'><include><uri>newer</uri></include></model></sdf>")
+    model = dp.load_sdf(top, model_paths=[tmp_path / "models"])
+    assert_close(model.axes[1], (1.0, 0.0, 0.0), 1e-15)
+
+
+def test_xml_defects_tinyxml_reads_past_are_read_past_with_a_warning(tmp_path):
+    """gz-sim's undeclared gz: prefix and a comment holding -- (libsdformat's TinyXML reads both): loaded with a
+    warning, refused under strict=True; other malformed XML stays refused."""
+    path = tmp_path / "gz.sdf"
+    defects = '<!-- a -- b --><plugin name="p" gz:policy="x"><gz:a>1</gz:a></plugin>'
+    path.write_text(SDF_1_6.format(version="1.9", upmf="").replace('<model name="m">', f'<model name="m">{defects}'))
+    with pytest.warns(dp.ModelWarning, match="a comment holding -- and a namespace prefix that is not declared"):
+        model = dp.load_sdf(path)
+    assert model.names == ("universe", "j")
+    with pytest.raises(dp.ModelError, match="strict=True"):
+        dp.load_sdf(path, strict=True)
+    path.write_text(path.read_text().replace("</plugin>", "</plugin"))
+    with pytest.raises(dp.ModelError, match="malformed XML"):
         dp.load_sdf(path)

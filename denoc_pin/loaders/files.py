@@ -18,7 +18,7 @@ LOADERS = {".urdf": load_urdf, ".sdf": load_sdf, ".xml": load_mjcf}
 def load(path, **kw) -> Model:
     """A :class:`Model` from a robot file, by its extension: ``.urdf`` (``load_urdf``), ``.sdf`` (``load_sdf``),
     ``.xml`` (MJCF, ``load_mjcf``); keyword arguments go to that loader (``root_joint``, ``strict``, and for SDF
-    ``model_name``, ``cuts``)."""
+    ``model_name``, ``cuts``, ``model_paths``)."""
     suffix = Path(path).suffix.lower()
     if suffix not in LOADERS:
         raise ModelError(f"{path}: unknown file type {suffix or '(no extension)'!r}; denoc_pin loads "

@@ -1,8 +1,10 @@
 """SDFormat → :class:`Model`, closed loops included, without Pinocchio's SDF support (its pip wheel has none).
 
-The subset robot files use, versions 1.4 to 1.12 (``docs/sdf.md``): one ``<model>`` (nested models flattened,
-their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>``, ``<inertial>`` and ``<visual>``,
-``<frame>``, and ``<joint>`` of types revolute, continuous, prismatic, ball, universal, fixed and gearbox.
+The subset robot files use, versions 1.3 (read as 1.4) to 1.12 (``docs/sdf.md``): one ``<model>`` (nested models
+flattened, their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>``, ``<inertial>`` and ``<visual>``,
+``<frame>``, and ``<joint>`` of types revolute, continuous, prismatic, ball, universal, fixed and gearbox;
+``<include>``s expanded first (``model://`` in gz-sim's model paths), and in a world of static scenery its one
+moving model.
 
 Poses form a graph (``relative_to``, ``attached_to``, each element's default frame) resolved into the model
 frame: the file's pose is the configuration q = 0.  A link may be the child of several joints (a closed loop):
@@ -39,7 +41,7 @@ from .urdf_xml import parse_xml, quoted, robot_file
 
 __all__ = ["SDF_JOINT_TYPES", "SDF_VERSIONS", "Pose", "compose_poses", "inverse_pose", "load_sdf", "sdf_visuals"]
 
-SDF_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
+SDF_VERSIONS = ("1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
 # SDF joint type -> tree joint kind (``JOINTS``' sdf spellings; None: fixed, merged into the parent body;
 # "gearbox": a coupling).
 SDF_JOINT_TYPES = {**spellings("sdf"), "fixed": None, "gearbox": "gearbox"}
@@ -123,7 +125,9 @@ class _Doc:
         while owner is not None and owner.tag not in ("link", "joint", "frame", "model"):
             owner = owner.getparent()
         what = f"<{el.tag}>" if owner is el else f"<{el.tag}> of <{owner.tag}> {owner.get('name')!r}"
-        return ModelError(f"{self.path}: {what} (line {el.sourceline}): {problem}")
+        source = next((a.get(SOURCE) for a in el.iterancestors() if a.get(SOURCE)), el.get(SOURCE))
+        where = f"{self.path}, in {source}" if source else f"{self.path}"
+        return ModelError(f"{where}: {what} (line {el.sourceline}): {problem}")
 
     def resolve(self, name: str, scope: str, el, what: str) -> str:
         """The scoped name of frame ``name`` as written inside ``scope``, or ModelError listing the valid ones."""
@@ -239,31 +243,157 @@ def _pose(doc: _Doc, el, scope: str) -> tuple[Pose, str | None]:
     return (R, np.array(values[:3])), (rel or None)
 
 
-def _read(path: Path, model_name: str | None, strict: bool) -> _Doc:
-    """Parse and flatten the file: every frame of the pose graph, the links, the joints with their axes in the
-    model frame."""
-    lenient: list[str] = []
+MODEL_PATH_VARIABLES = ("GZ_SIM_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")
+"""The environment variables whose folders ``model://name`` is looked up in (after ``model_paths=``), as gz-sim."""
+SOURCE = "_denoc_source"  # set on an included <model>: the file it came from, for the errors
+
+
+def _sdf_root(path: Path, lenient: list[str]):
     root = parse_xml(path, "sdf", lenient)
     version = (root.get("version") or "").strip()
     if version not in SDF_VERSIONS:
         raise ModelError(f"{path}: <sdf> (line {root.sourceline}) has version {version!r}; denoc_pin reads SDFormat "
                          f"{', '.join(SDF_VERSIONS)}")  # fmt: skip
-    if root.find(".//include") is not None:
-        el = root.find(".//include")
-        raise ModelError(f"{path}: <include> (line {el.sourceline}) is not read: expand it first "
-                         "(gz sdf -p FILE > expanded.sdf)")  # fmt: skip
+    return root, "1.4" if version == "1.3" else version  # libsdformat's 1.3 → 1.4 conversion moves world physics only
+
+
+def model_paths(extra=()) -> list[Path]:
+    """The folders ``model://`` URIs are looked up in: ``extra`` (``model_paths=``), then those of
+    ``MODEL_PATH_VARIABLES``, each a list separated by the platform's path separator."""
+    import os
+
+    out = [Path(p) for p in ([extra] if isinstance(extra, (str, Path)) else extra)]
+    for var in MODEL_PATH_VARIABLES:
+        out += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
+    return out
+
+
+def _model_file(where: str, folder: Path) -> Path:
+    """The SDF file of a model folder: the one its model.config names (the newest version read here)."""
+    config = folder / "model.config"
+    if not config.is_file():
+        raise ModelError(f"{where}: {folder} is a folder without a model.config")
+    found = parse_xml(config, "model", []).findall("sdf")
+    readable = [e for e in found if (e.get("version") or "") in SDF_VERSIONS] or found
+    if not readable or not (readable[0].text or "").strip():
+        raise ModelError(f"{config}: names no <sdf> file")
+    best = max(readable, key=lambda e: SDF_VERSIONS.index(e.get("version")) if e.get("version") in SDF_VERSIONS
+               else -1)  # fmt: skip
+    return folder / (best.text or "").strip()
+
+
+def _resolve_uri(where: str, uri: str, base: Path, paths: list[Path]) -> Path:
+    """The file an <include>'s <uri> names: ``model://name/rest`` in the model paths; ``file://`` or a path,
+    relative to the including file; a folder means its model.config's SDF."""
+    if uri.startswith("model://"):
+        name, _, rest = uri[len("model://") :].partition("/")
+        hits = [p / name / rest for p in paths if (p / name).is_dir()]
+        if not hits:
+            raise ModelError(f"{where}: {uri!r}: no folder {name!r} in the model paths "
+                             f"({', '.join(map(str, paths)) or 'none set'}); give model_paths= or set "
+                             f"{' or '.join(MODEL_PATH_VARIABLES)}")  # fmt: skip
+        target = hits[0]
+    elif "://" in uri and not uri.startswith("file://"):
+        raise ModelError(f"{where}: {uri!r}: only model://, file:// and paths are resolved (no downloads)")
+    else:
+        target = Path(uri[len("file://") :] if uri.startswith("file://") else uri)
+        if not target.is_absolute():  # next to the including file, else a model's name in the model paths
+            near = [base / target] + [p / target for p in paths]
+            target = next((t for t in near if t.exists()), base / target)
+    if target.is_dir():
+        target = _model_file(where, target)
+    if not target.is_file():
+        raise ModelError(f"{where}: {uri!r}: no such file {target}")
+    return target
+
+
+def _expand(root, path: Path, version: str, paths: list[Path], lenient: list[str], stack=()) -> None:
+    """Replace each <include> of ``root`` by the <model> of the file it names, with the include's <name>, <pose>
+    and <static>.  Each model's axes keep the meaning of its own version: an SDF 1.4 model's in a newer file get
+    use_parent_model_frame true (libsdformat's conversion), a newer model's in an SDF 1.4 file false."""
+    import copy
+
+    for inc in [e for e in root.iter("include")]:
+        where = f"{path}: <include> (line {inc.sourceline})"
+        uri = (inc.findtext("uri") or "").strip()
+        if not uri:
+            raise ModelError(f"{where}: has no <uri>")
+        for unread in ("placement_frame",):
+            if inc.find(unread) is not None:
+                raise ModelError(f"{where}: <{unread}> is not read; give the <pose> of the model frame")
+        if (inc.get("merge") or "").strip().lower() in ("1", "true"):
+            raise ModelError(f'{where}: merge="true" is not read; include the model without merge (nested)')
+        target = _resolve_uri(where, uri, path.parent, paths)
+        if target.resolve() in stack:
+            raise ModelError(f"{where}: an <include> cycle through {target}")
+        inner, inner_version = _sdf_root(target, lenient)
+        _expand(inner, target, inner_version, paths, lenient, (*stack, target.resolve()))
+        model = inner.find("model")
+        if model is None:
+            raise ModelError(f"{where}: {target} has no <model> to include")
+        model = copy.deepcopy(model)
+        model.set(SOURCE, str(target))
+        if inner_version == "1.4" and version != "1.4":
+            for axis in [*model.iter("axis"), *model.iter("axis2")]:
+                if axis.find("use_parent_model_frame") is None:
+                    flag = axis.makeelement("use_parent_model_frame", {})
+                    flag.text = "true"
+                    axis.append(flag)
+        elif inner_version != "1.4" and version == "1.4":  # its axes stay in their joint frames
+            for axis in [*model.iter("axis"), *model.iter("axis2")]:
+                if axis.find("use_parent_model_frame") is None:
+                    flag = axis.makeelement("use_parent_model_frame", {})
+                    flag.text = "false"
+                    axis.append(flag)
+        for tag in ("name",):
+            if inc.find(tag) is not None:
+                model.set("name", (inc.findtext(tag) or "").strip())
+        for tag in ("pose", "static"):
+            if inc.find(tag) is not None:
+                for old in model.findall(tag):
+                    model.remove(old)
+                model.insert(0, copy.deepcopy(inc.find(tag)))
+        parent = inc.getparent()
+        parent.replace(inc, model)
+
+
+def _is_static(model) -> bool:
+    return (model.findtext("static") or "").strip().lower() in ("1", "true")
+
+
+def _read(path: Path, model_name: str | None, strict: bool, paths=()) -> _Doc:
+    """Parse and flatten the file: every frame of the pose graph, the links, the joints with their axes in the
+    model frame."""
+    lenient: list[str] = []
+    root, version = _sdf_root(path, lenient)
+    _expand(root, path, version, model_paths(paths), lenient)
     models = root.findall("model") + root.findall("world/model")
     if not models:
         raise ModelError(f"{path}: no <model> in <sdf> (or in its <world>)")
     names = [m.get("name") for m in models]
+    moving = [m for m in models if not _is_static(m)]
     if model_name is None:
-        if len(models) > 1:
-            raise ModelError(f"{path}: {len(models)} models: {quoted(names)}; choose one with model_name=")
-        top = models[0]
+        if len(models) > 1 and len(moving) == 1:  # one robot in static scenery: that one
+            top = moving[0]
+            warnings.warn(f"{path}: {len(models)} models; the one that is not static, {top.get('name')!r}, is "
+                          f"loaded (model_name= chooses another: {quoted(names)})",
+                          ModelWarning, stacklevel=3)  # fmt: skip
+        elif len(models) > 1:
+            raise ModelError(f"{path}: {len(models)} models, {len(moving)} of them not static: {quoted(names)}; "
+                             "choose one with model_name=")  # fmt: skip
+        else:
+            top = models[0]
     elif model_name in names:
         top = models[names.index(model_name)]
     else:
         raise ModelError(f"{path}: no model named {model_name!r}; models are: {quoted(names)}")
+    if _is_static(top):
+        raise ModelError(f"{path}: model {top.get('name')!r} (line {top.sourceline}) is static: nothing in it moves")
+    for nested in top.iter("model"):
+        if nested is not top and _is_static(nested):
+            raise ModelError(f"{path}: nested model {nested.get('name')!r} (line {nested.sourceline}) is static "
+                             "(welded to the world inside a moving model): not read; weld it with a fixed "
+                             "joint")  # fmt: skip
     doc = _Doc(path, version, top.get("name") or path.stem, lenient=lenient)
     pose, rel = _pose(doc, top, "")
     if rel is not None:
@@ -505,19 +635,24 @@ def choose_tree(doc: _Doc, cuts) -> tuple[dict[str, _Joint], list[_Joint], str]:
     return parent_joint, cut, root
 
 
-def load_sdf(path, root_joint=None, *, model_name: str | None = None, cuts=None, strict: bool = False) -> Model:
-    """Load an SDFormat file (versions 1.4–1.12) into a :class:`Model`, its closed loops in ``model.loops`` and its
+def load_sdf(
+    path, root_joint=None, *, model_name: str | None = None, cuts=None, strict: bool = False, model_paths=()
+) -> Model:
+    """Load an SDFormat file (versions 1.3–1.12) into a :class:`Model`, its closed loops in ``model.loops`` and its
     gearboxes in ``model.couplings``.
 
     root_joint: None keeps the file's joint to the world if it has one (fixed: the root link is welded where
     the file puts it), else the root link is the fixed base, at the world's origin; ``"free-flyer"`` or
     ``"planar"``: a joint named ``root_joint`` carries the root link (replacing a joint to the world, with a
     warning when that one was not fixed).  model_name: which ``<model>`` of the file (needed when it has
-    several).  cuts: names of the joints to cut open (default: ``choose_tree``'s rule).  strict: refuse what
-    loads with a :class:`ModelWarning` otherwise.  Raises :class:`ModelError` naming file, line and element.
+    several that move; a world of one robot in static scenery loads the robot, with a warning).  cuts: names of the
+    joints to cut open (default: ``choose_tree``'s rule).  strict: refuse what loads with a :class:`ModelWarning`
+    otherwise.  model_paths: folders where ``<include>``'s ``model://name`` is looked up, before those of
+    ``GZ_SIM_RESOURCE_PATH``, ``SDF_PATH`` and ``GAZEBO_MODEL_PATH``.  Raises :class:`ModelError` naming file,
+    line and element.
     """
     path = robot_file(path, root_joint, ROOT_JOINTS)
-    doc = _read(path, model_name, strict)
+    doc = _read(path, model_name, strict, model_paths)
     if not doc.links:
         raise ModelError(f"{path}: model {doc.name!r} has no <link>")
     parent_joint, cut, root = choose_tree(doc, cuts)
@@ -726,14 +861,15 @@ def _coupling(doc: _Doc, j: _Joint, body_of: dict, joint_of_body: dict) -> Joint
     return JointCoupling(j.name, out, ref, -j.ratio * s1 * s2, 0.0)
 
 
-def sdf_visuals(model: Model, strict: bool = False) -> list[tuple[str, int, Pose, dict]]:
+def sdf_visuals(model: Model, strict: bool = False, model_paths=()) -> list[tuple[str, int, Pose, dict]]:
     """The ``<visual>`` geometry of the SDF a model was loaded from: (name, body, placement in the body frame,
     geometry) with geometry {"mesh": uri, "scale": (3,)} | {"box": (3,)} | {"cylinder": (radius, length)} |
-    {"sphere": radius}.  A visual it cannot draw is left out, named in a warning."""
+    {"sphere": radius}.  A visual it cannot draw is left out, named in a warning.  model_paths: as for
+    ``load_sdf``."""
     path = Path(model.source)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        doc = _read(path, model.name if model.name else None, strict)
+        doc = _read(path, model.name if model.name else None, strict, model_paths)
     where = {f.name: (f.body, (np.asarray(f.rotation), np.asarray(f.translation))) for f in model.frames
              if f.type == "body"}  # fmt: skip
     out = []

@@ -182,7 +182,7 @@ def _parse(path: Path, data: bytes, lenient: list[str]):
 
     parser = etree.XMLParser(remove_comments=True, huge_tree=True)
     try:
-        return etree.fromstring(data, parser)
+        return _tolerant(etree, data, parser, lenient)
     except etree.XMLSyntaxError as e:
         declared = re.match(rb"""(\xef\xbb\xbf)?<\?xml\b[^>]*encoding\s*=\s*["']([^"']*)""", data)
         utf8 = declared is None or declared.group(2).lower() in (b"utf-8", b"utf8")
@@ -195,9 +195,33 @@ def _parse(path: Path, data: bytes, lenient: list[str]):
     n = text.count("\ufffd") - data.count("\ufffd".encode())
     lenient.append(f"line {first}: {n} byte sequence(s) that are not UTF-8, replaced by U+FFFD")
     try:
-        return etree.fromstring(text.encode(), parser)
+        return _tolerant(etree, text.encode(), parser, lenient)
     except etree.XMLSyntaxError as e:
         raise ModelError(f"{path}: line {e.lineno}: malformed XML: {e.msg}") from None
+
+
+TOLERATED_XML = {"NS_ERR_UNDEFINED_NAMESPACE": "a namespace prefix that is not declared (gz-sim's gz:)",
+                 "ERR_HYPHEN_IN_COMMENT": "a comment holding --"}  # fmt: skip
+"""XML defects that TinyXML (libsdformat's and urdfdom's parser) reads past, which change no element or number."""
+
+
+def _tolerant(etree, data: bytes, parser, lenient: list[str]):
+    """``data`` parsed strictly; failing that, read past the ``TOLERATED_XML`` defects only (lxml's recovery, each
+    defect noted in ``lenient``); any other defect raises the strict parse's error."""
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError:
+        recovering = etree.XMLParser(remove_comments=True, huge_tree=True, recover=True)
+        try:
+            root = etree.fromstring(data, recovering)
+        except etree.XMLSyntaxError:
+            root = None
+        errors = list(recovering.error_log)
+        if root is None or not errors or any(err.type_name not in TOLERATED_XML for err in errors):
+            raise
+        kinds = sorted({TOLERATED_XML[err.type_name] for err in errors})
+        lenient.append(f"line {errors[0].line}: {' and '.join(kinds)}: read past, as TinyXML does")
+        return root
 
 
 def robot_file(path, root_joint, root_joints) -> Path:
