@@ -32,6 +32,12 @@ def mujoco_model(path: Path) -> mujoco.MjModel:
             tex.file = ""
             tex.builtin = mujoco.mjtBuiltin.mjBUILTIN_CHECKER
             tex.width = tex.height = 8
+    for field in spec.hfields:  # a height field's image: a flat 2 x 2 field in its place (it is world geometry)
+        here = [Path(spec.modelfiledir) / d / field.file for d in ("", spec.meshdir, spec.texturedir)]
+        if field.file and not any(p.is_file() for p in here):
+            field.file = ""
+            field.nrow = field.ncol = 2
+            field.userdata = [0.0] * 4
     for joint in spec.joints:
         joint.armature = 0.0
     m = spec.compile()

@@ -18,7 +18,13 @@ from denoc_pin.core.spatial import quaternion_rotation
 from denoc_pin.loaders.mjcf import mujoco_state
 from denoc_pin.tools.validate import compare_loops
 
-REFUSED = {"realsense_d435i/d435i.xml": "no movable joint"}  # a camera: nothing moves (docs/mjcf.md)
+REFUSED = {  # file -> the reason docs/mjcf.md gives; MuJoCo refuses the fragments too
+    "realsense_d435i/d435i.xml": "no movable joint",  # a camera: nothing moves
+    "iit_softfoot/scene.xml": "<attach>.*it makes bodies: not read",
+    **{f: "no <worldbody> with a <body>" for f in ("aloha/filtered_cartesian_actuators.xml",
+                                                   "aloha/joint_position_actuators.xml", "aloha/keyframe_ctrl.xml",
+                                                   "aloha/keyframe_no_act.xml", "shadow_hand/keyframes.xml")},
+}  # fmt: skip
 
 
 def _load(path):
@@ -80,16 +86,15 @@ def test_menagerie_files_agree_with_mujoco(path):
         assert_close(T.T @ dp.inverse_dynamics(model, data, q, v, T @ a + c), M @ a + d.qfrc_bias, 1e-9)
         for b, f in bodies:
             X = dp.frame_placement(model, data, q, f)
-            assert_close(X[:3, 3], d.xpos[b], 1e-12)
-            assert_close(X[:3, :3], d.xmat[b].reshape(3, 3), 1e-12)
+            assert_close(X[:3, 3], d.xpos[b], 1e-11)  # the soft foot's chains of small bodies: 1.6e-12
+            assert_close(X[:3, :3], d.xmat[b].reshape(3, 3), 1e-11)
 
 
 def test_menagerie_counts():
-    """What the corpus holds: 33 files of 14 robots; all but the camera load."""
-    assert len(MENAGERIE_FILES) == 33
-    assert len({p.parent for p in MENAGERIE_FILES}) == 14
-    assert all(f"{p.parent.name}/{p.name}" in [str(x.relative_to(MENAGERIE)) for x in MENAGERIE_FILES]
-               for p in map(MENAGERIE.joinpath, REFUSED))  # fmt: skip
+    """What the corpus holds: 159 files of 53 robots; 152 agree with MuJoCo, 7 are refused (``REFUSED``)."""
+    assert len(MENAGERIE_FILES) == 159
+    assert len({p.parent for p in MENAGERIE_FILES}) == 53
+    assert set(REFUSED) <= {f"{p.parent.name}/{p.name}" for p in MENAGERIE_FILES} and len(REFUSED) == 7
 
 
 def test_menagerie_cassie_closes_from_its_home_keyframe():

@@ -346,3 +346,39 @@ def test_a_mesh_of_no_mass_needs_no_file(tmp_path):
                     "</body></body></worldbody></mujoco>")  # fmt: skip
     model = dp.load_mjcf(path)
     assert_close(model.masses[1], 1000 * 4 / 3 * np.pi * 0.1**3, 1e-14)
+
+
+def test_obj_quads_refpos_refquat_and_merged_compilers_as_in_mujoco(tmp_path):
+    """An OBJ's non-planar quad split along its shorter diagonal (tinyobjloader, MuJoCo's reader: the other split
+    changes this mesh's volume by 7.5e-4); refpos and refquat move a mesh before its inertia; several <compiler>
+    elements (one per included file) merge, later attributes winning."""
+    assets = ROOT / "tests" / "data" / "menagerie"
+    obj = assets / "google_robot" / "assets" / "link_finger_base_v.obj"
+    stl = assets / "wonik_allegro" / "assets" / "link_13.0.stl"
+    path = tmp_path / "m.xml"
+    path.write_text(f"<mujoco><compiler angle='degree'/><compiler angle='radian'/><asset>"
+                    f"<mesh name='o' file='{obj}'/><mesh name='s' file='{stl}' refpos='0.01 0 0.02' "
+                    "refquat='0.9 0.1 0.3 0.2' scale='1 2 1'/></asset><worldbody><body name='a'>"
+                    "<joint axis='0 1 0' range='0 1'/><geom type='mesh' mesh='o' density='800'/>"
+                    "<body name='b' pos='0 0 0.1'><joint/><geom type='mesh' mesh='s' density='900'/></body></body>"
+                    "</worldbody></mujoco>")  # fmt: skip
+    model, m = dp.load_mjcf(path), mujoco.MjModel.from_xml_path(str(path))
+    assert model.upper_position_limit[0] == 1.0  # radians: the later compiler's angle
+    for k in (1, 2):
+        assert_close(model.masses[k], m.body_mass[k], 1e-13)
+        assert_close(model.coms[k], m.body_ipos[k], 1e-12)
+        assert_close(np.linalg.eigvalsh(model.inertias[k]), np.sort(m.body_inertia[k]), 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("body", "match"),
+    [
+        ("<geom type='box' size='0.1 0 0.1'/>", "size must be positive"),
+        ("<geom size='0.1'/><replicate count='2'><geom size='0.1'/></replicate>", "<replicate>.*it makes bodies"),
+    ],
+)
+def test_zero_sizes_and_the_elements_that_make_bodies_are_refused(tmp_path, body, match):
+    path = tmp_path / "bad.xml"
+    path.write_text(f"<mujoco><worldbody><body name='a'><joint/>{body}</body></worldbody></mujoco>")
+    with pytest.raises(dp.ModelError, match=match):
+        dp.load_mjcf(path)

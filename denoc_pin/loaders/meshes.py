@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["MESH_INERTIA", "mesh_mass_properties", "read_mesh"]
+from ..core.spatial import quaternion_rotation
+
+__all__ = ["MESH_INERTIA", "mesh_mass_properties", "read_mesh", "read_obj", "transform_vertices"]
 
 MESH_INERTIA = ("legacy", "exact", "convex", "shell")
 """MJCF's ``<mesh inertia>`` values, MuJoCo's default first."""
@@ -27,21 +29,63 @@ MESH_INERTIA = ("legacy", "exact", "convex", "shell")
 MIN_MEASURE = 1e-15  # MuJoCo's mjMINVAL: a mesh of no volume (or area) has no inertia
 
 
-def read_mesh(path: Path, scale=(1.0, 1.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices (n, 3), faces (m, 3)) of an STL or OBJ file through trimesh, unprocessed (MuJoCo's triangles as
-    written), read in single precision as MuJoCo reads them, then scaled.  Raises ``ValueError`` (or ``OSError``) on an
-    unreadable file."""
-    import trimesh  # through yourdfpy; only a mesh geom with mass needs it
+def read_mesh(path: Path, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0), refquat=(1.0, 0.0, 0.0, 0.0)):
+    """(vertices (n, 3), faces (m, 3)) of an STL (through trimesh, unprocessed: MuJoCo's triangles as written) or
+    OBJ file (``read_obj``), read in single precision as MuJoCo reads them, then moved as MuJoCo's ``refpos``,
+    ``refquat`` (w, x, y, z) and ``scale`` move them: v ← diag(scale) R(refquat)ᵀ (v − refpos).  Raises
+    ``ValueError`` (or ``OSError``) on an unreadable file."""
+    if Path(path).suffix.lower() == ".obj":
+        V, F = read_obj(Path(path))
+    else:
+        import trimesh  # through yourdfpy; only a mesh geom with mass needs it
 
-    mesh = trimesh.load(str(path), force="mesh", process=False)
-    V = np.asarray(mesh.vertices, dtype=np.float32).astype(float)
-    F = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
-    scale = np.asarray(scale, dtype=float)
+        mesh = trimesh.load(str(path), force="mesh", process=False)
+        V = np.asarray(mesh.vertices, dtype=np.float32).astype(float)
+        F = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
+    return transform_vertices(V, scale, refpos, refquat), (F[:, [0, 2, 1]] if np.prod(scale) < 0 else F)
+
+
+def read_obj(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The ``v`` and ``f`` lines of an OBJ file, triangulated as MuJoCo's reader (tinyobjloader) does: a quad along
+    its shorter diagonal (a non-planar quad's two splits differ in volume); a larger polygon as a fan from its first
+    vertex, which is tinyobjloader's ear clipping wherever the polygon is planar and convex.  Indices may be
+    negative (counted back from the last vertex)."""
+    V, F = [], []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            t = line.split()
+            if not t:
+                continue
+            if t[0] == "v":
+                V.append([float(x) for x in t[1:4]])
+            elif t[0] == "f":
+                idx = [int(x.split("/")[0]) for x in t[1:]]
+                idx = [i - 1 if i > 0 else len(V) + i for i in idx]
+                if len(idx) == 4:
+                    p = np.float32([V[i] for i in idx])
+                    d02, d13 = np.sum((p[2] - p[0]) ** 2), np.sum((p[3] - p[1]) ** 2)
+                    a, b, c, d = idx
+                    F += [[a, b, c], [a, c, d]] if d02 < d13 else [[a, b, d], [b, c, d]]
+                else:
+                    F += [[idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1)]
+    V = np.asarray(V, dtype=np.float32).astype(float).reshape(-1, 3)
+    F = np.asarray(F, dtype=np.int64).reshape(-1, 3)
+    if F.size and (F.min() < 0 or F.max() >= len(V)):
+        raise ValueError("a face names a vertex that does not exist")
+    return V, F
+
+
+def transform_vertices(V: np.ndarray, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0), refquat=(1.0, 0.0, 0.0, 0.0)):
+    """MuJoCo's mesh transformations in its order: translate by −refpos, rotate by refquatᵀ, scale."""
+    refpos, refquat, scale = (np.asarray(x, dtype=float) for x in (refpos, refquat, scale))
+    if np.any(refpos != 0.0):
+        V = V - refpos
+    if np.any(refquat != (1.0, 0.0, 0.0, 0.0)):
+        w, x, y, z = refquat / np.linalg.norm(refquat)
+        V = V @ quaternion_rotation(x, y, z, w)  # row vectors: Rᵀ v for each
     if np.any(scale != 1.0):
         V = V * scale
-    if np.prod(scale) < 0:  # a mirroring scale: MuJoCo reverses the faces so they stay outward
-        F = F[:, [0, 2, 1]]
-    return V, F
+    return V
 
 
 def convex_hull_faces(V: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, ROOT_JOINTS, 
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
-from .meshes import MESH_INERTIA, convex_hull_faces, mesh_mass_properties, read_mesh
+from .meshes import MESH_INERTIA, convex_hull_faces, mesh_mass_properties, read_mesh, transform_vertices
 from .sdf import Pose, compose_poses, inverse_pose
 from .urdf import body_inertias, check_inertia
 from .urdf_xml import parse_xml, quoted, robot_file
@@ -34,6 +34,7 @@ __all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
 
 MJCF_JOINT_TYPES = spellings("mjcf", roots=True)  # JOINTS' mjcf spellings: hinge, slide, free, ball
 IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
+BODY_MAKERS = ("attach", "replicate", "composite", "flexcomp")  # MuJoCo 3's elements that make bodies: refused
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
 
 
@@ -43,8 +44,10 @@ class _Reader:
     def __init__(self, path: Path, strict: bool):
         self.path, self.strict, self.lenient = path, strict, []
         self.root = self._expand(path, [])
-        compiler = self.root.find("compiler")
-        get = (lambda k, d: compiler.get(k, d)) if compiler is not None else (lambda k, d: d)
+        compilers = self.root.findall("compiler")  # several (one per included file): later attributes win
+        compiler = compilers[-1] if compilers else None
+        settings = {k: v for el in compilers for k, v in el.attrib.items()}
+        get = settings.get
         self.degrees = get("angle", "degree") == "degree"
         self.eulerseq = get("eulerseq", "xyz")
         self.from_geom = get("inertiafromgeom", "auto")
@@ -68,7 +71,7 @@ class _Reader:
 
     def mesh_properties(self, name: str, geom) -> tuple[float, np.ndarray, np.ndarray]:
         """(volume or area, centre, inertia per unit density) of mesh ``name``, computed as MuJoCo does (its
-        ``inertia`` mode, ``scale``; from ``file`` or ``vertex``/``face``)."""
+        ``inertia`` mode, ``refpos``, ``refquat``, ``scale``; from ``file`` or ``vertex``/``face``)."""
         if name not in self.meshes:
             raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
         if name in self.mesh_cache:
@@ -77,10 +80,14 @@ class _Reader:
         mode = attrs.get("inertia", MESH_INERTIA[0])
         if mode not in MESH_INERTIA:
             raise self.error(el, f"inertia {mode!r}; mesh inertia modes are: {', '.join(MESH_INERTIA)}")
-        for key in ("refpos", "refquat", "maxhullvert"):
-            if key in attrs and not (key == "maxhullvert" and mode != "convex"):
-                raise self.error(el, f'{key} is not read; give the body an <inertial> (or the geom mass="0")')
+        if "maxhullvert" in attrs and mode == "convex":
+            raise self.error(el, "maxhullvert with inertia=\"convex\" is not read (qhull's reduced hull); give "
+                                 "the body an <inertial> (or the geom mass=\"0\")")  # fmt: skip
         scale = self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0))
+        refpos = self.numbers(el, attrs, "refpos", 3, (0.0, 0.0, 0.0))
+        refquat = self.numbers(el, attrs, "refquat", 4, (1.0, 0.0, 0.0, 0.0))
+        if not np.linalg.norm(refquat) > 0:
+            raise self.error(el, "refquat is zero")
         if "file" in attrs:
             file = Path(attrs["file"])
             file = file if file.is_absolute() else self.meshdir / file
@@ -91,7 +98,7 @@ class _Reader:
                 raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir}); the body's inertia "
                                      "comes from it: give the body an <inertial> or the file")  # fmt: skip
             try:
-                V, F = read_mesh(file, scale)
+                V, F = read_mesh(file, scale, refpos, refquat)
             except (ValueError, OSError, IndexError) as e:
                 raise self.error(el, f"cannot read the mesh {file}: {e}") from None
         else:
@@ -100,7 +107,8 @@ class _Reader:
             n = len(attrs["vertex"].split())
             if n < 12 or n % 3:
                 raise self.error(el, f"vertex has {n} numbers: expected triples, at least 4")
-            V = np.float32(self.numbers(el, attrs, "vertex", n).reshape(-1, 3)).astype(float) * scale
+            V = np.float32(self.numbers(el, attrs, "vertex", n).reshape(-1, 3)).astype(float)
+            V = transform_vertices(V, scale, refpos, refquat)
             face = attrs.get("face")
             F = convex_hull_faces(V) if face is None else self.integers(el, attrs, "face", V.shape[0])
         try:
@@ -272,6 +280,10 @@ def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.nda
             [size[0], size[1], half])  # fmt: skip
     else:
         pose = reader.pose(el, attrs)
+    needed = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3, "ellipsoid": 3}.get(kind, 0)
+    if needed and not np.all(size[:needed] > 0):
+        raise reader.error(el, f"a {kind} of size {size[:needed].tolist()}: its size must be positive (MuJoCo "
+                               "refuses it too)")  # fmt: skip
     r = size[0]
     if kind == "sphere":
         vol = 4.0 / 3.0 * math.pi * r**3
@@ -334,8 +346,8 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
         warnings.warn(f"{path}: {message}", ModelWarning, stacklevel=2)
     mass, com, I_com = body_inertias(tree.parts, len(tree.names))
     name = reader.root.get("model", path.stem)
-    option = reader.root.find("option")
-    gravity = reader.numbers(option, dict(option.attrib), "gravity", 3) if option is not None else None
+    options = [el for el in reader.root.findall("option") if "gravity" in el.attrib]  # the last one given wins
+    gravity = reader.numbers(options[-1], dict(options[-1].attrib), "gravity", 3) if options else None
     try:
         model = Model(
             **{f: np.array(v, dtype=float) for f, v in tree.limits.items()},
@@ -467,6 +479,9 @@ class _Tree:
                     yield inner, compose_poses(F, X), icls
             elif child.tag in tags:
                 yield child, (np.eye(3), np.zeros(3)), cls
+            elif child.tag in BODY_MAKERS:
+                raise self.reader.error(child, "it makes bodies: not read; write the bodies out, or compile the "
+                                               "file with MuJoCo and save it (mj_saveLastXML)")  # fmt: skip
             elif el.tag == "frame" and child.tag in ("joint", "freejoint"):
                 raise self.reader.error(child, "a joint inside a <frame> is not read; put it in the body")
 
