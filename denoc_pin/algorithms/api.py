@@ -128,7 +128,7 @@ def _forward_dynamics_under(model: Model, data: Data, q, v, tau, fext, J, gamma)
 
 def _on_kept(model: MimicModel, tau) -> np.ndarray:
     """A reduced τ as the tree's generalized forces, zero on the mimic coordinates (Gᵀ of it is τ)."""
-    tau = model._rows(tau, model.nv, "tau")
+    tau = model.check_reduced(tau, model.nv, "tau")
     out = np.zeros(tau.shape[:-1] + (model.tree.nv,))
     out[..., model.kept_v] = tau
     return out

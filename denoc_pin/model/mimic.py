@@ -154,12 +154,12 @@ class MimicModel:
     # ---- the maps ---------------------------------------------------------------------------------------------
     def expand_q(self, q, what: str = "q") -> np.ndarray:
         """E(q): the tree's configuration(s) (nq_tree,) or (B, nq_tree) from reduced q (nq,), (nq, 1) or (B, nq)."""
-        q = self._rows(q, self.nq, what)
+        q = self.check_reduced(q, self.nq, what)
         return q[..., self.q_source] * self.q_scale + self.q_offset
 
     def expand_v(self, v, what: str = "v") -> np.ndarray:
         """G v: the tree's velocities (or accelerations) from reduced ones, (nv,) or (B, nv)."""
-        return self._rows(v, self.nv, what) @ self.G.T
+        return self.check_reduced(v, self.nv, what) @ self.G.T
 
     def reduce_q(self, q_tree: np.ndarray) -> np.ndarray:
         """The reduced coordinates of the tree's q (its kept entries)."""
@@ -170,7 +170,9 @@ class MimicModel:
         return v_tree[..., self.kept_v]
 
     @staticmethod
-    def _rows(x, n: int, what: str) -> np.ndarray:
+    def check_reduced(x, n: int, what: str) -> np.ndarray:
+        """``x`` as a float array of reduced entries, (n,) or a batch (B, n) ((n, 1) is taken as (n,)), or
+        ``ValueError`` naming ``what`` and the expected shape."""
         a = np.asarray(x, dtype=np.float64)
         if a.shape == (n, 1):
             a = a[:, 0]
