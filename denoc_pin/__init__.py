@@ -45,7 +45,9 @@ from .algorithms import (
     udut,
 )
 from .algorithms.parallel_scheme import connectivity_matrix
+from .contact import ContactSettings
 from .core.modules import Module
+from .core.shapes import Box, Capsule, Collision, Cylinder, Ground, Mesh, Sphere
 from .loaders import (
     InertiaWarning,
     ModelBuilder,
@@ -103,15 +105,22 @@ def __getattr__(name: str):
 
 __all__ = [
     "AssemblyError",
+    "Box",
+    "Capsule",
+    "Collision",
+    "ContactSettings",
+    "Cylinder",
     "DENSE_LIMIT",
     "Data",
     "DenocMatrices",
     "FRAME_TYPES",
     "Frame",
+    "Ground",
     "InertiaWarning",
     "LOOP_TYPES",
     "JointCoupling",
     "LoopJoint",
+    "Mesh",
     "MimicModel",
     "Model",
     "ModelBuilder",
@@ -119,6 +128,7 @@ __all__ = [
     "ModelWarning",
     "Module",
     "SingularConfigurationError",
+    "Sphere",
     "Trajectory",
     "Viewer",
     "assemble",

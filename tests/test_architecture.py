@@ -22,6 +22,7 @@ FLOORS = {
     "denoc_pin.model": 2,
     "denoc_pin.algorithms": 3,
     "denoc_pin.loops": 4,
+    "denoc_pin.contact": 4,
     "denoc_pin.simulation": 5,
     "denoc_pin.loaders": 5,
     "denoc_pin.tools": 6,

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, JOINTS, kind_of
+from ..core.shapes import Collision, Shape
 from ..core.spatial import inertia_about_origin
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import FRAME_TYPES, LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, placement_pair
@@ -53,6 +54,7 @@ class ModelBuilder:
         self._loops: list = []
         self._couplings: list = []
         self._passive: list = []  # names of unactuated joints (Model.passive)
+        self._collisions: list[Collision] = []  # Model.collisions
         self._limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}  # per joint, in q (positions) or v
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
@@ -230,6 +232,31 @@ class ModelBuilder:
         constraint; URDF's mimic convention).  Checked when ``build()`` runs."""
         self._couplings.append(JointCoupling(name, joint, reference, multiplier, offset))
 
+    def add_collision(
+        self, link, shape: Shape, placement=None, name: str | None = None, group: int = 1, mask: int = 1,
+        friction: float = 1.0,
+    ) -> None:  # fmt: skip
+        """Fix a collision ``shape`` (``dp.Sphere``, ``dp.Box``, ``dp.Capsule``, ``dp.Cylinder``, ``dp.Mesh``) on
+        ``link`` (a link's, joint's or frame's name, or a body index) at ``placement`` ((R, p) or 4 x 4, default the
+        identity) in its frame.  group, mask: MuJoCo's contype/conaffinity bits (which pairs may touch); friction:
+        μ against other collisions (the ground has its own)."""
+        if not isinstance(shape, Shape):
+            raise ModelError(f"ModelBuilder: add_collision needs a shape (dp.Sphere, dp.Box, dp.Capsule, dp.Cylinder, "
+                             f"dp.Mesh), got {type(shape).__name__}")  # fmt: skip
+        b, Rl, pl = self._resolve_parent(link)
+        label = link if isinstance(link, str) else self._links[b]
+        name = f"{label}_collision_{len(self._collisions)}" if name is None else name
+        R, p = placement_pair(placement, f"ModelBuilder: collision {name!r}: placement")
+        for what, bits in (("group", group), ("mask", mask)):
+            if not isinstance(bits, (int, np.integer)) or isinstance(bits, bool) or bits < 0:
+                raise ModelError(f"ModelBuilder: collision {name!r}: {what} is a non-negative integer of bits, "
+                                 f"got {bits!r}")  # fmt: skip
+        if not (np.isfinite(friction) and friction >= 0):
+            raise ModelError(f"ModelBuilder: collision {name!r}: friction must be a number >= 0, got {friction!r}")
+        self._collisions.append(
+            Collision(name, label, b, shape, Rl @ R, Rl @ p + pl, int(group), int(mask), float(friction))
+        )
+
     def add_passive(self, *names: str) -> None:
         """Mark the joints ``names`` passive (unactuated: ``Model.passive``); checked when ``build()`` runs."""
         self._passive.extend(names)
@@ -262,6 +289,7 @@ class ModelBuilder:
             pitches=self._pitches,
             loops=resolve_loops(self.name, self._links, frames, self._loops, self._couplings, self._names, self._kinds),
             passive=self._passive,
+            collisions=self._collisions,
             **{f: np.concatenate(a) if a else np.zeros(0) for f, a in self._limits.items()},
         )
         if nj > 1:

@@ -26,6 +26,7 @@ from ..core.layout import (
     numpy_views,
 )
 from ..core.modules import decompose, draw_module_tree, module_arrays
+from ..core.shapes import Collision
 from ..core.spatial import inertia_about_origin, mass_matrix
 from .data import Data
 
@@ -118,6 +119,22 @@ def _checked_frames(name: str, frames, njoints: int) -> tuple[Frame, ...]:
     return frames
 
 
+def _checked_collisions(name: str, collisions, njoints: int) -> tuple[Collision, ...]:
+    """The collisions as a tuple, each on an existing body, their names unique."""
+    out = tuple(collisions)
+    seen: set[str] = set()
+    for c in out:
+        if not isinstance(c, Collision):
+            raise ModelError(f"model {name!r}: collisions must be dp collisions (ModelBuilder.add_collision), got "
+                             f"{type(c).__name__}")  # fmt: skip
+        if not 0 <= c.body < njoints:
+            raise ModelError(f"model {name!r}: collision {c.name!r} is on body {c.body}; bodies are 0..{njoints - 1}")
+        if c.name in seen:
+            raise ModelError(f"model {name!r}: two collisions are named {c.name!r}")
+        seen.add(c.name)
+    return out
+
+
 def placement_pair(placement, what: str = "placement") -> tuple[np.ndarray, np.ndarray]:
     """(R, p), copies, from None (identity), a pair (R, p), a 4 x 4 homogeneous matrix or a ``pinocchio.SE3``; a
     ModelError naming ``what`` if it is none of these or R is not a rotation."""
@@ -184,6 +201,9 @@ class Model:
       ``couplings``: tuple of :class:`JointCoupling`, joints geared together (an SDF gearbox, a URDF mimic);
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian: the cuts', then one per
       coupling); ``coupled``: the couplings resolved onto the bodies (``core.cuts.Coupling``).
+    - ``collisions``: tuple of :class:`~denoc_pin.core.shapes.Collision`, the shapes the contacts are detected on
+      (``ModelBuilder.add_collision``; the loaders read URDF ``<collision>``, SDF ``<collision>``, MJCF ``<geom>``),
+      each on a body at a placement in its frame; ``simulate(..., ground=…)`` reads them.
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
     - ``lower_position_limit``, ``upper_position_limit``: (nq,) and ``velocity_limit``, ``effort_limit``: (nv,),
@@ -224,6 +244,7 @@ class Model:
         upper_position_limit=None,
         velocity_limit=None,
         effort_limit=None,
+        collisions=(),
     ):
         """Keyword arguments as the fields above (a limit left out: ``UNBOUNDED``); ``loops`` comes resolved onto
         the bodies (``denoc_pin.loops.resolve_loops``), as the builder and the loaders hand it over."""
@@ -370,6 +391,7 @@ class Model:
                 raise ModelError(f"model {name!r}: {field} must be {n} numbers (not NaN), got shape {a.shape}")
             a.setflags(write=False)
             set_(self, field, a)
+        set_(self, "collisions", _checked_collisions(name, collisions, njoints))
 
     def _set_views(self, ni: int) -> None:
         """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
@@ -528,7 +550,7 @@ class Model:
             "placement_rotation": self.placement_rotation, "placement_translation": self.placement_translation,
             "masses": self.masses, "coms": self.coms, "inertias": self.inertias, "frames": self._frames,
             "gravity": self.gravity, "source": self.source, "loops": ResolvedLoops(self.cuts, self.coupled),
-            "passive": self.passive,
+            "passive": self.passive, "collisions": self.collisions,
         }  # fmt: skip
         return fields | {f: getattr(self, f) for f in LIMIT_FIELDS}
 

@@ -54,6 +54,7 @@ from ..loops.compositions import cfd_entry
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector
 from ..model.status import NOT_FINITE, SINGULAR, TOO_SMALL_STEP
+from .contact_run import simulate_contacts
 from .dormand_prince import dp_kernel, tableau
 from .edits import transfer_state
 from .stages import stage_accel
@@ -185,6 +186,7 @@ class Trajectory:
     lam: np.ndarray | None = None  # (N, n_constraints) cut-joint reactions, for models with loops
     stats: dict | None = None  # adaptive methods: "steps" accepted, "fd_calls" (not saved)
     events: list | None = None  # simulate(events=…): dicts "t", "model", "kinetic_lost" (not saved)
+    contacts: list | None = None  # simulate(ground=…): per row, the step's contacts (contact_run; not saved)
 
     def save(self, path) -> None:
         """Write a .npz file (``np.savez``)."""
@@ -311,6 +313,8 @@ def simulate(
     rtol: float = 1e-8,
     atol: float = 1e-10,
     events=None,
+    ground=None,
+    contact=None,
 ) -> Trajectory:
     """Simulate from (q0, v0) for ``t_final`` seconds.
 
@@ -331,6 +335,10 @@ def simulate(
     goes on.  The trajectory stays in this model's layout: a locked joint holds its value with zero
     rate.  ``energy["impact_loss"]`` accumulates the kinetic energy the impacts take, and ``total``
     includes it; ``Trajectory.events`` lists each event's time, model and loss.
+    ground, contact: a ``dp.Ground`` and ``dp.ContactSettings`` (either turns contacts on; ``docs/contacts.md``):
+    the model's collisions touch the ground and each other, with Coulomb friction, solved with the loops at each
+    step of a semi-implicit Euler scheme at the fixed ``dt`` (``method`` stays "rk4", which names no scheme here).
+    ``Trajectory.contacts`` lists, per recorded row, the contacts of the step that leaves it.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
@@ -348,6 +356,16 @@ def simulate(
         raise ValueError(f"t_final = {t_final} is shorter than one step dt = {dt}")
     q0 = np.ascontiguousarray(configuration(model, q0, "q0"))
     v0 = np.ascontiguousarray(vector(v0, model.nv, "v0"))
+    if ground is not None or contact is not None:
+        if method != "rk4" or events:
+            raise ValueError("with contacts the step is semi-implicit Euler at a fixed dt: leave method at its "
+                             "default and give no events")  # fmt: skip
+        if model.n_constraints:
+            _check_closed(model, q0, v0, baumgarte, 1)
+        tau_c = tau if callable(tau) else (np.zeros(model.nv) if tau is None else vector(tau, model.nv, "tau"))
+        t, Q, V, A, T, KE, PE, W, rows = simulate_contacts(model, q0, v0, nsteps, dt, tau_c, ground, contact,
+                                                           int(record_every), progress)  # fmt: skip
+        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, contacts=rows)
     if events:
         options = {"method": method, "tau": tau, "progress": progress, "record_every": record_every,
                    "baumgarte": baumgarte, "rtol": rtol, "atol": atol}  # fmt: skip

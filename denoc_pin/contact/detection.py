@@ -1,0 +1,238 @@
+"""Contact detection: every collision against the ground plane in compiled code (closed forms), and shape–shape pairs
+through coal.
+
+Against the plane {x : n·x = h} a point x has the signed distance d = n·x − h (negative: penetration).  Each shape
+gives the points that can touch first, and a point becomes a contact candidate when d < margin:
+
+- sphere: its lowest point c − r n;
+- capsule: the lowest points of its two end caps (both touch when it lies flat);
+- box: its eight corners (a face lying flat gives its four corners, one patch of four support points);
+- cylinder: on each rim, the lowest point and the three others a quarter turn apart (a flat end face gives four
+  points, a cylinder on its side one point a rim, a tilted one the lowest point of its lower rim);
+- mesh: the vertices of its convex hull; when more than ``PATCH_POINTS`` are candidates (a face lying flat), the
+  patch is reduced to its deepest vertex and its extremes along the four in-plane diagonals, so that a flat sole
+  gives a few rows, not hundreds.
+
+Shape–shape pairs (``pair_contacts``) go through coal's GJK/EPA (``coal.collide``) and its contact patches
+(``coal.computeContactPatch``), reduced the same way: the cost is coal's, one Python call per pair and step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..core.shapes import BOX, CAPSULE, COL, CYLINDER, MESH, SPHERE, may_touch
+
+__all__ = ["PATCH_POINTS", "ground_capacity", "ground_contacts", "pair_contacts", "reduce_patch"]
+
+PATCH_POINTS = 5
+"""The most contact points one mesh patch keeps: its deepest vertex and four extremes."""
+
+COL_BODY, COL_CODE, COL_PARAMS, COL_R, COL_P = COL["body"], COL["code"], COL["params"], COL["R"], COL["p"]
+COL_VSTART, COL_VCOUNT, COL_GROUND = COL["vstart"], COL["vcount"], COL["ground"]
+_POINTS = {SPHERE: 1, CAPSULE: 2, BOX: 8, CYLINDER: 8, MESH: PATCH_POINTS}
+
+
+def ground_capacity(rows: np.ndarray) -> int:
+    """The most ground contacts the packed collisions ``rows`` can give at once."""
+    return int(sum(_POINTS[int(r[COL["code"]])] for r in rows if r[COL["ground"]]))
+
+
+@njit(cache=True)
+def _add(x, d, col, feature, X, D, C, F, k):
+    X[k, :] = x
+    D[k] = d
+    C[k] = col
+    F[k] = feature
+    return k + 1
+
+
+@njit(cache=True)
+def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col):
+    """Keep the deepest of the nc candidates (x, d, feature in ``cand``) and the extremes along ±t₁ ± t₂."""
+    if nc <= 5:
+        for i in range(nc):
+            k = _add(cand[i, :3], cand[i, 3], col, int(cand[i, 4]), X, D, C, F, k)
+        return k
+    keep = np.full(5, -1)
+    best = 0
+    for i in range(nc):
+        if cand[i, 3] < cand[best, 3]:
+            best = i
+    keep[0] = best
+    for j in range(4):
+        a = 1.0 if j < 2 else -1.0
+        b = 1.0 if j % 2 == 0 else -1.0
+        top = -1
+        val = -np.inf
+        for i in range(nc):
+            s = a * (cand[i, 0] * t1[0] + cand[i, 1] * t1[1] + cand[i, 2] * t1[2])
+            s += b * (cand[i, 0] * t2[0] + cand[i, 1] * t2[1] + cand[i, 2] * t2[2])
+            if s > val:
+                val = s
+                top = i
+        keep[j + 1] = top
+    for j in range(5):
+        dup = False
+        for i in range(j):
+            if keep[i] == keep[j]:
+                dup = True
+        if not dup:
+            i = keep[j]
+            k = _add(cand[i, :3], cand[i, 3], col, int(cand[i, 4]), X, D, C, F, k)
+    return k
+
+
+@njit(cache=True)
+def ground_contacts(rows, verts, oR, op, n, t1, t2, h, margin, X, D, C, F):
+    """The contact candidates of every collision against the plane n·x = h: world points X (k, 3) (on the shape),
+    signed distances D (k,), collision indices C and feature indices F (a corner, rim point or vertex: the key of a
+    warm start).  Returns k.  rows: ``pack_collisions``; oR, op: the bodies' world placements."""
+    k = 0
+    cand = np.empty((max(1, len(verts)), 5))
+    for c in range(rows.shape[0]):
+        r = rows[c]
+        if r[COL_GROUND] == 0.0:
+            continue
+        b = int(r[COL_BODY])
+        code = int(r[COL_CODE])
+        R = np.empty((3, 3))
+        p = np.empty(3)
+        for i in range(3):
+            p[i] = op[b, i]
+            for j in range(3):
+                R[i, j] = 0.0
+                p[i] += oR[b, i, j] * r[COL_P + j]
+            for j in range(3):
+                for m in range(3):
+                    R[i, j] += oR[b, i, m] * r[COL_R + 3 * m + j]
+        a0, a1, a2 = r[COL_PARAMS], r[COL_PARAMS + 1], r[COL_PARAMS + 2]
+        if code == SPHERE or code == CAPSULE:
+            ends = 1 if code == SPHERE else 2
+            for e in range(ends):
+                s = 0.0 if code == SPHERE else (a1 if e == 0 else -a1)
+                x = p + s * R[:, 2] - a0 * n
+                d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
+                if d < margin:
+                    k = _add(x, d, c, e, X, D, C, F, k)
+        elif code == BOX:
+            for e in range(8):
+                x = p + (a0 if e & 1 else -a0) * R[:, 0] + (a1 if e & 2 else -a1) * R[:, 1]
+                x = x + (a2 if e & 4 else -a2) * R[:, 2]
+                d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
+                if d < margin:
+                    k = _add(x, d, c, e, X, D, C, F, k)
+        elif code == CYLINDER:
+            ax = R[:, 2]
+            na = n[0] * ax[0] + n[1] * ax[1] + n[2] * ax[2]
+            u = n - na * ax
+            un = np.sqrt(u[0] ** 2 + u[1] ** 2 + u[2] ** 2)
+            if un > 1e-9:
+                w1 = -u / un  # towards the ground, in the rim's plane
+            else:
+                w1 = R[:, 0].copy()  # upright: any radius
+            w2 = np.cross(ax, w1)
+            for e in range(2):
+                centre = p + (a1 if e == 0 else -a1) * ax
+                for j in range(4):
+                    w = w1 if j == 0 else (w2 if j == 1 else (-w1 if j == 2 else -w2))
+                    x = centre + a0 * w
+                    d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
+                    if d < margin:
+                        k = _add(x, d, c, 4 * e + j, X, D, C, F, k)
+        else:  # MESH: the hull's vertices, the patch reduced
+            v0 = int(r[COL_VSTART])
+            nc = 0
+            for i in range(int(r[COL_VCOUNT])):
+                x = p + R @ verts[v0 + i]
+                d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
+                if d < margin:
+                    cand[nc, :3] = x
+                    cand[nc, 3] = d
+                    cand[nc, 4] = i
+                    nc += 1
+            k = _patch(cand, nc, X, D, C, F, k, n, t1, t2, c)
+    return k
+
+
+def reduce_patch(points: np.ndarray, depths: np.ndarray, t1, t2) -> np.ndarray:
+    """Indices of at most ``PATCH_POINTS`` points of a patch: its deepest, and its extremes along ±t₁ ± t₂."""
+    if len(points) <= PATCH_POINTS:
+        return np.arange(len(points))
+    keep = [int(np.argmin(depths))]
+    for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        keep.append(int(np.argmax(points @ (a * np.asarray(t1) + b * np.asarray(t2)))))
+    return np.array(sorted(set(keep)))
+
+
+class PairDetector:
+    """Shape–shape contacts of a model's collisions through coal: the pairs that may touch (``may_touch``), their coal
+    shapes made once."""
+
+    def __init__(self, model, margin: float):
+        import coal
+
+        self.coal = coal
+        cols = model.collisions
+        self.pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
+                      if may_touch(cols[i], cols[j], model.parents)]  # fmt: skip
+        used = sorted({i for p in self.pairs for i in p})
+        self.shapes = {i: _coal_shape(coal, cols[i].shape) for i in used}
+        self.request = coal.CollisionRequest()
+        self.request.security_margin = float(margin)
+        self.request.num_max_contacts = 1
+        self.patch_request = coal.ContactPatchRequest()
+
+
+def _coal_shape(coal, shape):
+    from ..core.shapes import Box, Capsule, Cylinder, Sphere
+
+    if isinstance(shape, Sphere):
+        return coal.Sphere(shape.radius)
+    if isinstance(shape, Box):
+        return coal.Box(*shape.size)
+    if isinstance(shape, Capsule):
+        return coal.Capsule(shape.radius, shape.length)
+    if isinstance(shape, Cylinder):
+        return coal.Cylinder(shape.radius, shape.length)
+    V = np.asarray(shape.vertices, dtype=float)
+    from scipy.spatial import ConvexHull
+
+    hull = ConvexHull(V)
+    return coal.Convex.convexHull(V[hull.vertices].astype(float), False, None)
+
+
+def pair_contacts(det: PairDetector, model, oR, op):
+    """Contacts between collisions: a list of (i, j, x (world point), n (from i to j), d (signed distance), feature)."""
+    coal = det.coal
+    cols = model.collisions
+    out = []
+    poses = {}
+    for i in det.shapes:
+        c = cols[i]
+        R = oR[c.body] @ c.rotation
+        p = oR[c.body] @ c.translation + op[c.body]
+        poses[i] = coal.Transform3s(R, p)
+    for i, j in det.pairs:
+        res = coal.CollisionResult()
+        coal.collide(det.shapes[i], poses[i], det.shapes[j], poses[j], det.request, res)
+        if not res.isCollision():
+            continue
+        contact = res.getContact(0)
+        n = np.array(contact.normal, dtype=float)
+        d = float(contact.penetration_depth)
+        patch_res = coal.ContactPatchResult(det.patch_request)
+        coal.computeContactPatch(det.shapes[i], poses[i], det.shapes[j], poses[j], res, det.patch_request, patch_res)
+        pts = []
+        if patch_res.numContactPatches() > 0:
+            patch = patch_res.getContactPatch(0)
+            pts = [np.array(patch.getPoint(k), dtype=float) for k in range(patch.size())]
+        if not pts:
+            pts = [np.array(contact.pos, dtype=float)]
+        P = np.array(pts)
+        t1 = np.cross(n, [1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.cross(n, [0.0, 1.0, 0.0])
+        t1 /= np.linalg.norm(t1)
+        for f, k in enumerate(reduce_patch(P, np.full(len(P), d), t1, np.cross(n, t1))):
+            out.append((i, j, P[k], n, d, f))
+    return out

@@ -1,0 +1,254 @@
+"""The contact problem of one time step and its two solvers, compiled.
+
+The problem (Le Lidec, Montaut & Carpentier's NCP on the Delassus matrix): m rows, the first 3 n_c of them n_c
+contacts in blocks (t₁, t₂, n) — the normal last, Pinocchio's layout — the rest bilateral (closed loops,
+couplings).  Find impulses λ with
+
+    σ = G λ + g,   σ̃ = σ + Φ(σ),   K ∋ λ ⊥ σ̃ ∈ K*,                                    (NCP)
+
+G = J M⁻¹ Jᵀ + R (the Delassus matrix and a compliance), K the product of the Coulomb cones
+K_μ = {(λ_t, λ_n) : ‖λ_t‖ ≤ μ λ_n} and of the whole line for a bilateral row, K* the dual cones
+{(σ_t, σ_n) : μ‖σ_t‖ ≤ σ_n} and {0}, and Φ De Saxcé's correction μ‖σ_t‖ added to each σ_n.  Its solutions are the
+Signorini condition with Coulomb friction and maximum dissipation: a point that separates has λ = 0, one in contact
+sticks (σ_t = 0, λ inside the cone) or slides against its velocity on the cone's boundary.
+
+- ``solve_pgs``: projected Gauss–Seidel, block by block: the normal impulse λ_n ← max(0, λ_n − σ_n / G_nn), then
+  the tangential λ_t ← λ_t − σ_t / ‖G_tt‖₂ projected on the disc of radius μ λ_n; a bilateral row
+  λ_r ← λ_r − σ_r / G_rr.
+- ``solve_admm``: ADMM on the splitting x = z, z ∈ K, with a proximal term (Carpentier, Le Lidec & Montaut, RSS
+  2024): (G + (ρ + η) I) x = −(g + s) + ρ (z − u) + η x_k;  z = Π_K(x + u);  u ← u + x − z; s = Φ(G z + g).  At a
+  fixed point σ̃ = −ρ u ∈ K* and ⟂ z.  ρ starts at √(λ_min λ_max) of G's diagonal scale and is rescaled when the
+  primal and dual residuals drift ten times apart (a refactorization each time).
+
+Both report the same residuals, in the units of σ (m/s):
+primal = max distance of λ to K (ADMM: ‖x − z‖∞), dual = max distance of σ̃ to K*,
+complementarity = max over blocks of the natural map w_i ‖λ_i − Π_K(λ_i − σ̃_i / w_i)‖ (w_i: the block's mean diagonal
+of G), which is zero exactly when K ∋ λ_i ⟂ σ̃_i ∈ K* and, unlike |⟨λ_i, σ̃_i⟩|, measures a sticking point's slip
+velocity however small its impulse; the solve has converged when all three are ≤ tol.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["STATS", "problem_residuals", "project_cone", "solve_admm", "solve_pgs"]
+
+STATS = ("iterations", "residual", "primal", "dual", "complementarity")
+"""What ``stats`` (5,) holds after a solve, in order."""
+
+
+@njit(cache=True)
+def project_cone(mu, x, out):
+    """Π_{K_μ}(x) for x = (t₁, t₂, n): the Euclidean projection on the second-order cone ‖t‖ ≤ μ n."""
+    t = np.sqrt(x[0] * x[0] + x[1] * x[1])
+    n = x[2]
+    if t <= mu * n:
+        out[0], out[1], out[2] = x[0], x[1], n
+    elif mu * t <= -n:
+        out[0], out[1], out[2] = 0.0, 0.0, 0.0
+    else:
+        nn = (mu * t + n) / (mu * mu + 1.0)
+        s = mu * nn / t
+        out[0], out[1], out[2] = s * x[0], s * x[1], nn
+
+
+@njit(cache=True)
+def _dist_dual(mu, s0, s1, s2):
+    """Distance of σ̃ to K*_μ = {μ‖σ_t‖ ≤ σ_n}, the cone of half-angle atan(1/μ) (μ = 0: the half-line σ_t = 0)."""
+    t = np.sqrt(s0 * s0 + s1 * s1)
+    if mu * t <= s2:
+        return 0.0
+    if mu == 0.0:
+        return t if s2 >= 0.0 else np.sqrt(t * t + s2 * s2)
+    # projection on the dual cone K_{1/μ}: ‖σ_t‖ ≤ σ_n / μ
+    m = 1.0 / mu
+    if m * s2 <= -t:  # in the polar cone: the projection is 0
+        return np.sqrt(t * t + s2 * s2)
+    nn = (m * t + s2) / (m * m + 1.0)
+    tt = m * nn
+    return np.sqrt((t - tt) ** 2 + (s2 - nn) ** 2)
+
+
+@njit(cache=True)
+def problem_residuals(G, g, mu, nc, lam, sigma, stats):
+    """σ = G λ + g into ``sigma``; the primal, dual and complementarity residuals into stats[2:5] (module docstring);
+    returns their largest."""
+    m = len(g)
+    for i in range(m):
+        s = g[i]
+        for j in range(m):
+            s += G[i, j] * lam[j]
+        sigma[i] = s
+    primal = 0.0
+    dual = 0.0
+    comp = 0.0
+    y = np.empty(3)
+    for c in range(nc):
+        r = 3 * c
+        st = np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2)
+        sn = sigma[r + 2] + mu[c] * st
+        project_cone(mu[c], lam[r : r + 3], y)
+        primal = max(primal, np.sqrt((y[0] - lam[r]) ** 2 + (y[1] - lam[r + 1]) ** 2 + (y[2] - lam[r + 2]) ** 2))
+        dual = max(dual, _dist_dual(mu[c], sigma[r], sigma[r + 1], sn))
+        # the natural map of the block, in velocity units: w (λ − Π_K(λ − σ̃ / w)) with w its mean diagonal of G;
+        # zero exactly when K ∋ λ ⟂ σ̃ ∈ K*, and a sticking point's velocity itself however small λ is
+        w = max((G[r, r] + G[r + 1, r + 1] + G[r + 2, r + 2]) / 3.0, 1e-300)
+        y[0], y[1], y[2] = lam[r] - sigma[r] / w, lam[r + 1] - sigma[r + 1] / w, lam[r + 2] - sn / w
+        project_cone(mu[c], y, y)
+        comp = max(comp, w * np.sqrt((lam[r] - y[0]) ** 2 + (lam[r + 1] - y[1]) ** 2 + (lam[r + 2] - y[2]) ** 2))
+    for i in range(3 * nc, m):
+        dual = max(dual, abs(sigma[i]))
+    stats[2], stats[3], stats[4] = primal, dual, comp
+    return max(primal, max(dual, comp))
+
+
+@njit(cache=True)
+def solve_pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
+    """Projected Gauss–Seidel from the warm start ``lam`` (module docstring); λ in place, σ and stats out.
+    Returns 1 if converged, else 0."""
+    m = len(g)
+    res = problem_residuals(G, g, mu, nc, lam, sigma, stats)
+    it = 0
+    while res > tol and it < max_iter:
+        it += 1
+        for c in range(nc):
+            r = 3 * c
+            # normal row: Signorini's condition on σ_n itself (0 ≤ λ_n ⟂ σ_n ≥ 0); De Saxcé's term belongs to the
+            # block's complementarity ⟨λ, σ̃⟩ = 0, not to this row (with it, a sliding point would sink)
+            s0 = g[r]
+            s1 = g[r + 1]
+            s2 = g[r + 2]
+            for j in range(m):
+                s0 += G[r, j] * lam[j]
+                s1 += G[r + 1, j] * lam[j]
+                s2 += G[r + 2, j] * lam[j]
+            ln = max(0.0, lam[r + 2] - s2 / G[r + 2, r + 2])
+            dn = ln - lam[r + 2]
+            lam[r + 2] = ln
+            s0 += G[r, r + 2] * dn
+            s1 += G[r + 1, r + 2] * dn
+            # tangential rows: a projected gradient step of length 1 / (the 2 x 2 block's largest eigenvalue), then
+            # the projection on the disc ‖λ_t‖ ≤ μ λ_n (a step in G_tt's metric would not commute with it)
+            a, b, d = G[r, r], G[r, r + 1], G[r + 1, r + 1]
+            top = 0.5 * (a + d) + np.sqrt(0.25 * (a - d) ** 2 + b * b)
+            x0 = lam[r] - s0 / top
+            x1 = lam[r + 1] - s1 / top
+            t = np.sqrt(x0 * x0 + x1 * x1)
+            lim = mu[c] * ln
+            if t > lim:
+                x0 *= lim / t
+                x1 *= lim / t
+            lam[r] = x0
+            lam[r + 1] = x1
+        for i in range(3 * nc, m):
+            s = g[i]
+            for j in range(m):
+                s += G[i, j] * lam[j]
+            lam[i] -= s / G[i, i]
+        res = problem_residuals(G, g, mu, nc, lam, sigma, stats)
+    stats[0] = it
+    stats[1] = res
+    return 1 if res <= tol else 0
+
+
+@njit(cache=True)
+def _factor(G, shift, L):
+    """Cholesky L Lᵀ = G + shift I (G positive semi-definite, shift > 0)."""
+    m = G.shape[0]
+    for i in range(m):
+        for j in range(i + 1):
+            s = G[i, j] + (shift if i == j else 0.0)
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                L[i, i] = np.sqrt(max(s, 1e-300))
+            else:
+                L[i, j] = s / L[j, j]
+
+
+@njit(cache=True)
+def _chol_solve(L, b, x):
+    m = L.shape[0]
+    for i in range(m):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(m - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, m):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
+    """ADMM with a proximal term from the warm start ``lam`` (module docstring); λ (= z, in K) in place, σ and
+    stats out.  rho ≤ 0: chosen from G.  Returns 1 if converged, else 0."""
+    m = len(g)
+    if rho <= 0.0:
+        lo, hi = np.inf, 0.0
+        for i in range(m):
+            lo = min(lo, G[i, i])
+            hi = max(hi, G[i, i])
+        rho = np.sqrt(max(lo, 1e-12 * hi) * hi)
+    L = np.empty((m, m))
+    _factor(G, rho + eta, L)
+    x = lam.copy()
+    z = np.empty(m)
+    u = np.zeros(m)
+    s = np.zeros(m)
+    rhs = np.empty(m)
+    y = np.empty(3)
+    # start from the warm start projected on K, with u from its σ̃ (σ̃ = −ρ u at a fixed point)
+    for c in range(nc):
+        project_cone(mu[c], lam[3 * c : 3 * c + 3], y)
+        z[3 * c : 3 * c + 3] = y
+    for i in range(3 * nc, m):
+        z[i] = lam[i]
+    res = problem_residuals(G, g, mu, nc, z, sigma, stats)
+    it = 0
+    while res > tol and it < max_iter:
+        it += 1
+        for c in range(nc):
+            r = 3 * c
+            s[r + 2] = mu[c] * np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2)  # Φ(σ): De Saxcé
+        for i in range(m):
+            rhs[i] = -(g[i] + s[i]) + rho * (z[i] - u[i]) + eta * x[i]
+        _chol_solve(L, rhs, x)
+        primal = 0.0
+        dual = 0.0
+        for c in range(nc):
+            r = 3 * c
+            for k in range(3):
+                y[k] = x[r + k] + u[r + k]
+            project_cone(mu[c], y, y)
+            for k in range(3):
+                dual = max(dual, rho * abs(y[k] - z[r + k]))
+                z[r + k] = y[k]
+        for i in range(3 * nc, m):
+            dual = max(dual, rho * abs(x[i] + u[i] - z[i]))
+            z[i] = x[i] + u[i]
+        for i in range(m):
+            u[i] += x[i] - z[i]
+            primal = max(primal, abs(x[i] - z[i]))
+        res = problem_residuals(G, g, mu, nc, z, sigma, stats)
+        res = max(res, primal)
+        # residual balancing: ρ follows the larger of the primal and dual residuals
+        if it % 10 == 0:
+            if primal > 10.0 * dual and rho < 1e8:
+                rho *= 4.0
+                for i in range(m):
+                    u[i] *= 0.25
+                _factor(G, rho + eta, L)
+            elif dual > 10.0 * primal and rho > 1e-8:
+                rho *= 0.25
+                for i in range(m):
+                    u[i] *= 4.0
+                _factor(G, rho + eta, L)
+    for i in range(m):
+        lam[i] = z[i]
+    stats[0] = it
+    stats[1] = res
+    return 1 if res <= tol else 0

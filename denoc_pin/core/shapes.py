@@ -1,0 +1,285 @@
+"""Collision shapes, a robot's collisions, and the ground: what the contact detection reads.
+
+A shape is given in its own frame (a capsule's and a cylinder's axis is z, centred on the origin, as in URDF, SDF and
+MJCF); a :class:`Collision` fixes one on a body at a placement in the body frame.  ``pack_collisions`` lays the
+collisions out for the compiled detection, one row each, in the columns ``COLLISION_ROW`` declares once, the meshes'
+support vertices in one array beside them.
+
+Which pairs may touch (``may_touch``): two collisions on different bodies that are not parent and child, whose bits
+match as MuJoCo's ``contype``/``conaffinity`` do: (group_a & mask_b) or (group_b & mask_a).  The ground has group and
+mask 1, so a collision with group 0 and mask 0 (a drawing-only geom) touches nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
+           "Sphere", "may_touch", "pack_collisions"]  # fmt: skip
+
+SPHERE, BOX, CAPSULE, CYLINDER, MESH = range(5)
+
+
+def _positive(what: str, x) -> float:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a positive number, got {x!r}") from None
+    if not (np.isfinite(x) and x > 0):
+        raise ValueError(f"{what} must be a positive number, got {x}")
+    return x
+
+
+class Shape:
+    """A collision shape in its own frame; ``code`` is its ``SHAPE_CODES`` entry, ``params`` its three numbers."""
+
+    code: int = -1
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        raise NotImplementedError
+
+    def support_vertices(self) -> np.ndarray:
+        """(n, 3): the points of the shape that can touch a plane first (a mesh's convex hull); empty for the
+        closed-form shapes, whose detection is written per shape."""
+        return np.zeros((0, 3))
+
+
+@dataclass(frozen=True)
+class Sphere(Shape):
+    """A sphere of ``radius`` [m] about the origin."""
+
+    radius: float
+    code = SPHERE
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _positive("Sphere radius", self.radius))
+
+    @property
+    def params(self):
+        return (self.radius, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Box(Shape):
+    """A box of full edge lengths ``size`` = (x, y, z) [m], centred on the origin (URDF's and SDF's ``size``; MJCF's
+    ``size`` is half of it)."""
+
+    size: tuple
+    code = BOX
+
+    def __post_init__(self):
+        s = np.asarray(self.size, dtype=float).reshape(-1)
+        if s.shape != (3,):
+            raise ValueError(f"Box size is three edge lengths (x, y, z), got {self.size!r}")
+        object.__setattr__(self, "size", tuple(_positive("Box edge length", x) for x in s))
+
+    @property
+    def params(self):
+        return tuple(0.5 * x for x in self.size)
+
+
+@dataclass(frozen=True)
+class Capsule(Shape):
+    """A capsule: a cylinder of ``radius`` and ``length`` along z (the distance between the centres of its end
+    caps) with hemispherical caps."""
+
+    radius: float
+    length: float
+    code = CAPSULE
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _positive("Capsule radius", self.radius))
+        object.__setattr__(self, "length", _positive("Capsule length", self.length))
+
+    @property
+    def params(self):
+        return (self.radius, 0.5 * self.length, 0.0)
+
+
+@dataclass(frozen=True)
+class Cylinder(Shape):
+    """A cylinder of ``radius`` and ``length`` along z, centred on the origin."""
+
+    radius: float
+    length: float
+    code = CYLINDER
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _positive("Cylinder radius", self.radius))
+        object.__setattr__(self, "length", _positive("Cylinder length", self.length))
+
+    @property
+    def params(self):
+        return (self.radius, 0.5 * self.length, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Mesh(Shape):
+    """A triangle mesh read from ``path`` (STL, OBJ, DAE, PLY: what trimesh reads) and scaled by ``scale`` (a number
+    or three).  Its contacts come from the vertices of its convex hull (``vertices``, (n, 3), in the mesh frame);
+    ``vertices=`` gives them directly instead of a file."""
+
+    path: str | None = None
+    scale: object = 1.0
+    vertices: np.ndarray = field(default=None, repr=False)
+    code = MESH
+
+    def __post_init__(self):
+        scale = np.broadcast_to(np.asarray(self.scale, dtype=float), (3,)).copy()
+        if not (np.isfinite(scale).all() and (scale > 0).all()):
+            raise ValueError(f"Mesh scale must be positive, got {self.scale!r}")
+        if self.vertices is None:
+            if self.path is None:
+                raise ValueError("Mesh needs a file path or vertices=")
+            V = _hull_vertices(_read_vertices(Path(self.path)), self.path)
+        else:
+            V = np.asarray(self.vertices, dtype=float)
+            if V.ndim != 2 or V.shape[1] != 3 or len(V) == 0 or not np.isfinite(V).all():
+                raise ValueError(f"Mesh vertices must be a finite (n, 3) array, got shape {V.shape}")
+            V = _hull_vertices(V, "vertices=")
+        V = V * scale
+        V.setflags(write=False)
+        object.__setattr__(self, "vertices", V)
+        object.__setattr__(self, "scale", tuple(scale))
+
+    @property
+    def params(self):
+        half = 0.5 * (self.vertices.max(axis=0) - self.vertices.min(axis=0))
+        return tuple(float(h) for h in half)
+
+    def support_vertices(self) -> np.ndarray:
+        return self.vertices
+
+
+def _read_vertices(path: Path) -> np.ndarray:
+    import trimesh
+
+    if not path.is_file():
+        raise ValueError(f"{path}: no such mesh file")
+    try:
+        mesh = trimesh.load(str(path), force="mesh", process=False)
+    except Exception as err:  # trimesh raises what its readers raise
+        raise ValueError(f"{path}: not a readable mesh ({type(err).__name__}: {err})") from None
+    V = np.asarray(getattr(mesh, "vertices", np.zeros((0, 3))), dtype=float)
+    if V.ndim != 2 or len(V) == 0 or not np.isfinite(V).all():
+        raise ValueError(f"{path}: the mesh has no finite vertices")
+    return V
+
+
+def _hull_vertices(V: np.ndarray, where) -> np.ndarray:
+    """The vertices of the convex hull (the only ones a plane can touch first); all of them if it is flat."""
+    if len(V) < 5:
+        return V.copy()
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return V[ConvexHull(V).vertices].copy()
+    except QhullError:  # a flat or degenerate mesh: every vertex may touch
+        return np.unique(V, axis=0)
+
+
+SHAPE_CODES = {"sphere": SPHERE, "box": BOX, "capsule": CAPSULE, "cylinder": CYLINDER, "mesh": MESH}
+
+
+@dataclass(frozen=True, eq=False)
+class Collision:
+    """One collision shape fixed on a body: ``shape`` at (``rotation``, ``translation``) in the body frame.
+
+    name: unique in the model; link: the link (frame) it was given on; body: the body that carries it; group and
+    mask: MuJoCo's ``contype`` and ``conaffinity`` bits (``may_touch``); friction: μ against another collision
+    (a pair takes the larger of its two, as MuJoCo); against the ground the ground's friction holds."""
+
+    name: str
+    link: str
+    body: int
+    shape: Shape
+    rotation: np.ndarray
+    translation: np.ndarray
+    group: int = 1
+    mask: int = 1
+    friction: float = 1.0
+
+
+def may_touch(a: Collision, b: Collision, parents) -> bool:
+    """Whether the pair may touch: different bodies, not parent and child, matching bits."""
+    if a.body == b.body or parents[a.body] == b.body or parents[b.body] == a.body:
+        return False
+    return bool((a.group & b.mask) or (b.group & a.mask))
+
+
+COLLISION_ROW = (
+    ("body", 1, "the body that carries it (an integer held as a float)"),
+    ("code", 1, "the shape's code (SPHERE, BOX, CAPSULE, CYLINDER, MESH)"),
+    ("params", 3, "sphere: r; box: half extents; capsule, cylinder: r and half length; mesh: half extents"),
+    ("R", 9, "rotation of the shape in the body frame, row by row"),
+    ("p", 3, "origin of the shape in the body frame"),
+    ("vstart", 1, "a mesh's first row in the vertex array"),
+    ("vcount", 1, "its number of support vertices"),
+    ("ground", 1, "1 if it may touch the ground (group or mask has bit 1)"),
+)
+"""The columns of a packed collision row, in order: (name, width, meaning)."""
+COL = {}
+_at = 0
+for _name, _width, _ in COLLISION_ROW:
+    COL[_name] = _at
+    _at += _width
+COLLISION_WIDTH = _at
+
+
+def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray]:
+    """(rows (n, COLLISION_WIDTH), vertices (m, 3)): the collisions as the compiled detection reads them."""
+    rows = np.zeros((len(collisions), COLLISION_WIDTH))
+    verts = [np.zeros((0, 3))]
+    start = 0
+    for i, c in enumerate(collisions):
+        r = rows[i]
+        r[COL["body"]] = c.body
+        r[COL["code"]] = c.shape.code
+        r[COL["params"] : COL["params"] + 3] = c.shape.params
+        r[COL["R"] : COL["R"] + 9] = np.asarray(c.rotation, dtype=float).reshape(9)
+        r[COL["p"] : COL["p"] + 3] = c.translation
+        V = c.shape.support_vertices()
+        r[COL["vstart"]], r[COL["vcount"]] = start, len(V)
+        r[COL["ground"]] = 1.0 if (c.group & 1) or (c.mask & 1) else 0.0
+        verts.append(V)
+        start += len(V)
+    return rows, np.ascontiguousarray(np.concatenate(verts))
+
+
+@dataclass(frozen=True)
+class Ground:
+    """A rigid plane {x : n·x = height} (n: ``normal``, unit, pointing out of the ground); a tilted normal makes an
+    incline.  friction: Coulomb's μ; restitution: e, the ratio of the normal velocities after and before an impact."""
+
+    height: float = 0.0
+    normal: tuple = (0.0, 0.0, 1.0)
+    friction: float = 1.0
+    restitution: float = 0.0
+
+    def __post_init__(self):
+        n = np.asarray(self.normal, dtype=float).reshape(-1)
+        if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-12:
+            raise ValueError(f"Ground normal must be a non-zero 3-vector, got {self.normal!r}")
+        object.__setattr__(self, "normal", tuple(n / np.linalg.norm(n)))
+        for what, x, lo, hi in (("height", self.height, -np.inf, np.inf), ("friction", self.friction, 0.0, np.inf),
+                                ("restitution", self.restitution, 0.0, 1.0)):  # fmt: skip
+            try:
+                x = float(x)
+            except (TypeError, ValueError):
+                raise ValueError(f"Ground {what} must be a number, got {x!r}") from None
+            if not (np.isfinite(x) and lo <= x <= hi):
+                raise ValueError(f"Ground {what} must be a finite number in [{lo}, {hi}], got {x}")
+            object.__setattr__(self, what, x)
+
+    @property
+    def frame(self) -> np.ndarray:
+        """(3, 3): the contact frame's axes as columns (t₁, t₂, n), the same for every contact on this ground."""
+        n = np.asarray(self.normal)
+        e = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        t1 = e - (e @ n) * n  # the world's x (or y) laid on the plane: t₁ = x, t₂ = y on flat ground
+        t1 /= np.linalg.norm(t1)
+        return np.column_stack([t1, np.cross(n, t1), n])
