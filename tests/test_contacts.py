@@ -1,0 +1,234 @@
+"""Contact with friction (docs/contacts.md): scenes whose answers are known in closed form, the solvers against
+Pinocchio 4.1's own on the same problems, the Delassus matrix against ``computeDelassusMatrix``, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import denoc_pin as dp
+from denoc_pin.contact import ContactStepper, solve_admm, solve_pgs
+
+G0 = 9.81
+
+
+def cube(mass=1.0, a=0.2, name="cube", friction=1.0):
+    b = dp.ModelBuilder(name)
+    b.add_body(0, joint="free-flyer", mass=mass, inertia=np.eye(3) * mass * a * a / 6, link=name)
+    b.add_collision(name, dp.Box((a, a, a)), friction=friction)
+    return b.build()
+
+
+def ball(r=0.1):
+    b = dp.ModelBuilder("ball")
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.4 * r * r, link="ball")
+    b.add_collision("ball", dp.Sphere(r))
+    return b.build()
+
+
+def converged(tr, tol=1e-8):
+    """Every step's solve met the tolerance: the primal, dual and complementarity residuals."""
+    worst = max(c["residual"] for c in tr.contacts)
+    assert all(c["converged"] for c in tr.contacts), worst
+    assert worst <= tol
+    return worst
+
+
+@pytest.mark.parametrize("solver", ["admm", "pgs"])
+def test_ball_bounces_to_e_squared_heights(solver):
+    """Dropped from 1 m with e = 0.5: the k-th apex is e^{2k} m (within 1%, three bounces)."""
+    r = 0.1
+    m = ball(r)
+    q0 = dp.neutral(m)
+    q0[2] = 1.0 + r
+    tr = dp.simulate(m, q0, np.zeros(6), 2.2, 2e-4, ground=dp.Ground(restitution=0.5),
+                     contact=dp.ContactSettings(solver=solver), progress=False)  # fmt: skip
+    z = tr.q[:, 2] - r
+    apex = [z[i] for i in range(1, len(z) - 1) if z[i] >= z[i - 1] and z[i] > z[i + 1]][:3]
+    assert len(apex) == 3
+    for k, h in enumerate(apex, start=1):
+        assert abs(h / 0.5 ** (2 * k) - 1) < 0.01, (k, h)
+    assert z.min() > -1e-4
+    converged(tr)
+
+
+@pytest.mark.parametrize("solver", ["admm", "pgs"])
+def test_cube_slides_to_a_stop(solver):
+    """A 0.2 m, 1 kg cube with μ = 0.4 at 1 m/s stops after v₀²/(2μg), penetration ≤ 1e-4 m, no tipping."""
+    m = cube()
+    q0 = dp.neutral(m)
+    q0[2] = 0.1
+    mu = 0.4
+    tr = dp.simulate(m, q0, [1.0, 0, 0, 0, 0, 0], 0.5, 5e-4, ground=dp.Ground(friction=mu),
+                     contact=dp.ContactSettings(solver=solver), progress=False)  # fmt: skip
+    expected = 1.0 / (2 * mu * G0)
+    assert abs(tr.q[-1, 0] / expected - 1) < 0.01
+    assert np.abs(tr.v[-1]).max() < 1e-4  # at rest
+    assert 0.1 - tr.q[:, 2].min() <= 1e-4
+    assert np.abs(tr.q[:, 3:6]).max() < 1e-6  # the quaternion stays the identity
+    assert max(len(c["points"]) for c in tr.contacts) == 4  # the bottom face: four corners, one patch
+    converged(tr)
+
+
+def _on_incline(m, theta, mu, t_final=1.0, solver="admm"):
+    n = np.array([-np.sin(theta), 0.0, np.cos(theta)])
+    R = np.array([[np.cos(theta), 0, -np.sin(theta)], [0, 1, 0], [np.sin(theta), 0, np.cos(theta)]])
+    q0 = dp.neutral(m)
+    q0[:3] = 0.1 * n
+    q0[3:] = pin.Quaternion(R).coeffs()
+    tr = dp.simulate(m, q0, np.zeros(6), t_final, 1e-3, ground=dp.Ground(normal=n, friction=mu),
+                     contact=dp.ContactSettings(solver=solver), progress=False)  # fmt: skip
+    up = np.array([np.cos(theta), 0.0, np.sin(theta)])
+    return tr, (tr.q[:, :3] - tr.q[0, :3]) @ up, 0.1 - tr.q[:, :3] @ n
+
+
+@pytest.mark.parametrize("solver", ["admm", "pgs"])
+def test_cube_on_an_incline_sticks_below_the_friction_angle(solver):
+    """tan θ < μ: the cube stays (drift ≤ 1e-6 m in 1 s)."""
+    tr, s, pen = _on_incline(cube(), np.radians(15), 0.4, solver=solver)
+    assert np.abs(s).max() <= 1e-6
+    assert pen.max() <= 1e-4
+    converged(tr)
+
+
+def test_cube_on_an_incline_slides_above_the_friction_angle():
+    """tan θ > μ: it slides down at g (sin θ − μ cos θ) (within 1%)."""
+    theta, mu = np.radians(30), 0.4
+    tr, s, pen = _on_incline(cube(), theta, mu)
+    acc = 2 * np.polyfit(tr.t[100:], s[100:], 2)[0]
+    assert abs(acc / (-G0 * (np.sin(theta) - mu * np.cos(theta))) - 1) < 0.01
+    assert pen.max() <= 1e-4
+    converged(tr)
+
+
+def test_a_ramped_force_moves_the_cube_at_mu_m_g():
+    """A horizontal force F = k t on the resting cube: it starts to move when F = μ m g (within 2%)."""
+    m, mu, k = cube(), 0.4, 4.0  # N/s: μ m g = 3.924 N is reached near t = 0.98 s
+    q0 = dp.neutral(m)
+    q0[2] = 0.1
+    tr = dp.simulate(m, q0, np.zeros(6), 1.3, 1e-3, tau=lambda t, q, v: np.array([k * t, 0, 0, 0, 0, 0]),
+                     ground=dp.Ground(friction=mu), progress=False)  # fmt: skip
+    moving = np.flatnonzero(tr.q[:, 0] > 1e-7)  # x ≈ k (t − t₀)³ / 6 m: 1e-7 m is 5 ms after the start
+    assert len(moving)
+    F = tr.tau[moving[0], 0]
+    assert abs(F / (mu * 1.0 * G0) - 1) < 0.02, F
+    converged(tr)
+
+
+def test_ill_conditioned_stack_rests():
+    """A 1e-3 kg cube under a 1e3 kg cube (mass ratio 1e6, ContactBench's stack) rests for 2 s, penetration ≤ 1e-3 m."""
+    a = 0.2
+    b = dp.ModelBuilder("stack")
+    b.add_body(0, joint="free-flyer", mass=1e-3, inertia=np.eye(3) * 1e-3 * a * a / 6, link="light")
+    b.add_collision("light", dp.Box((a, a, a)))
+    b.add_body(0, joint="free-flyer", mass=1e3, inertia=np.eye(3) * 1e3 * a * a / 6, link="heavy")
+    b.add_collision("heavy", dp.Box((a, a, a)))
+    m = b.build()
+    q0 = dp.neutral(m)
+    q0[2], q0[9] = 0.5 * a, 1.5 * a
+    tr = dp.simulate(m, q0, np.zeros(12), 2.0, 1e-3, ground=dp.Ground(friction=1.0), progress=False)
+    assert np.abs(tr.q[:, [0, 1, 7, 8]]).max() < 1e-6  # nothing slides
+    assert 0.5 * a - tr.q[:, 2].min() <= 1e-3  # the light cube into the ground
+    assert ((tr.q[:, 2] + 0.5 * a) - (tr.q[:, 9] - 0.5 * a)).max() <= 1e-3  # the heavy one into the light one
+    assert np.abs(tr.v[-1]).max() < 1e-3
+    converged(tr, tol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# The solvers against Pinocchio 4.1's, and G against computeDelassusMatrix.
+# ---------------------------------------------------------------------------------------
+
+
+def _pinocchio_solve(kind, G, g, mu, tol=1e-12):
+    """Pinocchio's ADMMConstraintSolver or PGSConstraintSolver on the same (G, g, cones)."""
+    pm = pin.Model()
+    j = pm.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "ff")
+    pm.appendBodyToJoint(j, pin.Inertia.FromBox(1.0, 0.1, 0.1, 0.1), pin.SE3.Identity())
+    models, datas = pin.StdVec_ConstraintModel(), pin.StdVec_ConstraintData()
+    for m_i in mu:  # the constraint models only carry the cones here: G and g are given
+        c = pin.PointContactConstraintModel(pm, j)
+        c.setFriction(float(m_i))
+        models.append(pin.ConstraintModel(c))
+    for c in models:
+        datas.append(c.createData())
+    n = len(g)
+    if kind == "admm":
+        solver, settings, result = pin.ADMMConstraintSolver(n), pin.ADMMSolverSettings(), pin.ADMMSolverResult()
+    else:
+        solver, settings, result = pin.PGSConstraintSolver(n), pin.PGSSolverSettings(), pin.PGSSolverResult()
+    settings.max_iterations = 100000
+    for name in ("absolute_feasibility_tol", "absolute_complementarity_tol", "relative_feasibility_tol",
+                 "relative_complementarity_tol"):  # fmt: skip
+        setattr(settings, name, tol)
+    solver.solve(pin.DelassusOperatorDense(G), g, models, datas, settings, result)
+    assert result.converged
+    return np.array(result.retrieveConstraintImpulses()), int(result.iterations)
+
+
+def _random_problem(seed, nc):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((3 * nc, 3 * nc + 2))
+    G = A @ A.T / (3 * nc) + 1e-3 * np.eye(3 * nc)
+    g = rng.standard_normal(3 * nc)
+    g[2::3] -= 0.5  # most points approach: some stick, some slide, some separate
+    mu = rng.uniform(0.2, 1.2, nc)
+    return G, g, mu
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solvers_agree_with_pinocchio(seed):
+    """Our PGS and ADMM and Pinocchio's on the same seeded problems: the impulses agree to 1e-7 (the solutions of a
+    strongly monotone G are unique), and every solve reports residuals within its tolerance."""
+    nc = 1 + seed % 4
+    G, g, mu = _random_problem(seed, nc)
+    ref, _ = _pinocchio_solve("admm", G, g, mu)
+    ref_pgs, _ = _pinocchio_solve("pgs", G, g, mu)
+    assert np.abs(ref - ref_pgs).max() <= 1e-7 * (1 + np.abs(ref).max())
+    for solve in (solve_pgs, solve_admm):
+        lam, sigma, stats = np.zeros(len(g)), np.empty(len(g)), np.zeros(5)
+        args = (0.0, 1e-9) if solve is solve_admm else ()
+        ok = solve(G, g, mu, nc, lam, 1e-12, 100000, *args, sigma, stats)
+        assert ok and stats[1] <= 1e-12
+        assert np.abs(lam - ref).max() <= 1e-7 * (1 + np.abs(ref).max()), (solve.__name__, lam, ref)
+    states = []
+    for c in range(nc):  # the seeds cover every contact state
+        lt, ln = np.hypot(*ref[3 * c : 3 * c + 2]), ref[3 * c + 2]
+        states.append("separate" if ln < 1e-9 else ("slide" if lt > mu[c] * ln * (1 - 1e-6) else "stick"))
+    test_solvers_agree_with_pinocchio.states = getattr(test_solvers_agree_with_pinocchio, "states", set()) | set(states)
+
+
+def test_the_seeded_problems_cover_every_contact_state():
+    for seed in range(6):
+        test_solvers_agree_with_pinocchio(seed)
+    assert test_solvers_agree_with_pinocchio.states == {"separate", "slide", "stick"}
+
+
+def test_delassus_matrix_against_pinocchio():
+    """G = J M⁻¹ Jᵀ of the cube resting on its four corners, tilted and spinning, against computeDelassusMatrix."""
+    m = cube()
+    q = dp.neutral(m)
+    R = pin.rpy.rpyToMatrix(0.02, -0.03, 0.4)
+    q[3:] = pin.Quaternion(R).coeffs()
+    q[2] = 0.1 - 1e-4
+    stepper = ContactStepper(m, dp.Ground(friction=0.5), dp.ContactSettings(margin=0.02), 1e-3)
+    P = stepper.problem(q, np.zeros(6), np.zeros(6))
+    assert P["nc"] == 4
+    pm = dp.to_pinocchio(m)
+    pd = pm.createData()
+    models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    pin.forwardKinematics(pm, pd, q)
+    for x in P["points"]:
+        local = pd.oMi[1].actInv(x)
+        c = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, 1, pin.SE3(np.eye(3), local),
+                                     pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)  # fmt: skip
+        models.append(c)
+        datas.append(c.createData())
+    G_pin = pin.computeDelassusMatrix(pm, pd, q, models, datas, 0.0)
+    # Pinocchio 4.1 returns it in each contact's LOCAL frame (the body's axes), whatever reference_frame says: ours,
+    # in the ground's frame (t₁, t₂, n), is carried there by the body's rotation
+    B = np.kron(np.eye(4), pd.oMi[1].rotation)
+    assert np.abs(B.T @ P["G"] @ B - G_pin).max() <= 1e-9 * np.abs(G_pin).max()
+    Minv = pin.computeMinverse(pm, pd, q)
+    Minv = np.triu(Minv) + np.triu(Minv, 1).T
+    assert np.abs(P["J"] @ Minv @ P["J"].T - P["G"]).max() <= 1e-9 * np.abs(G_pin).max()
