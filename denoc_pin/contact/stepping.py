@@ -237,8 +237,7 @@ class ContactStepper:
         if st.solver == "pgs":
             ok = solve_pgs(G, g, mu, nc, lam, st.tol, st.max_iter, sigma, stats)
         else:
-            ok = solve_admm(G, g, mu, nc, lam, st.tol, st.max_iter, 0.0, 1e-6 * max(1.0, np.abs(np.diag(G)).max()),
-                            sigma, stats)  # fmt: skip
+            ok = solve_admm(G, g, mu, nc, lam, st.tol, st.max_iter, 0.0, 1e-6, sigma, stats)  # η on the scaled G
         v_next = P["v_free"] + P["Y"] @ lam
         q_next = integrate(model, q, v_next, dt)
         imp = lam[: 3 * nc].reshape(nc, 3)
