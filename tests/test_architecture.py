@@ -142,6 +142,7 @@ def test_the_public_api_is_what_all_lists():
     public = {n for n in vars(dp) if not n.startswith("_")}
     subpackages = {
         "algorithms",
+        "contact",
         "core",
         "loaders",
         "loops",

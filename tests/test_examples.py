@@ -187,3 +187,11 @@ def test_ilqr_example(tmp_path):
         assert Path(r["page"]).stat().st_size > 10_000
     assert out["double_pendulum"]["terminal_cost"] < 1e-2  # ½ 1e3 |angle error|²: within 5 mrad of upright
     assert out["panda"]["terminal_cost"] < 0.1  # ½ 1e4 |hand error|²: within 5 mm of the target
+
+
+def test_contact_scenes_meet_their_closed_forms(capsys):
+    runpy.run_path(str(ROOT / "examples" / "contact_scenes.py"), run_name="__main__")
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    np.testing.assert_allclose(out["apexes"], [0.25, 0.0625, 0.015625], rtol=0.01)
+    assert abs(out["slid"] / (1 / (2 * 0.4 * 9.81)) - 1) < 0.01
+    assert abs(out["support"] / 9.81 - 1) < 1e-6

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.shapes import BOX, CAPSULE, COL, CYLINDER, MESH, SPHERE, may_touch
+from ..core.shapes import BOX, CAPSULE, COL, CYLINDER, MESH, SPHERE, Box, Capsule, Cylinder, Sphere, may_touch
 
 __all__ = ["PATCH_POINTS", "ground_capacity", "ground_contacts", "pair_contacts", "reduce_patch"]
 
@@ -186,8 +186,6 @@ class PairDetector:
 
 
 def _coal_shape(coal, shape):
-    from ..core.shapes import Box, Capsule, Cylinder, Sphere
-
     if isinstance(shape, Sphere):
         return coal.Sphere(shape.radius)
     if isinstance(shape, Box):
