@@ -353,3 +353,14 @@ def test_mesh_feet_give_a_reduced_patch(tmp_path):
     ref = dp.simulate(cube(), q0, v0, 0.3, 1e-3, ground=dp.Ground(friction=0.4), progress=False)
     assert max(len(c["points"]) for c in tr.contacts) <= 5
     assert np.abs(tr.q - ref.q).max() < 1e-6
+
+
+def test_collisions_travel_with_the_model():
+    """Edits made from the model's own fields and pickling keep its collisions."""
+    import pickle
+
+    m = cube()
+    for edited in (dp.with_passive(m, []), dp.with_limits(m, velocity=np.full(6, 3.0)), m.add_frame("tip", "cube"),
+                   pickle.loads(pickle.dumps(m))):  # fmt: skip
+        same = [(c.name, c.body, c.shape) for c in m.collisions]
+        assert [(c.name, c.body, c.shape) for c in edited.collisions] == same
