@@ -364,3 +364,63 @@ def test_collisions_travel_with_the_model():
                    pickle.loads(pickle.dumps(m))):  # fmt: skip
         same = [(c.name, c.body, c.shape) for c in m.collisions]
         assert [(c.name, c.body, c.shape) for c in edited.collisions] == same
+
+
+# ---------------------------------------------------------------------------------------
+# Collision shapes from URDF files.
+# ---------------------------------------------------------------------------------------
+
+URDF = """<robot name="r">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
+  </inertial>{collision}</link>
+</robot>"""
+
+
+def test_urdf_collisions_are_read(tmp_path):
+    """Each <collision> becomes a dp.Collision on its link's body, its origin composed; a bad one is left out with a
+    warning naming the link (refused when strict), as a bad <visual> is."""
+    f = tmp_path / "r.urdf"
+    f.write_text(URDF.format(collision="""<collision><origin xyz="0 0 -0.1" rpy="0 0 0"/><geometry>
+        <cylinder radius="0.05" length="0.2"/></geometry></collision><collision><geometry><box size="0.1 0.2 0.3"/>
+        </geometry></collision>"""))  # fmt: skip
+    m = dp.load_urdf(f, root_joint="free-flyer")
+    assert [type(c.shape).__name__ for c in m.collisions] == ["Cylinder", "Box"]
+    assert np.allclose(m.collisions[0].translation, [0, 0, -0.1]) and m.collisions[1].shape.size == (0.1, 0.2, 0.3)
+    assert all(c.body == 1 and c.group == 1 and c.mask == 0 for c in m.collisions)
+    f.write_text(URDF.format(collision='<collision><geometry><sphere radius="-1"/></geometry></collision>'))
+    with pytest.warns(dp.ModelWarning, match=r"link 'base' \(line 2\): <collision> 0: Sphere radius"):
+        assert dp.load_urdf(f, root_joint="free-flyer").collisions == ()
+    with pytest.raises(dp.ModelError, match="Sphere radius must be a positive number"):
+        dp.load_urdf(f, root_joint="free-flyer", strict=True)
+    f.write_text(URDF.format(collision='<collision><geometry><mesh filename="package://nope/foot.stl"/></geometry>'
+                                       "</collision>"))  # fmt: skip
+    with pytest.warns(dp.ModelWarning, match="collision mesh 'package://nope/foot.stl' not found"):
+        assert dp.load_urdf(f, root_joint="free-flyer").collisions == ()
+    with pytest.raises(dp.ModelError, match="not found"):
+        dp.load_urdf(f, root_joint="free-flyer", strict=True)
+
+
+def test_solo12_stands_on_its_mesh_feet():
+    """solo12 from example-robot-data, its 17 collision meshes found through package://, dropped from 5 cm under joint
+    PD: only the four feet touch (each a patch of at most five vertices), and at rest they carry its weight (1%)."""
+    from denoc_pin.loaders.robots import example_robot_urdf
+
+    m = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
+    assert len(m.collisions) == 17 and all(isinstance(c.shape, dp.Mesh) for c in m.collisions)
+    qj = np.array([0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
+    q0 = dp.neutral(m)
+    q0[7:] = qj
+    stepper = ContactStepper(m, dp.Ground(), dp.ContactSettings(margin=1.0), 1e-3)
+    depth = stepper.contacts(q0)[3]
+    q0[2] = -depth.min() + 0.05
+
+    def tau(t, q, v):
+        return np.concatenate([np.zeros(6), 20.0 * (qj - q[7:]) - 0.5 * v[6:]])
+
+    tr = dp.simulate(m, q0, np.zeros(m.nv), 1.0, 1e-3, tau=tau, ground=dp.Ground(friction=0.9), progress=False)
+    last = tr.contacts[-2]
+    assert {b for _, b in last["collisions"]} == {f"{leg}_FOOT_collision_0" for leg in ("FL", "FR", "HL", "HR")}
+    assert len(last["points"]) <= 20
+    assert abs(last["forces"][:, 2].sum() / (m.masses.sum() * G0) - 1) < 0.01
+    assert -min(d.min() for d in (c["depths"] for c in tr.contacts) if len(d)) <= 1e-3
+    converged(tr, share=0.9, worst=1e-2)

@@ -12,7 +12,7 @@ mask 1, so a collision with group 0 and mask 0 (a drawing-only geom) touches not
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -117,34 +117,46 @@ class Cylinder(Shape):
         return (self.radius, 0.5 * self.length, 0.0)
 
 
-@dataclass(frozen=True, eq=False)
 class Mesh(Shape):
     """A triangle mesh read from ``path`` (STL, OBJ, DAE, PLY: what trimesh reads) and scaled by ``scale`` (a number
-    or three).  Its contacts come from the vertices of its convex hull (``vertices``, (n, 3), in the mesh frame);
-    ``vertices=`` gives them directly instead of a file."""
+    or three, non-zero; a negative one mirrors).  Its contacts come from the vertices of its convex hull
+    (``vertices``, (n, 3), in the mesh frame), read at their first use (a robot file's meshes cost nothing until a
+    contact needs them); ``vertices=`` gives them directly instead of a file."""
 
-    path: str | None = None
-    scale: object = 1.0
-    vertices: np.ndarray = field(default=None, repr=False)
     code = MESH
 
-    def __post_init__(self):
-        scale = np.broadcast_to(np.asarray(self.scale, dtype=float), (3,)).copy()
-        if not (np.isfinite(scale).all() and (scale > 0).all()):
-            raise ValueError(f"Mesh scale must be positive, got {self.scale!r}")
-        if self.vertices is None:
-            if self.path is None:
+    def __init__(self, path=None, scale=1.0, vertices=None):
+        sc = np.broadcast_to(np.asarray(scale, dtype=float), (3,)).copy()
+        if not (np.isfinite(sc).all() and (sc != 0).all()):  # a negative scale mirrors (talos's right arm)
+            raise ValueError(f"Mesh scale must be finite and non-zero, got {sc.tolist()}")
+        self.path = None if path is None else str(path)
+        self.scale = tuple(float(x) for x in sc)
+        self._vertices = None
+        if vertices is None:
+            if path is None:
                 raise ValueError("Mesh needs a file path or vertices=")
-            V = _hull_vertices(_read_vertices(Path(self.path)), self.path)
+            if not Path(path).is_file():
+                raise ValueError(f"{path}: no such mesh file")
         else:
-            V = np.asarray(self.vertices, dtype=float)
+            V = np.asarray(vertices, dtype=float)
             if V.ndim != 2 or V.shape[1] != 3 or len(V) == 0 or not np.isfinite(V).all():
                 raise ValueError(f"Mesh vertices must be a finite (n, 3) array, got shape {V.shape}")
-            V = _hull_vertices(V, "vertices=")
-        V = V * scale
+            self._vertices = self._finish(V)
+
+    def _finish(self, V: np.ndarray) -> np.ndarray:
+        V = _hull_vertices(V) * np.asarray(self.scale)
         V.setflags(write=False)
-        object.__setattr__(self, "vertices", V)
-        object.__setattr__(self, "scale", tuple(scale))
+        return V
+
+    @property
+    def vertices(self) -> np.ndarray:
+        if self._vertices is None:
+            self._vertices = self._finish(_read_vertices(Path(self.path)))
+        return self._vertices
+
+    def __repr__(self) -> str:
+        what = repr(self.path) if self.path is not None else f"{len(self.vertices)} vertices"
+        return f"Mesh({what}, scale={self.scale})"
 
     @property
     def params(self):
@@ -170,7 +182,7 @@ def _read_vertices(path: Path) -> np.ndarray:
     return V
 
 
-def _hull_vertices(V: np.ndarray, where) -> np.ndarray:
+def _hull_vertices(V: np.ndarray) -> np.ndarray:
     """The vertices of the convex hull (the only ones a plane can touch first); all of them if it is flat."""
     if len(V) < 5:
         return V.copy()

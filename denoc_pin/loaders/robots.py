@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["example_robot_names", "example_robot_urdf", "robots_dir"]
+__all__ = ["example_robot_names", "example_robot_urdf", "mesh_file", "mesh_folders", "robots_dir"]
 
 # Short names for files whose stem is not the name people use.
 ALIASES = {
@@ -54,3 +54,30 @@ def example_robot_urdf(name: str) -> Path:
     if not found:
         raise FileNotFoundError(f"no example-robot-data robot {name!r}; known: {', '.join(example_robot_names())}")
     return found[0]
+
+
+def mesh_folders(source, extra=()) -> list[Path]:
+    """Where a robot file's ``package://`` (and relative) mesh URIs may point: the caller's folders, the file's folder
+    and its ancestors, example-robot-data's robots and share folders."""
+    dirs = [Path(d) for d in (extra or [])]
+    if source:
+        src = Path(source).resolve().parent
+        dirs += [src, *list(src.parents)[:4]]
+    erd = robots_dir()
+    if erd is not None:
+        dirs += [erd, erd.parent.parent]
+    return dirs
+
+
+def mesh_file(filename: str, folders) -> Path | None:
+    """Where a ``<mesh filename>`` is (``package://``, ``model://``, ``file://``, absolute, or relative to one of
+    ``folders``), or None."""
+    if filename.startswith(("package://", "model://")):  # model://: an SDF's, relative to a models folder
+        filename = filename.split("://", 1)[1]
+    elif filename.startswith("file://"):
+        filename = filename[len("file://") :]
+    path = Path(filename)
+    for p in [path] if path.is_absolute() else [Path(d) / path for d in folders]:
+        if p.is_file():
+            return p.resolve()
+    return None

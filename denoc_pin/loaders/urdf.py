@@ -20,9 +20,11 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, JOINTS, ROOT_JOINTS, spellings
+from ..core.shapes import Box, Collision, Cylinder, Mesh, Sphere
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, MimicModel, Model, ModelError, ModelWarning
+from .robots import mesh_file, mesh_folders
 from .urdf_xml import UrdfXml, quoted, read_urdf_xml, robot_file
 
 __all__ = ["InertiaWarning", "body_inertias", "check_inertia", "load_urdf", "rpy_matrix"]
@@ -138,8 +140,9 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool | str 
     couplings = _mimics(path, robot, names, xml, strict) if mimic and mimic != "reduce" else []
     try:
         limits = _limits(robot, names, kinds, root_joint)
+        collisions = _collisions(path, robot, frames, xml, strict)
         model = _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
-                       limits, couplings)  # fmt: skip
+                       limits, couplings, collisions)  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
     check_not_singular(model, where=str(path))
@@ -359,8 +362,9 @@ def _mimics(path: Path, robot, names: list[str], xml: UrdfXml, strict: bool) -> 
 
 
 def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, com, I_com, frames, loops,
-           limits, couplings=()) -> Model:  # fmt: skip
+           limits, couplings=(), collisions=()) -> Model:  # fmt: skip
     return Model(
+        collisions=collisions,
         **limits,
         name=robot.name or path.stem,
         names=names,
@@ -379,6 +383,58 @@ def _model(path, robot, names, link_names, parents, kinds, axes, PR, Pp, mass, c
             robot.name or path.stem, link_names, frames, [lp for lp, _ in loops], couplings, names, kinds
         ),
     )
+
+
+def _collisions(path: Path, robot, frames, xml: UrdfXml, strict: bool) -> list[Collision]:
+    """The links' ``<collision>`` shapes on their bodies (``Model.collisions``).  They touch the ground and not each
+    other (group 1, mask 0): a URDF says nothing of which pairs may touch (Pinocchio reads that from an SRDF), and a
+    robot's neighbouring meshes overlap.  A collision that cannot be made (a bad size, a mesh file not found) is left
+    out with a warning, refused when ``strict``: the dynamics do not read it."""
+    folders = mesh_folders(path)
+    where = {f.name: f for f in frames if f.type == "body"}
+    out: list[Collision] = []
+    taken: set[str] = set()
+    for link in robot.links:
+        frame = where.get(link.name)
+        for k, col in enumerate(link.collisions):
+            g = col.geometry
+            what = xml.where("link", link.name)
+            try:
+                if g is None:
+                    raise ValueError("has no <geometry>")
+                if g.box is not None:
+                    shape = Box(g.box.size)
+                elif g.sphere is not None:
+                    shape = Sphere(g.sphere.radius)
+                elif g.cylinder is not None:
+                    shape = Cylinder(g.cylinder.radius, g.cylinder.length)
+                elif g.mesh is not None:
+                    found = mesh_file(g.mesh.filename, folders)
+                    if found is None:
+                        problem = f"{path}: {what}: collision mesh {g.mesh.filename!r} not found; it is left out"
+                        if strict:
+                            raise ModelError(problem)
+                        warnings.warn(problem, ModelWarning, stacklevel=4)
+                        continue
+                    shape = Mesh(found, 1.0 if g.mesh.scale is None else g.mesh.scale)
+                else:
+                    raise ValueError("has a <geometry> of no known kind")
+            except (TypeError, ValueError) as err:
+                if isinstance(err, ModelError):
+                    raise
+                problem = f"{path}: {what}: <collision> {k}: {err}; it is left out"
+                if strict:
+                    raise ModelError(problem) from None
+                warnings.warn(problem, ModelWarning, stacklevel=4)
+                continue
+            T = np.eye(4) if col.origin is None else np.asarray(col.origin, dtype=float)
+            name = col.name or f"{link.name}_collision_{k}"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            R, p = frame.rotation @ T[:3, :3], frame.rotation @ T[:3, 3] + frame.translation
+            out.append(Collision(name, link.name, frame.body, shape, R, p, group=1, mask=0))
+    return out
 
 
 def rpy_matrix(rpy) -> np.ndarray:

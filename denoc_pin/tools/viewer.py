@@ -30,7 +30,7 @@ import numpy as np
 from ..algorithms.configuration import neutral
 from ..algorithms.kinematics_api import forward_kinematics
 from ..loaders.pinocchio_bridge import to_pinocchio
-from ..loaders.robots import robots_dir
+from ..loaders.robots import mesh_file, mesh_folders
 from ..loaders.sdf import sdf_visuals
 from ..loaders.urdf_xml import read_urdf_xml
 from ..model import Model, ModelError, ModelWarning, configuration
@@ -130,30 +130,8 @@ def _frame_axes(z: np.ndarray) -> np.ndarray:
 
 
 def _package_dirs(model: Model, extra) -> list[str]:
-    """Where ``package://`` URIs may point: the URDF's folder and its ancestors, example-robot-data's
-    robots and share folders, and the caller's."""
-
-    dirs = [str(Path(d)) for d in (extra or [])]
-    if model.source:
-        src = Path(model.source).resolve().parent
-        dirs += [str(p) for p in [src, *list(src.parents)[:4]]]
-    erd = robots_dir()
-    if erd is not None:
-        dirs += [str(erd), str(erd.parent.parent)]
-    return dirs
-
-
-def _mesh_file(filename: str, folders: list[Path]) -> Path | None:
-    """Where a ``<mesh filename>`` is (``package://``, ``file://``, absolute, or relative to a folder), or None."""
-    if filename.startswith(("package://", "model://")):  # model://: an SDF's, relative to a models folder
-        filename = filename.split("://", 1)[1]
-    elif filename.startswith("file://"):
-        filename = filename[len("file://") :]
-    path = Path(filename)
-    for p in [path] if path.is_absolute() else [d / path for d in folders]:
-        if p.is_file():
-            return p.resolve()
-    return None
+    """Where ``package://`` URIs may point (``loaders.robots.mesh_folders``)."""
+    return [str(d) for d in mesh_folders(model.source, extra)]
 
 
 def _urdf_visuals(model: Model, pm, dirs: list[str]):
@@ -171,7 +149,7 @@ def _urdf_visuals(model: Model, pm, dirs: list[str]):
         mesh = visual.find("geometry/mesh")
         if mesh is None:
             continue
-        found = _mesh_file(mesh.get("filename"), folders)
+        found = mesh_file(mesh.get("filename"), folders)
         if found is None:
             messages.append(
                 f"<visual> of link {visual.getparent().get('name')!r} (line {visual.sourceline}): mesh file "
@@ -198,7 +176,7 @@ def _sdf_visuals(model: Model, gm, dirs: list[str]) -> None:
     for name, body, (R, p), geometry in sdf_visuals(model):
         placement = pin.SE3(np.asarray(R, float), np.asarray(p, float))
         if "mesh" in geometry:
-            found = _mesh_file(geometry["mesh"], folders)
+            found = mesh_file(geometry["mesh"], folders)
             if found is None:
                 warnings.warn(f"{model.source}: not drawn: visual {name!r}: mesh {geometry['mesh']!r} not found "
                               f"(looked in the SDF's folder and {len(dirs)} model folders)", ModelWarning,
