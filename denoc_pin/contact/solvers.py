@@ -34,6 +34,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.dense import cholesky_solve
+
 __all__ = ["STATS", "problem_residuals", "project_cone", "solve_admm", "solve_pgs"]
 
 STATS = ("iterations", "residual", "primal", "dual", "complementarity")
@@ -175,21 +177,6 @@ def _factor(G, shift, L):
 
 
 @njit(cache=True)
-def _chol_solve(L, b, x):
-    m = L.shape[0]
-    for i in range(m):
-        s = b[i]
-        for k in range(i):
-            s -= L[i, k] * x[k]
-        x[i] = s / L[i, i]
-    for i in range(m - 1, -1, -1):
-        s = x[i]
-        for k in range(i + 1, m):
-            s -= L[k, i] * x[k]
-        x[i] = s / L[i, i]
-
-
-@njit(cache=True)
 def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
     """ADMM with a proximal term from the warm start ``lam`` (module docstring), on the problem scaled to a unit
     diagonal; λ (in K) in place, σ and stats out (residuals of the unscaled problem).  rho ≤ 0: 1 on the scaled
@@ -246,7 +233,7 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
             s[r + 2] = mu[c] * np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2) * d[r + 2]  # Φ(σ), scaled
         for i in range(m):
             rhs[i] = -(gs[i] + s[i]) + rho * (z[i] - u[i]) + eta * x[i]
-        _chol_solve(L, rhs, x)
+        cholesky_solve(L, rhs, x)
         primal = 0.0
         change = 0.0
         for c in range(nc):
