@@ -129,11 +129,11 @@ def test_ill_conditioned_stack_rests():
     q0 = dp.neutral(m)
     q0[2], q0[9] = 0.5 * a, 1.5 * a
     tr = dp.simulate(m, q0, np.zeros(12), 2.0, 1e-3, ground=dp.Ground(friction=1.0), progress=False)
-    assert np.abs(tr.q[:, [0, 1, 7, 8]]).max() < 1e-5  # nothing slides (the heavy cube drifts 3.7 µm in 2 s)
+    assert np.abs(tr.q[:, [0, 1, 7, 8]]).max() < 1e-5  # nothing slides
     assert 0.5 * a - tr.q[:, 2].min() <= 1e-3  # the light cube into the ground
     assert ((tr.q[:, 2] + 0.5 * a) - (tr.q[:, 9] - 0.5 * a)).max() <= 1e-3  # the heavy one into the light one
     assert np.abs(tr.v[-1]).max() < 1e-3
-    converged(tr, share=0.99, worst=1e-2)  # one step of 2,000 stops at the cap (residual 1.8e-3 m/s)
+    converged(tr, share=0.99, worst=1e-2)  # a step may stop at the cap; it says so
 
 
 # ---------------------------------------------------------------------------------------
@@ -317,8 +317,11 @@ def test_bad_contact_input_is_refused():
         dp.Ground(restitution=1.5)
     with pytest.raises(ValueError, match="solver must be one of admm, pgs"):
         dp.ContactSettings(solver="lemke")
-    with pytest.raises(ValueError, match="compliance"):
-        dp.ContactSettings(compliance=(-1.0, 0.0))
+    for bad in ((-1.0, 0.0), (None, 1.0), "soft"):
+        with pytest.raises(ValueError, match="compliance"):
+            dp.ContactSettings(compliance=bad)
+    with pytest.raises(ValueError, match="stabilization"):
+        dp.ContactSettings(stabilization="half")
     b = dp.ModelBuilder("m")
     b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3), link="body")
     with pytest.raises(dp.ModelError, match="links are: universe, body"):

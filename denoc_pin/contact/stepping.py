@@ -67,10 +67,13 @@ class ContactSettings:
                 raise ValueError(f"ContactSettings {what} must be a positive number, got {x!r}")
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
             raise ValueError(f"ContactSettings max_iter must be a positive integer, got {self.max_iter!r}")
-        if not (np.isfinite(self.stabilization) and 0.0 <= self.stabilization <= 1.0):
+        if not (isinstance(self.stabilization, (int, float)) and 0.0 <= self.stabilization <= 1.0):
             raise ValueError(f"ContactSettings stabilization must be in [0, 1], got {self.stabilization!r}")
         if self.compliance is not None:
-            kc = np.asarray(self.compliance, dtype=float).reshape(-1)
+            try:
+                kc = np.asarray(self.compliance, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                kc = np.full(1, np.nan)
             if kc.shape != (2,) or not np.isfinite(kc).all() or (kc < 0).any() or kc.sum() == 0:
                 raise ValueError("ContactSettings compliance is None or (stiffness, damping), both >= 0 and not both "
                                  f"0; got {self.compliance!r}")  # fmt: skip

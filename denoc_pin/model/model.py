@@ -202,8 +202,8 @@ class Model:
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian: the cuts', then one per
       coupling); ``coupled``: the couplings resolved onto the bodies (``core.cuts.Coupling``).
     - ``collisions``: tuple of :class:`~denoc_pin.core.shapes.Collision`, the shapes the contacts are detected on
-      (``ModelBuilder.add_collision``; the loaders read URDF ``<collision>``, SDF ``<collision>``, MJCF ``<geom>``),
-      each on a body at a placement in its frame; ``simulate(..., ground=…)`` reads them.
+      (``ModelBuilder.add_collision``; ``load_urdf`` reads ``<collision>``), each on a body at a placement in its
+      frame; ``simulate(..., ground=…)`` reads them.
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
     - ``lower_position_limit``, ``upper_position_limit``: (nq,) and ``velocity_limit``, ``effort_limit``: (nv,),
