@@ -10,6 +10,7 @@ import mujoco  # noqa: E402
 import numpy as np
 import pytest
 from conftest import ROOT, assert_close
+from scipy.spatial import ConvexHull
 
 import denoc_pin as dp
 from denoc_pin.core.spatial import quaternion_rotation
@@ -337,15 +338,24 @@ def test_mesh_inertia_as_mujoco_computes_it(tmp_path):
 
 
 def test_a_mesh_of_no_mass_needs_no_file(tmp_path):
-    """A visual mesh (density or mass 0) and the meshes of a body welded to the world move nothing: their files
-    are not read."""
+    """A visual mesh (density or mass 0, touching nothing) and the meshes of a body welded to the world move
+    nothing: their files are not read.  A collision mesh whose file is missing is left out with a warning."""
     path = tmp_path / "visual.xml"
-    path.write_text("<mujoco><asset><mesh file='nowhere.stl'/></asset><worldbody><body name='base'>"
-                    "<geom type='mesh' mesh='nowhere'/><body name='a'><joint/><geom size='0.1'/>"
-                    "<geom type='mesh' mesh='nowhere' density='0'/><geom type='mesh' mesh='nowhere' mass='0'/>"
+    visual = "type='mesh' mesh='nowhere' contype='0' conaffinity='0'"
+    path.write_text(f"<mujoco><asset><mesh file='nowhere.stl'/></asset><worldbody><body name='base'>"
+                    f"<geom {visual}/><body name='a'><joint/><geom size='0.1'/>"
+                    f"<geom {visual} density='0'/><geom {visual} mass='0'/>"
                     "</body></body></worldbody></mujoco>")  # fmt: skip
-    model = dp.load_mjcf(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = dp.load_mjcf(path)
     assert_close(model.masses[1], 1000 * 4 / 3 * np.pi * 0.1**3, 1e-14)
+    assert [c.name for c in model.collisions] == ["a_geom_0"]
+    path.write_text(path.read_text().replace(f"{visual} mass='0'", "type='mesh' mesh='nowhere' mass='0'"))
+    with pytest.warns(dp.ModelWarning, match=r"no such mesh file .*nowhere.stl.*geom 'a_geom_2' .*left out of the"):
+        model = dp.load_mjcf(path)
+    with pytest.raises(dp.ModelError, match="no such mesh file"):
+        dp.load_mjcf(path, strict=True)
 
 
 def test_obj_quads_refpos_refquat_and_merged_compilers_as_in_mujoco(tmp_path):
@@ -382,3 +392,99 @@ def test_zero_sizes_and_the_elements_that_make_bodies_are_refused(tmp_path, body
     path.write_text(f"<mujoco><worldbody><body name='a'><joint/>{body}</body></worldbody></mujoco>")
     with pytest.raises(dp.ModelError, match=match):
         dp.load_mjcf(path)
+
+
+def _collision_geoms(m) -> list[int]:
+    """MuJoCo's geoms that denoc_pin reads as collisions, in order: on a body, touching something, of a shape it
+    detects."""
+    G = mujoco.mjtGeom
+    kinds = {int(k) for k in (G.mjGEOM_SPHERE, G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER, G.mjGEOM_BOX, G.mjGEOM_MESH)}
+    return [g for g in range(m.ngeom) if m.geom_bodyid[g] != 0 and m.geom_type[g] in kinds
+            and (m.geom_contype[g] or m.geom_conaffinity[g])]  # fmt: skip
+
+
+def _assert_collisions_as_mujoco(model, m, rng):
+    """Each collision's shape, size, bits, friction and world pose at random states, against MuJoCo's geom: a
+    mesh's vertices in the world (MuJoCo recentres a mesh on its inertia frame and moves the geom to match)."""
+    geoms = _collision_geoms(m)
+    assert len(model.collisions) == len(geoms)
+    d, data = mujoco.MjData(m), model.create_data()
+    for _ in range(3):
+        d.qpos[:] = m.qpos0
+        mujoco.mj_integratePos(m, d.qpos, rng.uniform(-1, 1, m.nv), 1.0)
+        mujoco.mj_kinematics(m, d)
+        q, _ = mujoco_state(model, d.qpos)
+        dp.forward_kinematics(model, data, q)
+        for c, g in zip(model.collisions, geoms, strict=True):
+            if m.geom(g).name:
+                assert c.name == m.geom(g).name
+            assert (c.group, c.mask) == (m.geom_contype[g], m.geom_conaffinity[g])
+            assert c.friction == (0.0 if m.geom_condim[g] == 1 else m.geom_friction[g][0])
+            R = data.oR[c.body] @ c.rotation
+            p = data.oR[c.body] @ c.translation + data.op[c.body]
+            xmat = d.geom_xmat[g].reshape(3, 3)
+            if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH:
+                adr, n = m.mesh_vertadr[m.geom_dataid[g]], m.mesh_vertnum[m.geom_dataid[g]]
+                theirs = m.mesh_vert[adr : adr + n].astype(float) @ xmat.T + d.geom_xpos[g]
+                ours = c.shape.vertices @ R.T + p
+                gap = np.linalg.norm(ours[:, None] - theirs[None], axis=2).min(axis=1)  # each of ours is theirs
+                assert gap.max() < 1e-6
+                hull = ConvexHull(ours).equations  # and each of theirs is inside our hull: the same hull
+                assert (theirs @ hull[:, :3].T + hull[:, 3]).max() < 1e-7
+                continue
+            assert_close(p, d.geom_xpos[g], 1e-12)
+            assert_close(np.asarray(c.shape.params)[: {2: 1, 3: 2, 5: 2, 6: 3}[m.geom_type[g]]],
+                         m.geom_size[g][: {2: 1, 3: 2, 5: 2, 6: 3}[m.geom_type[g]]], 1e-12)  # fmt: skip
+            if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX:
+                assert_close(R, xmat, 1e-12)
+            elif m.geom_type[g] != mujoco.mjtGeom.mjGEOM_SPHERE:  # turned about its axis, or end for end, a
+                z = xmat[:, 2] * np.sign(R[:, 2] @ xmat[:, 2])  # capsule or cylinder is the same shape
+                assert_close(R[:, 2], z, 1e-12)
+
+
+def test_collisions_read_as_mujoco_reads_them(tmp_path):
+    """Every geom form of tests/mjcf/collisions.xml (pos, quat, euler, axisangle, zaxis, fromto, a <frame>, a class,
+    a mesh by vertices with scale, refpos and refquat) against MuJoCo; the plane and the visual geom are not
+    collisions; the default friction and the frictionless condim 1."""
+    model = dp.load_mjcf(MJCF / "collisions.xml")
+    m = mujoco.MjModel.from_xml_path(str(MJCF / "collisions.xml"))
+    assert [c.name for c in model.collisions] == ["hull", "nose", "rail", "axle", "shin", "shoe", "pad"]
+    assert [c.friction for c in model.collisions] == [0.7, 1.0, 1.0, 0.0, 1.0, 1.0, 1.2]
+    _assert_collisions_as_mujoco(model, m, np.random.default_rng(1))
+    stl = ROOT / "tests" / "data" / "menagerie" / "wonik_allegro" / "assets" / "link_12.0_right.stl"
+    path = tmp_path / "stl.xml"  # a mesh file, scaled (read at its first use)
+    path.write_text(f"<mujoco><asset><mesh name='s' file='{stl}' scale='1 2 -1'/></asset><worldbody><body name='a'>"
+                    "<joint axis='0 1 0'/><geom type='mesh' mesh='s' pos='0.1 0 0.2' euler='0.1 0.2 0.3'/></body>"
+                    "</worldbody></mujoco>")  # fmt: skip
+    model, m = dp.load_mjcf(path), mujoco.MjModel.from_xml_path(str(path))
+    assert model.collisions[0].shape._vertices is None
+    _assert_collisions_as_mujoco(model, m, np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("name", ["unitree_go2/go2.xml", "anybotics_anymal_c/anymal_c.xml", "agility_cassie/cassie.xml",
+                                  "unitree_h1/h1.xml", "unitree_a1/a1.xml",
+                                  "boston_dynamics_spot/spot.xml"])  # fmt: skip
+def test_menagerie_collisions_as_mujoco_reads_them(name):
+    """Menagerie robots' collision primitives against MuJoCo (its file compiled with the mesh geoms taken out:
+    their mesh files are not bundled; the mesh path is proven on collisions.xml).  A collision mesh whose file is
+    missing, an ellipsoid, are left out with a warning."""
+    path = ROOT / "tests" / "data" / "menagerie" / name
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = dp.load_mjcf(path)
+    left_out = [str(w.message) for w in caught if "left out" in str(w.message) and "collision" in str(w.message)]
+    spec = mujoco.MjSpec.from_file(str(path))
+    for g in list(spec.geoms):
+        if g.type == mujoco.mjtGeom.mjGEOM_MESH:
+            spec.delete(g)
+    for asset in [*spec.meshes, *spec.textures]:
+        spec.delete(asset)
+    for material in spec.materials:
+        material.textures = [""] * len(material.textures)
+    m = spec.compile()
+    kept = [c for c in model.collisions if not isinstance(c.shape, dp.Mesh)]
+    model = dp.Model(**{**model.fields(), "collisions": kept})
+    assert len(model.collisions) > 0
+    _assert_collisions_as_mujoco(model, m, np.random.default_rng(2))
+    ellipsoids = sum(m.geom_type == mujoco.mjtGeom.mjGEOM_ELLIPSOID)
+    assert sum("ellipsoid" in s for s in left_out) == ellipsoids

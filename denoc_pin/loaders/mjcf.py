@@ -22,6 +22,7 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, ROOT_JOINTS, SPHERICAL, spellings
+from ..core.shapes import Box, Capsule, Collision, Cylinder, Mesh, Sphere
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
@@ -68,6 +69,59 @@ class _Reader:
                 raise self.error(el, "a mesh needs a name or a file")
             self.meshes[name] = (el, attrs)
         self.mesh_cache: dict[str, tuple[float, np.ndarray, np.ndarray]] = {}
+        self.mesh_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def mesh_geometry(self, name: str, geom, purpose: str) -> tuple[np.ndarray, np.ndarray]:
+        """(vertices, faces) of mesh ``name`` as MuJoCo places them in a geom's frame (``scale``, ``refpos``,
+        ``refquat``; from ``file`` or ``vertex``/``face``); ``purpose`` says in errors what needs them."""
+        if name not in self.meshes:
+            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
+        if name in self.mesh_data:
+            return self.mesh_data[name]
+        el, attrs = self.meshes[name]
+        scale = self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0))
+        refpos = self.numbers(el, attrs, "refpos", 3, (0.0, 0.0, 0.0))
+        refquat = self.numbers(el, attrs, "refquat", 4, (1.0, 0.0, 0.0, 0.0))
+        if not np.linalg.norm(refquat) > 0:
+            raise self.error(el, "refquat is zero")
+        if "file" in attrs:
+            file = Path(attrs["file"])
+            file = file if file.is_absolute() else self.meshdir / file
+            if file.suffix.lower() not in (".stl", ".obj"):
+                raise self.error(el, f"{file.name}: only STL and OBJ meshes are read ({purpose})")
+            if not file.is_file():
+                raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir}); {purpose} comes from it")
+            try:
+                V, F = read_mesh(file, scale, refpos, refquat)
+            except (ValueError, OSError, IndexError) as e:
+                raise self.error(el, f"cannot read the mesh {file}: {e}") from None
+        else:
+            if "vertex" not in attrs:
+                raise self.error(el, "a mesh needs a file or vertex")
+            n = len(attrs["vertex"].split())
+            if n < 12 or n % 3:
+                raise self.error(el, f"vertex has {n} numbers: expected triples, at least 4")
+            V = np.float32(self.numbers(el, attrs, "vertex", n).reshape(-1, 3)).astype(float)
+            V = transform_vertices(V, scale, refpos, refquat)
+            face = attrs.get("face")
+            F = convex_hull_faces(V) if face is None else self.integers(el, attrs, "face", V.shape[0])
+        self.mesh_data[name] = (V, F)
+        return V, F
+
+    def collision_mesh(self, name: str, geom) -> Mesh:
+        """Mesh ``name`` as a collision shape: a file only scaled is read at its first use (``Mesh``); one moved by
+        ``refpos``/``refquat``, or given by its vertices, is read now."""
+        if name not in self.meshes:
+            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
+        el, attrs = self.meshes[name]
+        moved = "refpos" in attrs or "refquat" in attrs
+        if "file" in attrs and not moved:
+            file = Path(attrs["file"])
+            file = file if file.is_absolute() else self.meshdir / file
+            if not file.is_file():
+                raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir})")
+            return Mesh(file, self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0)))
+        return Mesh(vertices=self.mesh_geometry(name, geom, "its collision shape")[0])
 
     def mesh_properties(self, name: str, geom) -> tuple[float, np.ndarray, np.ndarray]:
         """(volume or area, centre, inertia per unit density) of mesh ``name``, computed as MuJoCo does (its
@@ -83,34 +137,7 @@ class _Reader:
         if "maxhullvert" in attrs and mode == "convex":
             raise self.error(el, "maxhullvert with inertia=\"convex\" is not read (qhull's reduced hull); give "
                                  "the body an <inertial> (or the geom mass=\"0\")")  # fmt: skip
-        scale = self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0))
-        refpos = self.numbers(el, attrs, "refpos", 3, (0.0, 0.0, 0.0))
-        refquat = self.numbers(el, attrs, "refquat", 4, (1.0, 0.0, 0.0, 0.0))
-        if not np.linalg.norm(refquat) > 0:
-            raise self.error(el, "refquat is zero")
-        if "file" in attrs:
-            file = Path(attrs["file"])
-            file = file if file.is_absolute() else self.meshdir / file
-            if file.suffix.lower() not in (".stl", ".obj"):
-                raise self.error(el, f"{file.name}: only STL and OBJ meshes are read for their inertia; give the "
-                                     "body an <inertial>")  # fmt: skip
-            if not file.is_file():
-                raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir}); the body's inertia "
-                                     "comes from it: give the body an <inertial> or the file")  # fmt: skip
-            try:
-                V, F = read_mesh(file, scale, refpos, refquat)
-            except (ValueError, OSError, IndexError) as e:
-                raise self.error(el, f"cannot read the mesh {file}: {e}") from None
-        else:
-            if "vertex" not in attrs:
-                raise self.error(el, "a mesh needs a file or vertex")
-            n = len(attrs["vertex"].split())
-            if n < 12 or n % 3:
-                raise self.error(el, f"vertex has {n} numbers: expected triples, at least 4")
-            V = np.float32(self.numbers(el, attrs, "vertex", n).reshape(-1, 3)).astype(float)
-            V = transform_vertices(V, scale, refpos, refquat)
-            face = attrs.get("face")
-            F = convex_hull_faces(V) if face is None else self.integers(el, attrs, "face", V.shape[0])
+        V, F = self.mesh_geometry(name, geom, "the body's inertia: give the body an <inertial> or the file")
         try:
             found = mesh_mass_properties(V, F, mode)
         except ValueError as e:
@@ -252,21 +279,9 @@ def _rotation_to(z: np.ndarray) -> np.ndarray:
     return np.eye(3) if s < 1e-15 else axis_angle(axis / s, math.atan2(s, c))
 
 
-def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.ndarray] | None:
-    """(mass, pose in the body, inertia about the centre in that pose) of a geom, as MuJoCo computes it from
-    ``mass`` or ``density`` (default 1000); None for a geom of no mass."""
-    kind = attrs.get("type", "sphere")
-    given = reader.numbers(el, attrs, "mass", 1)
-    density = float(reader.numbers(el, attrs, "density", 1, (1000.0,))[0])
-    if (given is not None and given[0] < 0) or density < 0:
-        raise reader.error(el, "a negative mass or density")
-    if (given is not None and given[0] == 0.0) or (given is None and density == 0.0) or kind == "plane":
-        return None  # a geom of no mass (MuJoCo's visual geoms) adds nothing, whatever its shape
-    if kind == "mesh":
-        measure, centre, I = reader.mesh_properties(attrs.get("mesh", ""), el)
-        mass = float(given[0]) if given is not None else density * measure
-        R, p = reader.pose(el, attrs)
-        return mass, (R, p + R @ centre), I * (mass / measure)
+def _geom_frame(reader: _Reader, el, attrs: dict, kind: str) -> tuple[np.ndarray, Pose]:
+    """(size, pose in the body) of a primitive geom: MuJoCo's three size numbers (radius, half length, …; a box's
+    half edges), its ``fromto`` segment read as a pose and a half length; sizes refused where MuJoCo refuses them."""
     size = reader.numbers(el, attrs, "size", (1, 2, 3), (0.0, 0.0, 0.0))
     size = np.r_[size, np.zeros(3 - size.size)]
     fromto = reader.numbers(el, attrs, "fromto", 6)
@@ -284,6 +299,25 @@ def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.nda
     if needed and not np.all(size[:needed] > 0):
         raise reader.error(el, f"a {kind} of size {size[:needed].tolist()}: its size must be positive (MuJoCo "
                                "refuses it too)")  # fmt: skip
+    return size, pose
+
+
+def _geom_inertia(reader: _Reader, el, attrs: dict) -> tuple[float, Pose, np.ndarray] | None:
+    """(mass, pose in the body, inertia about the centre in that pose) of a geom, as MuJoCo computes it from
+    ``mass`` or ``density`` (default 1000); None for a geom of no mass."""
+    kind = attrs.get("type", "sphere")
+    given = reader.numbers(el, attrs, "mass", 1)
+    density = float(reader.numbers(el, attrs, "density", 1, (1000.0,))[0])
+    if (given is not None and given[0] < 0) or density < 0:
+        raise reader.error(el, "a negative mass or density")
+    if (given is not None and given[0] == 0.0) or (given is None and density == 0.0) or kind == "plane":
+        return None  # a geom of no mass (MuJoCo's visual geoms) adds nothing, whatever its shape
+    if kind == "mesh":
+        measure, centre, I = reader.mesh_properties(attrs.get("mesh", ""), el)
+        mass = float(given[0]) if given is not None else density * measure
+        R, p = reader.pose(el, attrs)
+        return mass, (R, p + R @ centre), I * (mass / measure)
+    size, pose = _geom_frame(reader, el, attrs, kind)
     r = size[0]
     if kind == "sphere":
         vol = 4.0 / 3.0 * math.pi * r**3
@@ -356,6 +390,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
             inertias=I_com, frames=tree.frames, source=str(path),
             gravity=(0.0, 0.0, -9.81) if gravity is None else gravity,
             loops=resolve_loops(name, tree.links, tree.frames, loops, couplings, tree.names, tree.kinds),
+            collisions=tree.collisions,
         )  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
@@ -381,6 +416,8 @@ class _Tree:
         self.world: dict[str, Pose] = {"world": (eye, zero)}
         self.joint_names: set = set()
         self.count = 0
+        self.collisions: list[Collision] = []
+        self.collision_names: set[str] = set()
 
     def _name(self, el, prefix: str) -> str:
         self.count += 1
@@ -461,6 +498,8 @@ class _Tree:
         self.link_pose[name] = (k, pose)
         self.world[name] = compose_poses(self._world_of(k), pose)
         self._inertia(el, attrs, cls, name, k, pose)
+        for i, (g, Xg, gcls) in enumerate(self.children(el, cls, ("geom",))):
+            self._collision(g, Xg, gcls, name, i, k, pose)
         for child, Xc, ccls in self.children(el, cls, ("site", "body")):
             if child.tag == "site":
                 self.site(child, Xc, ccls, name, k, pose)
@@ -492,6 +531,47 @@ class _Tree:
         self.frames.append(Frame(sname, k, *compose_poses(pose, in_body), "op_frame"))
         self.link_pose[sname] = (k, compose_poses(pose, in_body))
         self.sites[sname] = (body, in_body)
+
+    def _collision(self, el, X: Pose, cls, body: str, i: int, k: int, pose: Pose) -> None:
+        """Geom ``el`` (``body``'s i-th) as a :class:`Collision` on body k, unless it touches nothing (``contype`` and
+        ``conaffinity`` 0: MuJoCo's visual geoms).  Its bits are kept; its friction is the sliding one, 0 where
+        ``condim`` is 1.  A shape denoc_pin does not detect (ellipsoid, height field, SDF, a plane on a body) is left
+        out with a warning: the dynamics do not read it."""
+        reader = self.reader
+        attrs = reader.attrib(el, cls)
+        contype, conaffinity = (int(reader.numbers(el, attrs, key, 1, (1.0,))[0]) for key in ("contype", "conaffinity"))
+        if contype == 0 and conaffinity == 0:
+            return
+        kind = attrs.get("type", "sphere")
+        gname = el.get("name") or f"{body}_geom_{i}"
+        while gname in self.collision_names:
+            gname += "_"
+        self.collision_names.add(gname)
+        if kind == "mesh":
+            try:
+                shape, in_body = reader.collision_mesh(attrs.get("mesh", ""), el), reader.pose(el, attrs)
+            except (ModelError, ValueError) as e:
+                where = str(e).removeprefix(f"{reader.path}: ")
+                reader.lenient.append(f"{where}: geom {gname!r} (line {el.sourceline}) is left out of the collisions")
+                return
+        elif kind in ("sphere", "capsule", "cylinder", "box"):
+            size, in_body = _geom_frame(reader, el, attrs, kind)
+            shape = {
+                "sphere": lambda: Sphere(size[0]),
+                "capsule": lambda: Capsule(size[0], 2.0 * size[1]),
+                "cylinder": lambda: Cylinder(size[0], 2.0 * size[1]),
+                "box": lambda: Box(2.0 * size),
+            }[kind]()
+        else:
+            reader.lenient.append(
+                f"<geom> {gname!r} (line {el.sourceline}): a {kind} is not a collision shape "
+                "denoc_pin detects (sphere, capsule, cylinder, box, mesh); it is left out"
+            )
+            return
+        condim = int(reader.numbers(el, attrs, "condim", 1, (3.0,))[0])
+        mu = 0.0 if condim == 1 else float(reader.numbers(el, attrs, "friction", (1, 2, 3), (1.0,))[0])
+        R, p = compose_poses(pose, compose_poses(X, in_body))
+        self.collisions.append(Collision(gname, body, k, shape, R, p, group=contype, mask=conaffinity, friction=mu))
 
     def _world_of(self, k: int) -> Pose:
         """Body k's frame in the world in the file's pose, at q = ref (MuJoCo's qpos0; q = 0 where no joint has a
