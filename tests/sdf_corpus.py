@@ -9,6 +9,7 @@ import lzma
 import re
 import tarfile
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,8 @@ READING = DATA / "sdf_corpus_reading.json.xz"
 MODEL_PATHS = ("gazebo_models", "sdformat/test/integration/model", "gz-sim/test/worlds/models")
 """The folders of the archive where model:// is looked up (as the reading was written)."""
 TOL = 1e-9
+COMPARED: Counter = Counter()
+"""The collisions compared with libsdformat's, per shape (``_compare_collisions``)."""
 
 # Each refusal message of docs/sdf.md, as a pattern: the corpus's refusals must all be among them.
 REASONS = {
@@ -86,7 +89,16 @@ def compare(model: dp.Model, reading: dict) -> dict[str, float]:
     ref_name = next(name for name in links if name in ours)
     ref_ours, ref_theirs = ours[ref_name], _pose(links[ref_name]["pose"])
     size = max(1.0, max(np.abs(_pose(link["pose"])[1]).max() for link in links.values()))
-    out = {"links": 0.0, "anchors": 0.0, "axes": 0.0, "limits": 0.0, "mass": 0.0, "com": 0.0, "inertia": 0.0}
+    out = {
+        "links": 0.0,
+        "anchors": 0.0,
+        "axes": 0.0,
+        "limits": 0.0,
+        "mass": 0.0,
+        "com": 0.0,
+        "inertia": 0.0,
+        "collisions": 0.0,
+    }
     for name, link in links.items():
         if name not in ours:
             raise AssertionError(f"link {name!r} of libsdformat's reading is not a body frame here")
@@ -114,6 +126,7 @@ def compare(model: dp.Model, reading: dict) -> dict[str, float]:
             out["limits"] = max(out["limits"], 0.0 if (ours_lo, ours_hi) == (lo, hi) else
                                 _close([ours_lo, ours_hi], [lo, hi]))  # fmt: skip
     dp.forward_kinematics(model, data, q)
+    out["collisions"] = _compare_collisions(model, data, reading, ref_ours, ref_theirs, size)
     body_of = {f.name: f.body for f in model.frames if f.type == "body"}
     for k in range(model.njoints):  # each body against the links merged into it (body 0: those welded to the world)
         parts = []
@@ -132,6 +145,44 @@ def compare(model: dp.Model, reading: dict) -> dict[str, float]:
         if k > 0:  # the world's body keeps no rotational inertia: it moves nothing
             out["inertia"] = max(out["inertia"], _close(R @ model.inertias[k] @ R.T, I2))
     return out
+
+
+def _compare_collisions(model, data, reading, ref_ours, ref_theirs, size) -> float:
+    """Each collision libsdformat reads against ours: every box, sphere, cylinder and capsule that touches something
+    is here (a mesh where its file is in the corpus), of the same size, bits, friction and pose; none is here that
+    libsdformat does not read.  Returns the largest relative pose difference."""
+    ours = {c.name: c for c in model.collisions}
+    theirs = {f"{link['name']}::{c['name']}": c for link in reading["links"] for c in link["collisions"]}
+    selfish = {f"{link['name']}::{c['name']}" for link in reading["links"] for c in link["collisions"]
+               if link["self_collide"] or reading["self_collide"]}  # fmt: skip
+    assert set(ours) <= set(theirs), f"collisions libsdformat does not read: {sorted(set(ours) - set(theirs))}"
+    worst = 0.0
+    for name, c in theirs.items():
+        if c["bitmask"] == 0 or c["type"] not in ("box", "sphere", "cylinder", "capsule", "mesh"):
+            assert name not in ours, f"collision {name!r} ({c['type']}, bitmask {c['bitmask']}) touches nothing"
+            continue
+        if c["type"] == "mesh" and name not in ours:  # its file is not in the corpus (left out with a warning)
+            continue
+        mine = ours[name]
+        kind = type(mine.shape).__name__.lower()
+        assert kind == c["type"], f"{name}: {kind}, libsdformat reads a {c['type']}"
+        size_ours = {
+            "box": lambda s: s.size,
+            "sphere": lambda s: [s.radius],
+            "mesh": lambda s: s.scale,
+            "cylinder": lambda s: [s.radius, s.length],
+            "capsule": lambda s: [s.radius, s.length],
+        }[kind]
+        assert _close(size_ours(mine.shape), c["size"]) <= TOL, (name, size_ours(mine.shape), c["size"])
+        assert mine.friction == c["mu"], (name, mine.friction, c["mu"])
+        bits = (c["bitmask"], c["bitmask"]) if name in selfish else (1, 0)
+        assert (mine.group, mine.mask) == bits, (name, mine.group, mine.mask, bits)
+        COMPARED[kind] += 1
+        k = mine.body
+        R, p = _relative(ref_ours, (data.oR[k] @ mine.rotation, data.oR[k] @ mine.translation + data.op[k]))
+        R2, p2 = _relative(ref_theirs, _pose(c["pose"]))
+        worst = max(worst, _close(R, R2), _close(p, p2, size))
+    return worst
 
 
 def reason(message: str) -> str | None:

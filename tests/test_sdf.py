@@ -628,3 +628,84 @@ def test_xml_defects_tinyxml_reads_past_are_read_past_with_a_warning(tmp_path):
     path.write_text(path.read_text().replace("</plugin>", "</plugin"))
     with pytest.raises(dp.ModelError, match="malformed XML"):
         dp.load_sdf(path)
+
+
+COLLISIONS_SDF = """<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="two">
+    <self_collide>{self_collide}</self_collide>
+    <link name="base">
+      <pose>0 0 1 0 0 0</pose>
+      <inertial><mass>2</mass><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial>
+      <collision name="hull">
+        <pose>0.1 0 0 0 0 1.5707963267948966</pose>
+        <geometry><box><size>0.4 0.2 0.1</size></box></geometry>
+        <surface><contact><collide_bitmask>0x03</collide_bitmask></contact>
+                 <friction><ode><mu>0.6</mu></ode></friction></surface>
+      </collision>
+      <collision name="floor"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision>
+      <collision name="ghost"><geometry><sphere><radius>0.1</radius></sphere></geometry>
+        <surface><contact><collide_bitmask>0</collide_bitmask></contact></surface></collision>
+    </link>
+    <frame name="tip" attached_to="arm"><pose relative_to="arm">0 0 -0.5 0 0 0</pose></frame>
+    <link name="arm">
+      <pose relative_to="base">0.3 0 0 0 0 0</pose>
+      <inertial><mass>1</mass><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial>
+      <collision name="rod">
+        <pose relative_to="tip">0 0 0.25 1.5707963267948966 0 0</pose>
+        <geometry><capsule><radius>0.05</radius><length>0.5</length></capsule></geometry>
+      </collision>
+      <collision name="foot"><geometry><mesh><uri>foot.stl</uri><scale>1 1 0.5</scale></mesh></geometry></collision>
+      <collision name="bad"><geometry><sphere><radius>-1</radius></sphere></geometry></collision>
+    </link>
+    <joint name="hinge" type="revolute">
+      <parent>base</parent><child>arm</child><axis><xyz>0 1 0</xyz></axis>
+    </joint>
+  </model>
+</sdf>
+"""
+
+
+@pytest.mark.parametrize("self_collide", ["false", "true"])
+def test_collisions_their_poses_bits_and_friction(tmp_path, self_collide):
+    """<collision>: a box, capsule and mesh posed through relative_to frames (world poses composed by hand), a hex
+    collide_bitmask, an ODE mu; which pairs touch follows self_collide; a plane and a bad radius are left out with
+    a warning (refused when strict), a bitmask of 0 touches nothing and is not read."""
+    import shutil
+
+    from conftest import ROOT
+
+    shutil.copy(ROOT / "tests" / "data" / "menagerie" / "wonik_allegro" / "assets" / "link_13.0.stl",
+                tmp_path / "foot.stl")  # fmt: skip
+    path = tmp_path / "two.sdf"
+    path.write_text(COLLISIONS_SDF.format(self_collide=self_collide))
+    with pytest.warns(dp.ModelWarning) as caught:
+        model = dp.load_sdf(path)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "'base::floor'" in messages and "a <plane> is not a shape" in messages
+    assert "'arm::bad'" in messages and "radius must be a positive number" in messages
+    with pytest.raises(dp.ModelError, match="is not a shape denoc_pin detects"):
+        dp.load_sdf(path, strict=True)
+    by = {c.name: c for c in model.collisions}
+    assert list(by) == ["base::hull", "arm::rod", "arm::foot"]
+    hull, rod, foot = by.values()
+    assert hull.shape == dp.Box((0.4, 0.2, 0.1)) and hull.friction == 0.6 and rod.friction == 1.0
+    assert rod.shape == dp.Capsule(0.05, 0.5) and foot.shape.scale == (1.0, 1.0, 0.5)
+    assert foot.shape.path == str((tmp_path / "foot.stl").resolve())
+    bits = (3, 3, 255, 255) if self_collide == "true" else (1, 0, 1, 0)
+    assert (hull.group, hull.mask, rod.group, rod.mask) == bits
+    data = model.create_data()
+    q = np.array([0.7])
+    dp.forward_kinematics(model, data, q)
+
+    def world(c):
+        return data.oR[c.body] @ c.rotation, data.oR[c.body] @ c.translation + data.op[c.body]
+
+    Rz = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    assert_close(world(hull)[0], Rz, 1e-12)
+    assert_close(world(hull)[1], [0.1, 0.0, 0.0], 1e-12)  # the root link, the fixed base, is the world's frame
+    Ry = pin.rpy.rpyToMatrix(0.0, 0.7, 0.0)  # the hinge turns the arm about y at (0.3, 0, 0)
+    Rx = pin.rpy.rpyToMatrix(np.pi / 2, 0.0, 0.0)
+    assert_close(world(rod)[0], Ry @ Rx, 1e-12)
+    assert_close(world(rod)[1], np.array([0.3, 0.0, 0.0]) + Ry @ [0.0, 0.0, -0.25], 1e-12)
+    assert_close(world(foot)[1], [0.3, 0.0, 0.0], 1e-12)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from sdf_corpus import TOL, compare, extract, load, reason
+from sdf_corpus import COMPARED, TOL, compare, extract, load, reason
 
 import denoc_pin as dp
 
@@ -89,3 +89,4 @@ def test_the_sdf_corpus_against_libsdformat(corpus):
     assert sum(sum(c.values()) for c in counts.values()) == len(reading) > 1000
     assert counts == EXPECTED, counts
     assert 0 < max(worst.values()) <= TOL
+    assert worst["collisions"] > 0 and min(COMPARED[k] for k in ("box", "sphere", "cylinder")) > 50, COMPARED

@@ -1,7 +1,8 @@
 """SDFormat → :class:`Model`, closed loops included, without Pinocchio's SDF support (its pip wheel has none).
 
 The subset robot files use, versions 1.3 (read as 1.4) to 1.12 (``docs/sdf.md``): one ``<model>`` (nested models
-flattened, their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>``, ``<inertial>`` and ``<visual>``,
+flattened, their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>``, ``<inertial>``, ``<visual>`` and
+``<collision>`` (``model.collisions``),
 ``<frame>``, and ``<joint>`` of types revolute, continuous, prismatic, ball, universal, fixed and gearbox;
 ``<include>``s expanded first (``model://`` in gz-sim's model paths), and in a world of static scenery its one
 moving model.
@@ -33,9 +34,11 @@ from ..core.joints import (
     UNIVERSAL,
     spellings,
 )
+from ..core.shapes import Box, Capsule, Collision, Cylinder, Mesh, Shape, Sphere
 from ..core.spatial import quaternion_rotation
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
+from .robots import mesh_file, mesh_folders
 from .urdf import body_inertias, check_inertia, rpy_matrix
 from .urdf_xml import parse_xml, quoted, robot_file
 
@@ -114,6 +117,7 @@ class _Doc:
     joints: list[_Joint] = field(default_factory=list)
     joint_of: dict[str, _Joint] = field(default_factory=dict)  # by scoped name
     lenient: list[str] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)  # where model:// is looked up
     _world: dict[str, Pose] = field(default_factory=dict)
 
     def where(self, name: str) -> str:
@@ -394,7 +398,7 @@ def _read(path: Path, model_name: str | None, strict: bool, paths=()) -> _Doc:
             raise ModelError(f"{path}: nested model {nested.get('name')!r} (line {nested.sourceline}) is static "
                              "(welded to the world inside a moving model): not read; weld it with a fixed "
                              "joint")  # fmt: skip
-    doc = _Doc(path, version, top.get("name") or path.stem, lenient=lenient)
+    doc = _Doc(path, version, top.get("name") or path.stem, lenient=lenient, paths=model_paths(paths))
     pose, rel = _pose(doc, top, "")
     if rel is not None:
         raise doc.error(top.find("pose"), "the top model's pose is in the world; relative_to is not allowed here")
@@ -773,6 +777,7 @@ def _build(doc: _Doc, parent_joint: dict, cut: list, root: str, attach, root_joi
             k = body_of[doc.link_of(name)]
             frames.append(Frame(name, k, *_relative(T_body[k], doc.world(name)), "op_frame"))
     mass, com, I_com = _inertias(doc, body_of, pose_in_body, len(names), strict)
+    collisions = _collisions(doc, body_of, pose_in_body)
     loops = [_loop_joint(doc, j) for j in cut]
     couplings = [_coupling(doc, j, body_of, joint_of_body) for j in doc.joints if j.type == "gearbox"]
     couplings += [JointCoupling(f"{j.name}_mimic", j.name, j.mimic[0], j.mimic[1], j.mimic[2])
@@ -786,7 +791,7 @@ def _build(doc: _Doc, parent_joint: dict, cut: list, root: str, attach, root_joi
             **{f: np.array(v, dtype=float) for f, v in limits.items()},
             name=doc.name, names=names, link_names=link_names, parents=parents, kinds=kinds, axes=axes, axes2=axes2,
             placement_rotation=PR, placement_translation=Pp, masses=mass, coms=com, inertias=I_com, frames=frames,
-            source=str(path),
+            source=str(path), collisions=collisions,
             loops=resolve_loops(doc.name, link_names, frames, loops, couplings, names, kinds),
         )  # fmt: skip
     except ModelError as e:
@@ -880,10 +885,7 @@ def sdf_visuals(model: Model, strict: bool = False, model_paths=()) -> list[tupl
         for el in doc.nodes[link].element.findall("visual"):
             name = f"{link}::{el.get('name', 'visual')}"
             try:
-                pose, rel = _pose(doc, el, doc.nodes[link].scope)
-                if rel is not None:
-                    target = doc.resolve(rel, doc.nodes[link].scope, el.find("pose"), "relative_to")
-                    pose = _relative(doc.world(link), compose_poses(doc.world(target), pose))
+                pose = _in_link(doc, link, el)
                 geometry = _geometry(doc, el.find("geometry"))
             except ModelError as e:
                 warnings.warn(f"not drawn: {e}", ModelWarning, stacklevel=2)
@@ -891,6 +893,97 @@ def sdf_visuals(model: Model, strict: bool = False, model_paths=()) -> list[tupl
             if geometry is not None:
                 out.append((name, k, compose_poses(T_link, pose), geometry))
     return out
+
+
+def _in_link(doc: _Doc, link: str, el) -> Pose:
+    """The pose of ``el`` (a link's ``<visual>`` or ``<collision>``) in the link frame, its ``relative_to``
+    resolved."""
+    pose, rel = _pose(doc, el, doc.nodes[link].scope)
+    if rel is not None:
+        target = doc.resolve(rel, doc.nodes[link].scope, el.find("pose"), "relative_to")
+        pose = _relative(doc.world(link), compose_poses(doc.world(target), pose))
+    return pose
+
+
+def _self_collide(el) -> bool:
+    return (el.findtext("self_collide") or "").strip().lower() in ("true", "1")
+
+
+def _collisions(doc: _Doc, body_of: dict, pose_in_body: dict) -> list[Collision]:
+    """Each link's ``<collision>`` on its body (``Model.collisions``).  ``collide_bitmask`` (default 0xff, as
+    libsdformat) and
+    ``self_collide`` (the link's or its model's, default false) decide which pairs touch, as Gazebo: links that
+    self-collide get group = mask = bitmask (they touch where their bitmasks share a bit), the others touch the ground
+    only (group 1, mask 0); a bitmask of 0 touches nothing and is not read.  friction: ``<surface><friction><ode>
+    <mu>`` (default 1).  A shape denoc_pin does not detect (plane, ellipsoid, heightmap, polyline) or a mesh not
+    found is left out with a warning (``doc.lenient``)."""
+    folders = [*doc.paths, *mesh_folders(doc.path)]
+    out: list[Collision] = []
+    for link in doc.links:
+        if link not in body_of:
+            continue
+        node = doc.nodes[link]
+        self_collide, model = _self_collide(node.element), doc.nodes[node.scope or "__model__"].element
+        while not self_collide and model is not None:  # the link's, or its model's, or an enclosing model's
+            self_collide, model = _self_collide(model), model.getparent()
+            model = model if model is not None and model.tag == "model" else None
+        for i, el in enumerate(node.element.findall("collision")):
+            name = f"{link}::{el.get('name') or f'collision_{i}'}"
+            contact = el.find("surface/contact/collide_bitmask")
+            try:
+                bitmask = 0xFF if contact is None else int((contact.text or "").strip(), 0)
+            except ValueError:
+                raise doc.error(contact, f"collide_bitmask {contact.text!r} is not an integer") from None
+            if bitmask == 0:
+                continue
+            mu = 1.0 if el.find("surface/friction/ode/mu") is None else _numbers(
+                doc, el.find("surface/friction/ode/mu"), 1)[0]  # fmt: skip
+            if not mu >= 0:
+                doc.lenient.append(f"collision {name!r} (line {el.sourceline}): a negative friction coefficient "
+                                   f"{mu}; it is left out")  # fmt: skip
+                continue
+            shape = _shape(doc, el, name, folders)
+            if shape is None:
+                continue
+            R, p = compose_poses(pose_in_body[link], _in_link(doc, link, el))
+            group, mask = (bitmask, bitmask) if self_collide else (1, 0)
+            out.append(Collision(name, link, body_of[link], shape, R, p, group=group, mask=mask, friction=mu))
+    return out
+
+
+def _shape(doc: _Doc, el, name: str, folders) -> Shape | None:
+    """The collision shape of ``el``'s ``<geometry>``, or None (left out, with a warning) for one not detected."""
+    geometry = el.find("geometry")
+    shape = next((g for g in (geometry if geometry is not None else []) if isinstance(g.tag, str)), None)
+    if shape is None:
+        doc.lenient.append(f"collision {name!r} (line {el.sourceline}) has no geometry: it is left out")
+        return None
+    try:
+        if shape.tag == "box":  # the specification's defaults where a size is missing
+            return Box(_numbers(doc, shape.find("size"), 3) if shape.find("size") is not None else (1.0, 1.0, 1.0))
+        if shape.tag == "sphere":
+            return Sphere(_number(doc, shape, "radius", 1.0))
+        if shape.tag in ("cylinder", "capsule"):
+            kind = Cylinder if shape.tag == "cylinder" else Capsule
+            return kind(_number(doc, shape, "radius", 0.5 if shape.tag == "capsule" else 1.0),
+                        _number(doc, shape, "length", 1.0))  # fmt: skip
+        if shape.tag == "mesh":
+            uri = (shape.findtext("uri") or "").strip()
+            source = next((a.get(SOURCE) for a in el.iterancestors() if a.get(SOURCE)), None)
+            found = mesh_file(uri, [Path(source).parent, *folders] if source else folders)
+            if found is None:
+                doc.lenient.append(f"collision {name!r} (line {el.sourceline}): mesh {uri!r} not found; it is left "
+                                   "out")  # fmt: skip
+                return None
+            scale = shape.find("scale")
+            return Mesh(found, _numbers(doc, scale, 3) if scale is not None else 1.0)
+    except ValueError as e:  # a bad shape (a ModelError too): left out, as URDF's; the dynamics do not read it
+        problem = str(e).split(": ", 1)[1] if isinstance(e, ModelError) else str(e)
+        doc.lenient.append(f"collision {name!r} (line {el.sourceline}): {problem}; it is left out")
+        return None
+    doc.lenient.append(f"collision {name!r} (line {el.sourceline}): a <{shape.tag}> is not a shape denoc_pin "
+                       "detects (box, sphere, cylinder, capsule, mesh); it is left out")  # fmt: skip
+    return None
 
 
 def _geometry(doc: _Doc, el) -> dict | None:

@@ -202,7 +202,8 @@ class Model:
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian: the cuts', then one per
       coupling); ``coupled``: the couplings resolved onto the bodies (``core.cuts.Coupling``).
     - ``collisions``: tuple of :class:`~denoc_pin.core.shapes.Collision`, the shapes the contacts are detected on
-      (``ModelBuilder.add_collision``; ``load_urdf`` reads ``<collision>``), each on a body at a placement in its
+      (``ModelBuilder.add_collision``; ``load_urdf`` and ``load_sdf`` read ``<collision>``, ``load_mjcf`` the geoms
+      that touch something), each on a body at a placement in its
       frame; ``simulate(..., ground=…)`` reads them.
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.

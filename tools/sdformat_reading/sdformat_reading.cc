@@ -5,7 +5,9 @@
 // For each FILE: whether libsdformat loads it (its first error otherwise) and, for every model (top-level or in a
 // world; nested models flattened with scoped names "outer::inner::link"), every link's pose in the model frame, its
 // mass, its inertial pose in the link frame and its moments about the centre of mass in that inertial frame, and every
-// joint's type, parent, child, frame pose in the model frame and axes (unit, in the model frame).  model:// URIs and
+// joint's type, parent, child, frame pose in the model frame and axes (unit, in the model frame), and every link's
+// self_collide and collisions: name, pose in the model frame, geometry (type and dimensions, a mesh's URI and scale),
+// collide_bitmask and the ODE friction mu; and the model's self_collide.  model:// URIs and
 // bare model names are looked up in the MODEL_PATHs, as gz-sim does.  Poses are [x, y, z, qw, qx, qy, qz].
 #include <sdf/sdf.hh>
 
@@ -44,6 +46,50 @@ static std::string vec(const ignition::math::Vector3d &v) {
   return "[" + num(v.X()) + "," + num(v.Y()) + "," + num(v.Z()) + "]";
 }
 
+static const char *geometry_type(sdf::GeometryType t) {
+  switch (t) {
+    case sdf::GeometryType::BOX: return "box";
+    case sdf::GeometryType::CAPSULE: return "capsule";
+    case sdf::GeometryType::CYLINDER: return "cylinder";
+    case sdf::GeometryType::ELLIPSOID: return "ellipsoid";
+    case sdf::GeometryType::HEIGHTMAP: return "heightmap";
+    case sdf::GeometryType::MESH: return "mesh";
+    case sdf::GeometryType::PLANE: return "plane";
+    case sdf::GeometryType::SPHERE: return "sphere";
+    case sdf::GeometryType::EMPTY: return "empty";
+    default: return "other";
+  }
+}
+
+// A collision's <surface><friction><ode><mu> as written (the specification's 1 where it is not).
+static double ode_mu(const sdf::Collision *c) {
+  sdf::ElementPtr e = c->Element();
+  for (const char *tag : {"surface", "friction", "ode", "mu"}) {
+    if (!e || !e->HasElement(tag)) return 1.0;
+    e = e->GetElement(tag);
+  }
+  return e->Get<double>();
+}
+
+static std::string collision_json(const sdf::Collision *c, const Pose &X, std::string &problem) {
+  Pose p;
+  auto errors = c->SemanticPose().Resolve(p, "__model__");
+  if (!errors.empty() && problem.empty()) problem = errors[0].Message();
+  std::ostringstream o;
+  const sdf::Geometry *g = c->Geom();
+  o << "{\"name\":" << quote(c->Name()) << ",\"pose\":" << pose(X * p) << ",\"type\":\""
+    << (g ? geometry_type(g->Type()) : "empty") << "\",\"size\":";
+  if (g && g->BoxShape()) o << vec(g->BoxShape()->Size());
+  else if (g && g->SphereShape()) o << "[" << num(g->SphereShape()->Radius()) << "]";
+  else if (g && g->CylinderShape()) o << "[" << num(g->CylinderShape()->Radius()) << "," << num(g->CylinderShape()->Length()) << "]";
+  else if (g && g->CapsuleShape()) o << "[" << num(g->CapsuleShape()->Radius()) << "," << num(g->CapsuleShape()->Length()) << "]";
+  else if (g && g->MeshShape()) o << vec(g->MeshShape()->Scale()) << ",\"uri\":" << quote(g->MeshShape()->Uri());
+  else o << "[]";
+  o << ",\"bitmask\":" << (c->Surface() && c->Surface()->Contact() ? c->Surface()->Contact()->CollideBitmask() : 0xffff)
+    << ",\"mu\":" << num(ode_mu(c)) << "}";
+  return o.str();
+}
+
 static const char *joint_type(sdf::JointType t) {
   switch (t) {
     case sdf::JointType::BALL: return "ball";
@@ -74,6 +120,11 @@ static void flatten(const sdf::Model *m, const Pose &X, const std::string &scope
       << ",\"inertial_pose\":" << pose(I.Pose()) << ",\"moi\":[";
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) o << (r || c ? "," : "") << num(moi(r, c));
+    sdf::ElementPtr le = l->Element();
+    o << "],\"self_collide\":" << (le && le->HasElement("self_collide") && le->Get<bool>("self_collide") ? "true" : "false")
+      << ",\"collisions\":[";
+    for (uint64_t k = 0; k < l->CollisionCount(); ++k)
+      o << (k ? "," : "") << collision_json(l->CollisionByIndex(k), X, problem);
     o << "]}";
     links.push_back(o.str());
   }
@@ -112,7 +163,8 @@ static std::string model_json(const sdf::Model *m) {
   std::string problem;
   flatten(m, Pose::Zero, "", links, joints, problem);
   std::ostringstream o;
-  o << "{\"name\":" << quote(m->Name()) << ",\"static\":" << (m->Static() ? "true" : "false") << ",\"problem\":"
+  o << "{\"name\":" << quote(m->Name()) << ",\"static\":" << (m->Static() ? "true" : "false")
+    << ",\"self_collide\":" << (m->SelfCollide() ? "true" : "false") << ",\"problem\":"
     << quote(problem) << ",\"links\":[";
   for (size_t i = 0; i < links.size(); ++i) o << (i ? "," : "") << links[i];
   o << "],\"joints\":[";
