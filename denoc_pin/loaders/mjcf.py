@@ -5,8 +5,8 @@ autolimits>``, ``<default>`` classes with ``class`` and ``childclass``, the ``<w
 orientation form, ``<inertial>`` or the inertia of the geoms, ``<joint>`` hinge, slide, ball and free (several in a
 body compose in order), ``<site>`` as frames, and ``<equality>`` ``connect`` (a spherical cut), ``weld`` (a fixed
 cut) and ``joint`` (a coupling); the geoms that touch something as ``model.collisions``.  What lies beyond the
-rigid-body dynamics (actuators, tendons, sensors, contacts,
-armature, damping, friction loss) is left out, with one warning listing it.
+rigid-body dynamics (actuators, tendons, sensors, contacts, armature, damping, friction loss) is left out, with one
+warning listing it.
 
 Bodies come in MuJoCo's order (depth first, file order), so v has MuJoCo's dof order; q differs only in the
 quaternions: a ball joint's (x, y, z, w) and a free joint's (x, y, z, qx, qy, qz, qw) in Pinocchio's layout, whose
