@@ -241,3 +241,113 @@ def test_the_falling_rope_stays_whole_in_the_picture(tmp_path):
         where = f"rows {rows.min()}-{rows.max()}, columns {cols.min()}-{cols.max()} of {h} x {w}"
         assert inside, f"t = {traj.t[k]:.2f} s: the rope leaves the picture ({where})"
         assert rope.mean() < 0.25 and (cols.max() - cols.min()) < 0.9 * w, f"t = {traj.t[k]:.2f} s: it fills it"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Contacts: the ground, the contact points and their forces (docs/contacts.md).
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _node_transform(viewer: Viewer, *path) -> np.ndarray:
+    from meshcat.servers.tree import find_node
+
+    node = find_node(viewer._scene.tree, ["meshcat", *path])
+    return np.array(umsgpack.unpackb(node.transform)["matrix"]).reshape(4, 4).T
+
+
+def _cube_on(ground, t_final=0.3):
+    b = dp.ModelBuilder("cube")
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.2**2 / 6, link="cube")
+    b.add_collision("cube", dp.Box((0.2, 0.2, 0.2)))
+    model = b.build()
+    q0 = dp.neutral(model)
+    q0[:3] = np.asarray(ground.normal) * (ground.height + 0.1)  # a face on the ground
+    q0[3:7] = pin.Quaternion(ground.frame).coeffs()
+    return model, dp.simulate(model, q0, np.zeros(6), t_final, 1e-3, ground=ground, progress=False)
+
+
+def test_contacts_are_drawn_at_their_points_along_their_forces():
+    """A cube resting on a tilted ground: the slab's top face lies in the plane {n·x = h} with its normal n; each
+    contact's dot is at its point, its arrow starts there along the force, as long as |f| / (m g) times the framed
+    radius; markers left over from a busier row shrink to nothing; the collision shape, not a primitive, is drawn."""
+    ground = dp.Ground(height=0.3, normal=(0.2, 0.0, 1.0), friction=1.0)
+    model, traj = _cube_on(ground)
+    v = Viewer(model)
+    assert [g.name for g in v.visual_model.geometryObjects] == [f"collision_{model.collisions[0].name}"]
+    row = traj.contacts[-2]
+    assert len(row["points"]) == 4
+    v.frame(traj.q[-1])
+    v.show_ground(traj.ground)
+    v.display(traj.q[-1], row)
+    n = np.asarray(ground.normal)
+    S = _node_transform(v, "denoc_pin", "ground")
+    thick = 0.02 * max(2.0, 8.0 * v._radius)
+    assert_close = np.testing.assert_allclose
+    assert_close(S[:3, 2], n, atol=1e-12)
+    assert_close(n @ (S[:3, 3] + 0.5 * thick * n), ground.height, atol=1e-12)
+    weight = model.masses.sum() * 9.81
+    for i, (p, f) in enumerate(zip(row["points"], row["forces"], strict=True)):
+        assert_close(_node_transform(v, "denoc_pin", "contacts", str(i), "point")[:3, 3], p, atol=1e-12)
+        shaft = _node_transform(v, "denoc_pin", "contacts", str(i), "shaft")
+        head = _node_transform(v, "denoc_pin", "contacts", str(i), "head")
+        axis = shaft[:3, 1]  # three.js cylinders lie along y: the scaled y column is the shaft
+        assert_close(axis / np.linalg.norm(axis), f / np.linalg.norm(f), atol=1e-12)
+        tip = head[:3, 3] + 0.5 * head[:3, 1]
+        assert_close(np.linalg.norm(tip - p), np.linalg.norm(f) / weight * v._radius, rtol=1e-12)
+        assert_close(shaft[:3, 3] - 0.5 * shaft[:3, 1], p, atol=1e-12)
+    v.display(traj.q[-1], {"points": row["points"][:1], "forces": row["forces"][:1]})
+    for i in range(1, 4):
+        for part in ("point", "shaft", "head"):
+            assert np.abs(_node_transform(v, "denoc_pin", "contacts", str(i), part)[:3, :3]).max() < 1e-8
+
+
+def test_a_contact_trajectory_animates_its_ground_and_contacts(tmp_path):
+    """save_html of a contact Trajectory draws the ground it ran on and animates every contact marker with the
+    model, one key per frame."""
+    model, traj = _cube_on(dp.Ground(), t_final=0.5)
+    v = Viewer(model)
+    html = v.save_html(tmp_path / "cube.html", traj=traj).read_text()
+    assert v.ground == traj.ground
+    commands = scene_commands(html)
+    assert any(c["type"] == "set_object" and c["path"].endswith("denoc_pin/ground") for c in commands)
+    tracks = [c for c in commands if c["type"] == "set_animation"][0]["animations"]
+    paths = {t["path"] for t in tracks}
+    assert {f"/meshcat/denoc_pin/contacts/{i}/{p}" for i in range(4) for p in ("point", "shaft", "head")} <= paths
+    assert all(len(t["clip"]["tracks"][0]["keys"]) == 16 for t in tracks)
+    with pytest.raises(TypeError, match="dp.Ground"):
+        v.show_ground((0, 0, 1))
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run installs it"
+)
+def test_the_ground_and_the_contact_forces_render_in_chromium(tmp_path):
+    """A ball at rest on the ground: the ground fills the lower half of the picture (against the page with it
+    hidden), the force arrow is drawn green, upright, through the see-through ball from its lowest point (against
+    the page with the contacts hidden)."""
+    b = dp.ModelBuilder("ball")
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.004, link="ball")
+    b.add_collision("ball", dp.Sphere(0.1))
+    model = b.build()
+    q0 = dp.neutral(model)
+    q0[2] = 0.1
+    traj = dp.simulate(model, q0, np.zeros(6), 0.2, 1e-3, ground=dp.Ground(), progress=False)
+    v = Viewer(model, ground=traj.ground)
+    v.display(traj.q[-1], traj.contacts[-2])
+    full = screenshot(v.save_html(tmp_path / "a.html"), tmp_path / "a.png")
+    v.meshcat["denoc_pin/contacts"].set_property("visible", False)
+    bare = screenshot(v.save_html(tmp_path / "b.html"), tmp_path / "b.png")
+    v.meshcat["denoc_pin/contacts"].set_property("visible", True)
+    v.meshcat["denoc_pin/ground"].set_property("visible", False)
+    v.meshcat["/Grid"].set_property("visible", False)
+    no_ground = screenshot(v.save_html(tmp_path / "c.html"), tmp_path / "c.png")
+    h, w = full.shape[:2]
+    ground = np.abs(full - no_ground).sum(axis=2) > 30
+    assert ground[h // 2 :].mean() > 0.5, f"the ground covers {ground[h // 2 :].mean():.0%} of the lower half"
+    arrow = np.abs(full - bare).sum(axis=2) > 30
+    rows, cols = np.nonzero(arrow)
+    assert arrow.sum() > 200, f"only {arrow.sum()} pixels show the contact"
+    green = full[arrow][:, 1] > full[arrow][:, 0]
+    assert green.mean() > 0.5, "the arrow is not green"
+    assert rows.max() - rows.min() > 8 * (cols.max() - cols.min() + 1) / 3, "the arrow is not upright"
+    assert abs(np.median(cols) - w / 2) < w / 10, "the arrow is not under the ball's centre"

@@ -187,6 +187,7 @@ class Trajectory:
     stats: dict | None = None  # adaptive methods: "steps" accepted, "fd_calls" (not saved)
     events: list | None = None  # simulate(events=…): dicts "t", "model", "kinetic_lost" (not saved)
     contacts: list | None = None  # simulate(ground=…): per row, the step's contacts (contact_run; not saved)
+    ground: object = None  # simulate(ground=…): the dp.Ground it ran on (the viewer draws it; not saved)
 
     def save(self, path) -> None:
         """Write a .npz file (``np.savez``)."""
@@ -365,7 +366,7 @@ def simulate(
         tau_c = tau if callable(tau) else (np.zeros(model.nv) if tau is None else vector(tau, model.nv, "tau"))
         t, Q, V, A, T, KE, PE, W, rows = simulate_contacts(model, q0, v0, nsteps, dt, tau_c, ground, contact,
                                                            int(record_every), progress)  # fmt: skip
-        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, contacts=rows)
+        return Trajectory(t, Q, V, A, T, _energies(KE, PE, W), model.name, contacts=rows, ground=ground)
     if events:
         options = {"method": method, "tau": tau, "progress": progress, "record_every": record_every,
                    "baumgarte": baumgarte, "rtol": rtol, "atol": atol}  # fmt: skip

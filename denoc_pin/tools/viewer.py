@@ -5,12 +5,20 @@ Geometry comes from two places:
 - the URDF's visual meshes and shapes (``pinocchio.buildGeomFromUrdf`` on the model's Pinocchio twin,
   ``package://`` paths resolved against the URDF's folders, example-robot-data and ``package_dirs``), or an SDF's
   (``loaders.sdf.sdf_visuals``, ``model://`` URIs resolved the same way);
-- primitives for every body that has no visual (generated models: rope, chains, ``ModelBuilder``
+- a body without visuals that has collision shapes (``model.collisions``: an MJCF's geoms, ``ModelBuilder``'s
+  ``add_collision``) is drawn by them;
+- primitives for every other body that has no visual (generated models: rope, chains, ``ModelBuilder``
   trees; bundled URDFs such as the gripper): a sphere at the joint and a cylinder from the joint to
   each child joint (to twice the centre of mass for a tip body, whose far end the model does not know).
 
 A closed loop's cut joint is marked by a red sphere on each side (C1 on link1, C2 on link2): they
 coincide when the loop is closed.
+
+With contacts (``docs/contacts.md``): the ground (a ``dp.Ground``, given to the viewer or carried by a contact
+``Trajectory``) is a grey slab under the model with meshcat's grid laid on it, tilted with its normal; each contact
+of a ``Trajectory.contacts`` row is a red dot at its point and a green arrow along the force the ground (or the other
+shape) applies there, the robot's weight m g drawn as long as the framed box's radius; collision shapes are
+see-through, so that the contacts inside them show.
 
 Drawing uses ``pinocchio.visualize.MeshcatVisualizer`` on ``dp.to_pinocchio(model)``, whose q/v layout is
 the model's.  The meshcat scene is recorded in this process (the tree the meshcat server keeps), so
@@ -29,6 +37,7 @@ import numpy as np
 
 from ..algorithms.configuration import neutral
 from ..algorithms.kinematics_api import forward_kinematics
+from ..core.shapes import Box, Capsule, Cylinder, Mesh, Sphere
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import mesh_file, mesh_folders
 from ..loaders.sdf import sdf_visuals
@@ -43,6 +52,10 @@ MAX_BODIES = 2000
 LINK_COLOR = (0.25, 0.45, 0.85, 1.0)
 JOINT_COLOR = (0.95, 0.55, 0.1, 1.0)
 CUT_COLOR = (0.9, 0.1, 0.1, 1.0)
+COLLISION_COLOR = (0.8, 0.8, 0.75, 0.55)  # see-through: the contacts inside show
+GROUND_COLOR = 0x9A9F9A
+POINT_COLOR = 0xD01A1A
+FORCE_COLOR = 0x1AA83A
 FPS = 30  # frames per second of an animation
 
 
@@ -218,6 +231,19 @@ def visual_model(model: Model, package_dirs=None):
         g = pin.GeometryObject(name, int(body), pin.SE3(np.asarray(R, float), np.asarray(p, float)), shape)
         g.meshColor = np.array(color)
         gm.addGeometryObject(g)
+        return g
+
+    shown = set()
+    for c in model.collisions:  # a body the file draws nothing of is drawn by its collision shapes
+        if c.body in drawn or c.body == 0:
+            continue
+        shape = _coal_shape(c.shape)
+        if shape is not None:
+            g = add(f"collision_{c.name}", c.body, c.rotation, c.translation, shape, COLLISION_COLOR)
+            if isinstance(c.shape, Mesh):
+                g.meshPath, g.meshScale = c.shape.path, np.asarray(c.shape.scale, float)
+            shown.add(c.body)
+    drawn |= shown
 
     children = [[] for _ in range(model.njoints)]
     for k in range(1, model.njoints):
@@ -236,6 +262,23 @@ def visual_model(model: Model, package_dirs=None):
         for side, (body, R, p) in enumerate(((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)), start=1):
             add(f"cut_{lp.name}_C{side}", body, R, p, coal.Sphere(2.0 * scale), CUT_COLOR)
     return pm, gm
+
+
+def _coal_shape(shape):
+    """The coal geometry that draws a collision shape (None for a mesh given by its vertices only)."""
+    import coal
+
+    if isinstance(shape, Sphere):
+        return coal.Sphere(shape.radius)
+    if isinstance(shape, Box):
+        return coal.Box(*shape.size)
+    if isinstance(shape, Capsule):
+        return coal.Capsule(shape.radius, shape.length)
+    if isinstance(shape, Cylinder):
+        return coal.Cylinder(shape.radius, shape.length)
+    if isinstance(shape, Mesh) and shape.path is not None:
+        return coal.MeshLoader().load(shape.path, np.asarray(shape.scale, float))
+    return None
 
 
 def _points(model: Model) -> np.ndarray:
@@ -271,10 +314,11 @@ class Viewer:
     ``save_html``.  ``package_dirs``: extra folders for the URDF's ``package://`` meshes.
     ``offset``: (3,) where the drawn scene sits in meshcat's world, minus the centre of the model's box at q = 0
     (meshcat's camera looks at the origin; ``frame``).  Objects added through ``viewer.meshcat`` under
-    ``"denoc_pin"`` move with the model.
+    ``"denoc_pin"`` move with the model.  ``ground``: a ``dp.Ground`` to draw (``show_ground``); ``display(q,
+    contacts)`` and ``animate`` of a contact ``Trajectory`` draw the contacts and their forces.
     """
 
-    def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None):
+    def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None, ground=None):
         meshcat = _import_meshcat()
         import pinocchio as pin
         from pinocchio.visualize import MeshcatVisualizer
@@ -301,7 +345,11 @@ class Viewer:
             self._viz.getViewerNodeName(g, pin.GeometryType.VISUAL) for g in self.visual_model.geometryObjects
         ]
         self._local_corners = None  # the shapes' boxes in their own frames, on first use (_drawn_corners)
+        self.ground = None
+        self._markers = 0  # contact markers made so far (_contact_markers)
         self.frame(_neutral(model))
+        if ground is not None:
+            self.show_ground(ground)
         self.display(_neutral(model))
 
     def close(self) -> None:
@@ -359,6 +407,7 @@ class Viewer:
         the camera about the origin and along its line of sight while it keeps meshcat's default place in the rig
         (3, 0, 1), from +x."""
         qs = np.atleast_2d(np.asarray(qs, dtype=float))
+        self._framed = qs
         p = np.vstack([self._drawn_corners(configuration(self.model, q)) for q in qs])
         if len(qs) == 1 and np.array_equal(qs[0], _neutral(self.model)):
             p = np.vstack([p, _points(self.model)])
@@ -366,6 +415,7 @@ class Viewer:
         centre = 0.5 * (lo + hi)
         radius = max(0.1, 0.5 * float(np.linalg.norm(hi - lo)))
         self.offset = -centre
+        self._centre, self._radius = centre, radius
 
         def moved(by) -> np.ndarray:
             T = np.eye(4)
@@ -377,6 +427,10 @@ class Viewer:
         # meshcat's grid is 20 m wide in cells of 0.5 m: scaled by a power of ten, so that cells are 5 cm under a
         # hand, 0.5 m under an arm, 5 m under a 100 m chain.
         grid = moved(-centre + [0.0, 0.0, min(0.0, float(lo[2]))])
+        if self.ground is not None:  # on the ground, lifted off its slab by a hair (no flicker)
+            R, o = self._ground_pose()
+            grid[:3, :3], grid[:3, 3] = R, o + 1e-3 * radius * R[:, 2] - centre
+            self._draw_ground()
         grid[:3, :3] *= 10.0 ** np.floor(np.log10(2.0 * radius))
         self.meshcat["/Grid"].set_transform(grid)
         # meshcat's vertical field of view is 75°: a sphere of radius r fits at r / sin(37.5°) = 1.64 r.
@@ -386,11 +440,94 @@ class Viewer:
         rig[:3, :3] *= 1.8 * radius / np.sqrt(10.0)
         self.meshcat["/Cameras/default"].set_transform(rig)
 
-    def display(self, q) -> None:
-        """Draw the model at configuration q (nq,)."""
+    def show_ground(self, ground) -> None:
+        """Draw ``ground`` (a ``dp.Ground``): a grey slab about the model's box projected on the plane, 4 times the
+        box's diameter wide (at least 2 m), meshcat's grid laid on it; re-centred whenever the view is framed."""
+        from ..core.shapes import Ground
+
+        if not isinstance(ground, Ground):
+            raise TypeError(f"show_ground needs a dp.Ground, got {type(ground).__name__}")
+        self.ground = ground
+        self.frame(self._framed if hasattr(self, "_framed") else _neutral(self.model))
+
+    def _ground_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """(R, o): the ground's frame (t₁, t₂, n) and the point of the plane under the framed box's centre."""
+        n, R = np.asarray(self.ground.normal), self.ground.frame
+        c = self._centre
+        return R, c - (n @ c - self.ground.height) * n
+
+    def _draw_ground(self) -> None:
+        meshcat = _import_meshcat()
+        g = meshcat.geometry
+        side = max(2.0, 8.0 * self._radius)
+        thick = 0.02 * side
+        R, o = self._ground_pose()
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = R, o - 0.5 * thick * R[:, 2]
+        node = self.meshcat["denoc_pin/ground"]
+        node.set_object(g.Box([side, side, thick]), g.MeshLambertMaterial(color=GROUND_COLOR))
+        node.set_transform(T)
+
+    def _contact_markers(self, count: int) -> None:
+        """At least ``count`` contact markers under ``denoc_pin/contacts/i``: a dot, and an arrow (a unit shaft and a
+        head, three.js cylinders along y) scaled per contact by ``_contact_transforms``."""
+        g = _import_meshcat().geometry
+        r = 0.03 * self._radius
+        for i in range(self._markers, count):
+            node = self.meshcat[f"denoc_pin/contacts/{i}"]
+            node["point"].set_object(g.Sphere(r), g.MeshLambertMaterial(color=POINT_COLOR))
+            node["shaft"].set_object(g.Cylinder(1.0, 0.4 * r), g.MeshLambertMaterial(color=FORCE_COLOR))
+            node["head"].set_object(g.Cylinder(1.0, radiusTop=0.0, radiusBottom=r), g.MeshLambertMaterial(
+                color=FORCE_COLOR))  # fmt: skip
+        self._markers = max(self._markers, count)
+
+    def _contact_transforms(self, contacts) -> list[tuple[str, np.ndarray]]:
+        """(path, 4 x 4 transform) of every contact marker for one ``Trajectory.contacts`` row: the dot at each
+        point, the arrow along its force (length |f| / (m g) times the framed box's radius), unused markers shrunk
+        to nothing."""
+        points = np.asarray(contacts["points"], dtype=float).reshape(-1, 3)
+        forces = np.asarray(contacts["forces"], dtype=float).reshape(-1, 3)
+        self._contact_markers(len(points))
+        weight = float(np.sum(self.model.masses)) * max(float(np.linalg.norm(self.model.gravity)), 1e-9)
+        per_newton = self._radius / max(weight, 1e-12)
+        head = 0.1 * self._radius
+        hidden = np.diag([1e-9, 1e-9, 1e-9, 1.0])
+        out = []
+        for i in range(self._markers):
+            base = f"denoc_pin/contacts/{i}"
+            if i >= len(points):
+                out += [(f"{base}/{part}", hidden) for part in ("point", "shaft", "head")]
+                continue
+            dot = np.eye(4)
+            dot[:3, 3] = points[i]
+            out.append((f"{base}/point", dot))
+            f = forces[i]
+            length = per_newton * float(np.linalg.norm(f))
+            if length < 1e-9 * self._radius:
+                out += [(f"{base}/shaft", hidden), (f"{base}/head", hidden)]
+                continue
+            A = _frame_axes(f / np.linalg.norm(f))
+            R = np.column_stack([A[:, 1], A[:, 2], A[:, 0]])  # y along the force (a cyclic turn: a rotation)
+            shaft_len = max(length - head, 0.0)
+            for part, size, at in (
+                ("shaft", shaft_len, 0.5 * shaft_len),
+                ("head", min(head, length), shaft_len + 0.5 * min(head, length)),
+            ):
+                T = np.eye(4)
+                T[:3, :3] = R @ np.diag([1.0, max(size, 1e-9), 1.0])
+                T[:3, 3] = points[i] + at * R[:, 1]
+                out.append((f"{base}/{part}", T))
+        return out
+
+    def display(self, q, contacts=None) -> None:
+        """Draw the model at configuration q (nq,); with ``contacts`` (a ``Trajectory.contacts`` row, or a dict of
+        "points" and "forces" (k, 3), world), its contact points and forces too."""
         q = configuration(self.model, q)
         for path, g, M in zip(self._paths, self.visual_model.geometryObjects, self._placements(q), strict=True):
             self.meshcat[path].set_transform(_scaled(M, g.meshScale))
+        if contacts is not None:
+            for path, T in self._contact_transforms(contacts):
+                self.meshcat[path].set_transform(T)
 
     def _frames(self, traj, speed: float):
         """Indices into ``traj`` of the animation frames, FPS per second of wall time at ``speed``."""
@@ -409,10 +546,12 @@ class Viewer:
     def play(self, traj, speed: float = 1.0) -> None:
         """Play a :class:`Trajectory` in the live viewer in real time (× ``speed``), framed whole (``frame``)."""
         frames = self._frames(traj, speed)
+        self._ground_of(traj)
         self.frame(np.asarray(traj.q)[frames])
         start = time.perf_counter()
+        contacts = getattr(traj, "contacts", None)
         for i, k in enumerate(frames):
-            self.display(traj.q[k])
+            self.display(traj.q[k], None if contacts is None else contacts[k])
             delay = start + i / FPS - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
@@ -422,22 +561,36 @@ class Viewer:
         import meshcat.animation
 
         frames = self._frames(traj, speed)
+        self._ground_of(traj)
         self.frame(np.asarray(traj.q)[frames])
         anim = meshcat.animation.Animation(default_framerate=FPS)
         geometries = self.visual_model.geometryObjects
+        contacts = getattr(traj, "contacts", None)
+        if contacts is not None:  # every frame animates the same markers: as many as the busiest frame needs
+            self._contact_markers(max(len(contacts[k]["points"]) for k in frames))
         for i, k in enumerate(frames):
             placements = self._placements(configuration(self.model, traj.q[k]))
             with anim.at_frame(self.meshcat, i) as frame:
                 for path, g, M in zip(self._paths, geometries, placements, strict=True):
                     frame[path].set_transform(_scaled(M, g.meshScale))
+                for path, T in self._contact_transforms(contacts[k]) if contacts is not None else ():
+                    frame[path].set_transform(T)
         self.meshcat.set_animation(anim, play=True, repetitions=int(repetitions))
         return len(frames)
 
+    def _ground_of(self, traj) -> None:
+        """Draw the ground a contact trajectory ran on, unless one is drawn already."""
+        if self.ground is None and getattr(traj, "ground", None) is not None:
+            self.ground = traj.ground
+
     def save_html(self, path, traj=None, speed: float = 1.0) -> Path:
         """Write a self-contained HTML file (meshcat's viewer and the scene inlined; opens offline).
-        With ``traj``, the page plays it as an animation (its controls can replay it)."""
+        With ``traj``, the page plays it as an animation (its controls can replay it), with its ground and
+        contacts when it has them."""
         if traj is not None:
-            self.display(traj.q[0])
+            contacts = getattr(traj, "contacts", None)
+            self._ground_of(traj)
+            self.display(traj.q[0], None if contacts is None else contacts[0])
             self.animate(traj, speed, repetitions=1)
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
