@@ -24,7 +24,7 @@ from numba import njit
 
 from ..core.shapes import BOX, CAPSULE, COL, CYLINDER, MESH, SPHERE, Box, Capsule, Cylinder, Sphere, may_touch
 
-__all__ = ["PATCH_POINTS", "ground_capacity", "ground_contacts", "pair_contacts", "reduce_patch"]
+__all__ = ["PATCH_POINTS", "coal_geometry", "ground_capacity", "ground_contacts", "pair_contacts", "reduce_patch"]
 
 PATCH_POINTS = 5
 """The most contact points one mesh patch keeps: its deepest vertex and four extremes."""
@@ -178,14 +178,17 @@ class PairDetector:
         self.pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
                       if may_touch(cols[i], cols[j], model.parents)]  # fmt: skip
         used = sorted({i for p in self.pairs for i in p})
-        self.shapes = {i: _coal_shape(coal, cols[i].shape) for i in used}
+        self.shapes = {i: coal_geometry(cols[i].shape) for i in used}
         self.request = coal.CollisionRequest()
         self.request.security_margin = float(margin)
         self.request.num_max_contacts = 1
         self.patch_request = coal.ContactPatchRequest()
 
 
-def _coal_shape(coal, shape):
+def coal_geometry(shape):
+    """The coal geometry of a collision shape: its primitive, or a mesh's convex hull (what the contacts touch)."""
+    import coal
+
     if isinstance(shape, Sphere):
         return coal.Sphere(shape.radius)
     if isinstance(shape, Box):

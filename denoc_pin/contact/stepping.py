@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..algorithms.api import forward_dynamics, gim_inverse
 from ..algorithms.configuration import integrate
@@ -34,7 +35,7 @@ from ..model import Model, ModelError
 from .detection import PairDetector, ground_capacity, ground_contacts, pair_contacts
 from .solvers import solve_admm, solve_pgs
 
-__all__ = ["SOLVERS", "ContactSettings", "ContactStepper"]
+__all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "contact_jacobian"]
 
 SOLVERS = ("admm", "pgs")
 
@@ -79,8 +80,28 @@ class ContactSettings:
                                  f"0; got {self.compliance!r}")  # fmt: skip
 
 
-def _skew(x):
-    return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
+@njit(cache=True)
+def contact_jacobian(Jall, support, bodies, pts, frames, J):
+    """J (3 k, nv): per contact i, frame i's axes (t₁, t₂, n) applied to the velocity of point x_i on body
+    ``bodies[i, 1]`` relative to body ``bodies[i, 0]``, column by column: ẋ = v_o + ω × x gives the column
+    J_v − x × J_ω of each body's ``support`` (Jall: (6, nv) [linear; angular] world Jacobians about the world
+    origin; body 0, the world, moves nothing)."""
+    J[:] = 0.0
+    for i in range(pts.shape[0]):
+        x0, x1, x2 = pts[i, 0], pts[i, 1], pts[i, 2]
+        for c in range(Jall.shape[1]):
+            u0 = u1 = u2 = 0.0
+            for s in range(2):
+                b = bodies[i, s]
+                if b == 0 or not support[b, c]:
+                    continue
+                sign = -1.0 if s == 0 else 1.0
+                w0, w1, w2 = Jall[3, c], Jall[4, c], Jall[5, c]
+                u0 += sign * (Jall[0, c] - (x1 * w2 - x2 * w1))
+                u1 += sign * (Jall[1, c] - (x2 * w0 - x0 * w2))
+                u2 += sign * (Jall[2, c] - (x0 * w1 - x1 * w0))
+            for a in range(3):
+                J[3 * i + a, c] = frames[i, 0, a] * u0 + frames[i, 1, a] * u1 + frames[i, 2, a] * u2
 
 
 class ContactStepper:
@@ -159,17 +180,9 @@ class ContactStepper:
         relative to the first: J_x = J_v − [x]× J_ω on each body's support (joint_jacobians, world, about the
         origin)."""
         Jall = joint_jacobians(self.model, self.data, q)
-        k = len(pts)
-        J = np.zeros((3 * k, self.nv))
-        for i in range(k):
-            Jx = np.zeros((3, self.nv))
-            S = _skew(pts[i])
-            for side, b in ((-1.0, bodies[i, 0]), (1.0, bodies[i, 1])):
-                if b == 0:
-                    continue
-                cols = self.support[b]
-                Jx[:, cols] += side * (Jall[:3, cols] - S @ Jall[3:, cols])
-            J[3 * i : 3 * i + 3] = frames[i].T @ Jx
+        J = np.empty((3 * len(pts), self.nv))
+        contact_jacobian(np.ascontiguousarray(Jall), self.support, bodies, np.ascontiguousarray(pts, dtype=float),
+                         np.ascontiguousarray(frames, dtype=float), J)  # fmt: skip
         return J
 
     def problem(self, q, v, tau) -> dict:

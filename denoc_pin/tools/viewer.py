@@ -37,7 +37,7 @@ import numpy as np
 
 from ..algorithms.configuration import neutral
 from ..algorithms.kinematics_api import forward_kinematics
-from ..core.shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from ..contact.detection import coal_geometry
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import mesh_file, mesh_folders
 from ..loaders.sdf import sdf_visuals
@@ -237,12 +237,8 @@ def visual_model(model: Model, package_dirs=None):
     for c in model.collisions:  # a body the file draws nothing of is drawn by its collision shapes
         if c.body in drawn or c.body == 0:
             continue
-        shape = _coal_shape(c.shape)
-        if shape is not None:
-            g = add(f"collision_{c.name}", c.body, c.rotation, c.translation, shape, COLLISION_COLOR)
-            if isinstance(c.shape, Mesh):
-                g.meshPath, g.meshScale = c.shape.path, np.asarray(c.shape.scale, float)
-            shown.add(c.body)
+        add(f"collision_{c.name}", c.body, c.rotation, c.translation, coal_geometry(c.shape), COLLISION_COLOR)
+        shown.add(c.body)
     drawn |= shown
 
     children = [[] for _ in range(model.njoints)]
@@ -262,23 +258,6 @@ def visual_model(model: Model, package_dirs=None):
         for side, (body, R, p) in enumerate(((cut.body1, cut.R1, cut.p1), (cut.body2, cut.R2, cut.p2)), start=1):
             add(f"cut_{lp.name}_C{side}", body, R, p, coal.Sphere(2.0 * scale), CUT_COLOR)
     return pm, gm
-
-
-def _coal_shape(shape):
-    """The coal geometry that draws a collision shape (None for a mesh given by its vertices only)."""
-    import coal
-
-    if isinstance(shape, Sphere):
-        return coal.Sphere(shape.radius)
-    if isinstance(shape, Box):
-        return coal.Box(*shape.size)
-    if isinstance(shape, Capsule):
-        return coal.Capsule(shape.radius, shape.length)
-    if isinstance(shape, Cylinder):
-        return coal.Cylinder(shape.radius, shape.length)
-    if isinstance(shape, Mesh) and shape.path is not None:
-        return coal.MeshLoader().load(shape.path, np.asarray(shape.scale, float))
-    return None
 
 
 def _points(model: Model) -> np.ndarray:
