@@ -189,8 +189,16 @@ def test_ilqr_example(tmp_path):
     assert out["panda"]["terminal_cost"] < 0.1  # ½ 1e4 |hand error|²: within 5 mm of the target
 
 
-def test_contact_scenes_meet_their_closed_forms(capsys):
+def test_contact_scenes_meet_their_closed_forms(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["contact_scenes.py", "--html", str(tmp_path)])
     runpy.run_path(str(ROOT / "examples" / "contact_scenes.py"), run_name="__main__")
+    from test_viewer import scene_commands
+
+    for page in ("ball", "cube"):  # each page draws its ground and animates its contacts
+        commands = scene_commands((tmp_path / f"{page}.html").read_text())
+        assert any(c["type"] == "set_object" and c["path"].endswith("denoc_pin/ground") for c in commands)
+        tracks = [c for c in commands if c["type"] == "set_animation"][0]["animations"]
+        assert any(t["path"].endswith("denoc_pin/contacts/0/shaft") for t in tracks)
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     np.testing.assert_allclose(out["apexes"], [0.25, 0.0625, 0.015625], rtol=0.01)
     assert abs(out["slid"] / (1 / (2 * 0.4 * 9.81)) - 1) < 0.01
