@@ -3,6 +3,8 @@ Pinocchio 4.1's own on the same problems, the Delassus matrix against ``computeD
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -367,6 +369,52 @@ def test_collisions_travel_with_the_model():
                    pickle.loads(pickle.dumps(m))):  # fmt: skip
         same = [(c.name, c.body, c.shape) for c in m.collisions]
         assert [(c.name, c.body, c.shape) for c in edited.collisions] == same
+
+
+def _world_collisions(model, q) -> dict:
+    data = model.create_data()
+    dp.forward_kinematics(model, data, q)
+    return {c.name: (data.oR[c.body] @ c.rotation, data.oR[c.body] @ c.translation + data.op[c.body], c)
+            for c in model.collisions}  # fmt: skip
+
+
+def test_collisions_travel_through_lock_joints_and_attach():
+    """lock_joints merges a locked link, its shapes with it; attach brings the tool's shapes, names prefixed: every
+    shape is where it was in the world, with its shape, bits and friction."""
+    from conftest import ROOT
+
+    from denoc_pin.simulation.edits import transfer_state
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)  # actuators, armature: beyond the rigid bodies
+        m = dp.load_mjcf(ROOT / "tests" / "data" / "menagerie" / "unitree_go2" / "go2.xml")
+    rng = np.random.default_rng(3)
+    q = dp.neutral(m)
+    q[:3], q[3:7] = (0.1, -0.2, 0.3), pin.Quaternion(pin.rpy.rpyToMatrix(0.1, -0.2, 0.3)).coeffs()
+    q[7:] = rng.uniform(-0.5, 0.5, m.nq - 7)
+    before = _world_collisions(m, q)
+    locked = dp.lock_joints(m, ["FL_calf_joint", "RR_thigh_joint"], q)
+    q_locked = transfer_state(m, locked, q, np.zeros(m.nv))[0]
+    after = _world_collisions(locked, q_locked)
+    assert after.keys() == before.keys()
+    for name, (R, p, c) in before.items():
+        R2, p2, c2 = after[name]
+        np.testing.assert_allclose(R2, R, atol=1e-12)
+        np.testing.assert_allclose(p2, p, atol=1e-12)
+        assert (c2.shape, c2.group, c2.mask, c2.friction) == (c.shape, c.group, c.mask, c.friction)
+    foot = next(c for c in locked.collisions if c.name == "FL")  # the calf merged into the thigh, its foot with it
+    assert foot.body == locked.link_names.index("FL_thigh")
+    tool = cube(0.5, 0.1, name="gripper")
+    X = (pin.rpy.rpyToMatrix(0.1, 0.2, 0.3), np.array([0.1, 0.0, 0.05]))
+    held = dp.attach(m, "base", tool, placement=X, prefix="tool_")
+    assert [c.name for c in held.collisions] == [c.name for c in m.collisions] + ["tool_" + tool.collisions[0].name]
+    q_held = transfer_state(m, held, q, np.zeros(m.nv))[0]
+    world = _world_collisions(held, q_held)
+    data = m.create_data()
+    base = dp.frame_placement(m, data, q, "base")
+    R, p, _ = world["tool_" + tool.collisions[0].name]
+    np.testing.assert_allclose(R, base[:3, :3] @ X[0], atol=1e-12)
+    np.testing.assert_allclose(p, base[:3, :3] @ X[1] + base[:3, 3], atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------

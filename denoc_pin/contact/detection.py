@@ -22,7 +22,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.shapes import BOX, CAPSULE, COL, CYLINDER, MESH, SPHERE, Box, Capsule, Cylinder, Sphere, may_touch
+from ..core.shapes import (
+    BOX,
+    CAPSULE,
+    COL,
+    CYLINDER,
+    MESH,
+    SPHERE,
+    Box,
+    Capsule,
+    Cylinder,
+    Sphere,
+    contact_frame,
+    may_touch,
+)
 
 __all__ = ["PATCH_POINTS", "coal_geometry", "ground_capacity", "ground_contacts", "pair_contacts", "reduce_patch"]
 
@@ -232,8 +245,7 @@ def pair_contacts(det: PairDetector, model, oR, op):
         if not pts:
             pts = [np.array(contact.pos, dtype=float)]
         P = np.array(pts)
-        t1 = np.cross(n, [1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.cross(n, [0.0, 1.0, 0.0])
-        t1 /= np.linalg.norm(t1)
-        for f, k in enumerate(reduce_patch(P, np.full(len(P), d), t1, np.cross(n, t1))):
+        F = contact_frame(n)
+        for f, k in enumerate(reduce_patch(P, np.full(len(P), d), F[:, 0], F[:, 1])):
             out.append((i, j, P[k], n, d, f))
     return out

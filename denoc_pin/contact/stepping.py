@@ -29,7 +29,7 @@ from numba import njit
 from ..algorithms.api import forward_dynamics, gim_inverse
 from ..algorithms.configuration import integrate
 from ..algorithms.kinematics_api import forward_kinematics, joint_jacobians
-from ..core.shapes import Ground, pack_collisions
+from ..core.shapes import Ground, contact_frame, pack_collisions
 from ..loops import loop_jacobian, loop_residual
 from ..model import Model, ModelError
 from .detection import PairDetector, ground_capacity, ground_contacts, pair_contacts
@@ -161,12 +161,9 @@ class ContactStepper:
         if self.pairs is not None:
             for i, j, x, n, d, f in pair_contacts(self.pairs, model, data.oR, data.op):
                 a, b = model.collisions[i], model.collisions[j]
-                e = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-                t1 = e - (e @ n) * n
-                t1 /= np.linalg.norm(t1)
                 bodies.append((a.body, b.body))
                 pts.append(x)
-                frames.append(np.column_stack([t1, np.cross(n, t1), n]))
+                frames.append(contact_frame(n))
                 depth.append(d)
                 mu.append(max(a.friction, b.friction))
                 keys.append(("pair", i, j, f))

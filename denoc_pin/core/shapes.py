@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
-           "Sphere", "may_touch", "pack_collisions"]  # fmt: skip
+           "Sphere", "contact_frame", "may_touch", "pack_collisions"]  # fmt: skip
 
 SPHERE, BOX, CAPSULE, CYLINDER, MESH = range(5)
 
@@ -290,8 +290,14 @@ class Ground:
     @property
     def frame(self) -> np.ndarray:
         """(3, 3): the contact frame's axes as columns (t₁, t₂, n), the same for every contact on this ground."""
-        n = np.asarray(self.normal)
-        e = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        t1 = e - (e @ n) * n  # the world's x (or y) laid on the plane: t₁ = x, t₂ = y on flat ground
-        t1 /= np.linalg.norm(t1)
-        return np.column_stack([t1, np.cross(n, t1), n])
+        return contact_frame(self.normal)
+
+
+def contact_frame(n) -> np.ndarray:
+    """(3, 3): a contact frame's axes as columns (t₁, t₂, n) about the unit normal n: t₁ is the world's x (or y, for
+    n near x) laid on the plane, so that t₁ = x, t₂ = y on flat ground."""
+    n = np.asarray(n, dtype=float)
+    e = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    t1 = e - (e @ n) * n
+    t1 /= np.linalg.norm(t1)
+    return np.column_stack([t1, np.cross(n, t1), n])

@@ -256,10 +256,27 @@ def lock_joints(model: Model, joints, q) -> Model:
             )
         b.add_coupling(c.name, c.joint, c.reference, c.multiplier, c.offset)
     b.add_passive(*(p for p in model.passive if model.joint_id(p) not in locked))
+    _copy_collisions(b, model)
     edited = b.build()
     if edited.loops:
         _refuse_rigid_loops(model, edited, names, q)
     return edited
+
+
+def _copy_collisions(b: ModelBuilder, model: Model, prefix: str = "") -> None:
+    """``model``'s collisions onto the builder's links of the same (prefixed) names, each at its placement in its
+    link's frame, so that a link merged into another body carries its shapes there."""
+    frames = {}
+    for f in model.frames:
+        frames.setdefault(f.name, f)
+    for c in model.collisions:
+        f = frames.get(c.link)
+        if f is None or f.body != c.body:  # given on a body index: the body's own link
+            f = frames[model.link_names[c.body]] if model.link_names[c.body] in frames else None
+        Rf, pf = (np.eye(3), np.zeros(3)) if f is None else (np.asarray(f.rotation), np.asarray(f.translation))
+        link = prefix + (model.link_names[c.body] if f is None else f.name)
+        R, p = Rf.T @ c.rotation, Rf.T @ (np.asarray(c.translation) - pf)
+        b.add_collision(link, c.shape, (R, p), name=prefix + c.name, group=c.group, mask=c.mask, friction=c.friction)
 
 
 def _refuse_rigid_loops(model: Model, edited: Model, names, q) -> None:
@@ -328,4 +345,6 @@ def attach(model: Model, parent_link, submodel: Model, placement=None, prefix: s
     for lp in submodel.loops:
         b.add_loop(prefix + lp.name, lp.type, prefix + lp.link1, prefix + lp.link2, lp.placement1, lp.placement2,
                    lp.axis, lp.axis2)  # fmt: skip
+    _copy_collisions(b, model)
+    _copy_collisions(b, submodel, prefix)
     return b.build()
