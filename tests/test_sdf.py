@@ -657,6 +657,8 @@ COLLISIONS_SDF = """<?xml version="1.0"?>
       </collision>
       <collision name="foot"><geometry><mesh><uri>foot.stl</uri><scale>1 1 0.5</scale></mesh></geometry></collision>
       <collision name="bad"><geometry><sphere><radius>-1</radius></sphere></geometry></collision>
+      <collision name="odd"><geometry><sphere><radius>0.1</radius></sphere></geometry>
+        <surface><contact><collide_bitmask>zz</collide_bitmask></contact></surface></collision>
     </link>
     <joint name="hinge" type="revolute">
       <parent>base</parent><child>arm</child><axis><xyz>0 1 0</xyz></axis>
@@ -669,8 +671,9 @@ COLLISIONS_SDF = """<?xml version="1.0"?>
 @pytest.mark.parametrize("self_collide", ["false", "true"])
 def test_collisions_their_poses_bits_and_friction(tmp_path, self_collide):
     """<collision>: a box, capsule and mesh posed through relative_to frames (world poses composed by hand), a hex
-    collide_bitmask, an ODE mu; which pairs touch follows self_collide; a plane and a bad radius are left out with
-    a warning (refused when strict), a bitmask of 0 touches nothing and is not read."""
+    collide_bitmask, an ODE mu; which pairs touch follows self_collide; a plane, a bad radius and a bitmask that is
+    not an integer are left out with a warning (refused when strict), a bitmask of 0 touches nothing and is not
+    read."""
     import shutil
 
     from conftest import ROOT
@@ -684,6 +687,7 @@ def test_collisions_their_poses_bits_and_friction(tmp_path, self_collide):
     messages = " ".join(str(w.message) for w in caught)
     assert "'base::floor'" in messages and "a <plane> is not a shape" in messages
     assert "'arm::bad'" in messages and "radius must be a positive number" in messages
+    assert "'arm::odd'" in messages and "collide_bitmask 'zz' is not an integer" in messages
     with pytest.raises(dp.ModelError, match="is not a shape denoc_pin detects"):
         dp.load_sdf(path, strict=True)
     by = {c.name: c for c in model.collisions}

@@ -933,7 +933,9 @@ def _collisions(doc: _Doc, body_of: dict, pose_in_body: dict) -> list[Collision]
             try:
                 bitmask = 0xFF if contact is None else int((contact.text or "").strip(), 0)
             except ValueError:
-                raise doc.error(contact, f"collide_bitmask {contact.text!r} is not an integer") from None
+                doc.lenient.append(f"collision {name!r} (line {el.sourceline}): collide_bitmask {contact.text!r} is "
+                                   "not an integer; it is left out")  # fmt: skip
+                continue
             if bitmask == 0:
                 continue
             mu = 1.0 if el.find("surface/friction/ode/mu") is None else _numbers(

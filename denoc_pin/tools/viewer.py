@@ -38,6 +38,7 @@ import numpy as np
 from ..algorithms.configuration import neutral
 from ..algorithms.kinematics_api import forward_kinematics
 from ..contact.detection import coal_geometry
+from ..core.shapes import Ground
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loaders.robots import mesh_file, mesh_folders
 from ..loaders.sdf import sdf_visuals
@@ -231,7 +232,6 @@ def visual_model(model: Model, package_dirs=None):
         g = pin.GeometryObject(name, int(body), pin.SE3(np.asarray(R, float), np.asarray(p, float)), shape)
         g.meshColor = np.array(color)
         gm.addGeometryObject(g)
-        return g
 
     shown = set()
     for c in model.collisions:  # a body the file draws nothing of is drawn by its collision shapes
@@ -422,12 +422,10 @@ class Viewer:
     def show_ground(self, ground) -> None:
         """Draw ``ground`` (a ``dp.Ground``): a grey slab about the model's box projected on the plane, 4 times the
         box's diameter wide (at least 2 m), meshcat's grid laid on it; re-centred whenever the view is framed."""
-        from ..core.shapes import Ground
-
         if not isinstance(ground, Ground):
             raise TypeError(f"show_ground needs a dp.Ground, got {type(ground).__name__}")
         self.ground = ground
-        self.frame(self._framed if hasattr(self, "_framed") else _neutral(self.model))
+        self.frame(self._framed)
 
     def _ground_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """(R, o): the ground's frame (t₁, t₂, n) and the point of the plane under the framed box's centre."""
