@@ -462,20 +462,21 @@ def test_collisions_read_as_mujoco_reads_them(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["unitree_go2/go2.xml", "anybotics_anymal_c/anymal_c.xml", "agility_cassie/cassie.xml",
-                                  "unitree_h1/h1.xml", "unitree_a1/a1.xml",
-                                  "boston_dynamics_spot/spot.xml"])  # fmt: skip
+                                  "unitree_h1/h1.xml", "unitree_a1/a1.xml", "boston_dynamics_spot/spot.xml",
+                                  "anybotics_anymal_b/anymal_b.xml", "agilex_piper/piper.xml"])  # fmt: skip
 def test_menagerie_collisions_as_mujoco_reads_them(name):
     """Menagerie robots' collision primitives against MuJoCo (its file compiled with the mesh geoms taken out:
     their mesh files are not bundled; the mesh path is proven on collisions.xml).  A collision mesh whose file is
-    missing, an ellipsoid, are left out with a warning."""
+    missing, an ellipsoid, a primitive MuJoCo fits to a mesh (piper's) are left out with a warning; anymal_b's geoms
+    give a quat over their class's euler, which MuJoCo takes as replacing it."""
     path = ROOT / "tests" / "data" / "menagerie" / name
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = dp.load_mjcf(path)
     left_out = [str(w.message) for w in caught if "left out" in str(w.message) and "collision" in str(w.message)]
     spec = mujoco.MjSpec.from_file(str(path))
-    for g in list(spec.geoms):
-        if g.type == mujoco.mjtGeom.mjGEOM_MESH:
+    for g in list(spec.geoms):  # meshes, and primitives MuJoCo fits to a mesh (left out here, with a warning)
+        if g.type == mujoco.mjtGeom.mjGEOM_MESH or g.meshname:
             spec.delete(g)
     for asset in [*spec.meshes, *spec.textures]:
         spec.delete(asset)
@@ -488,3 +489,6 @@ def test_menagerie_collisions_as_mujoco_reads_them(name):
     _assert_collisions_as_mujoco(model, m, np.random.default_rng(2))
     ellipsoids = sum(m.geom_type == mujoco.mjtGeom.mjGEOM_ELLIPSOID)
     assert sum("ellipsoid" in s for s in left_out) == ellipsoids
+    fitted = sum(bool(g.meshname) and g.type != mujoco.mjtGeom.mjGEOM_MESH and (g.contype or g.conaffinity)
+                 for g in mujoco.MjSpec.from_file(str(path)).geoms)  # fmt: skip
+    assert sum("fitted to mesh" in s for s in left_out) == fitted

@@ -38,6 +38,7 @@ MJCF_JOINT_TYPES = spellings("mjcf", roots=True)  # JOINTS' mjcf spellings: hing
 IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
 BODY_MAKERS = ("attach", "replicate", "composite", "flexcomp")  # MuJoCo 3's elements that make bodies: refused
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
+ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")  # one of them orients an element
 
 
 class _Reader:
@@ -202,9 +203,11 @@ class _Reader:
             chain.append(self.defaults.get(name, {}).get(el.tag, {}))
             name = self.parent_class.get(name)
         out = {}
-        for d in reversed(chain):
+        for d in [*reversed(chain), el.attrib]:  # a more specific orientation replaces the defaults' (MuJoCo's too)
+            if any(k in d for k in ORIENTATIONS):
+                for k in ORIENTATIONS:
+                    out.pop(k, None)
             out.update(d)
-        out.update(el.attrib)
         return out
 
     def numbers(self, el, attrs: dict, key: str, count, default=None) -> np.ndarray | None:
@@ -228,7 +231,7 @@ class _Reader:
     def orientation(self, el, attrs: dict) -> np.ndarray:
         """The rotation of ``quat`` (w x y z), ``axisangle``, ``euler`` (the compiler's eulerseq: lower case
         moving axes, upper case fixed), ``xyaxes`` or ``zaxis``; identity without any."""
-        given = [k for k in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if k in attrs]
+        given = [k for k in ORIENTATIONS if k in attrs]
         if len(given) > 1:
             raise self.error(el, f"more than one orientation: {', '.join(given)}")
         if not given:
@@ -555,6 +558,12 @@ class _Tree:
                 where = str(e).removeprefix(f"{reader.path}: ")
                 reader.lenient.append(f"{where}: geom {gname!r} (line {el.sourceline}) is left out of the collisions")
                 return
+        elif kind in ("sphere", "capsule", "cylinder", "box") and "mesh" in attrs and "size" not in attrs:
+            reader.lenient.append(
+                f"<geom> {gname!r} (line {el.sourceline}): a {kind} fitted to mesh "
+                f"{attrs['mesh']!r} (MuJoCo sizes it from the mesh) is not read as a collision; it is left out"
+            )
+            return
         elif kind in ("sphere", "capsule", "cylinder", "box"):
             size, in_body = _geom_frame(reader, el, attrs, kind)
             shape = {
