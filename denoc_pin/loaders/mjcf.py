@@ -73,22 +73,30 @@ class _Reader:
         self.mesh_cache: dict[str, tuple[float, np.ndarray, np.ndarray]] = {}
         self.mesh_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
+    def mesh_asset(self, name: str, geom) -> tuple[object, dict]:
+        """(element, attributes) of the ``<asset><mesh>`` named ``name``, which ``geom`` uses."""
+        if name not in self.meshes:
+            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
+        return self.meshes[name]
+
+    def mesh_path(self, attrs: dict) -> Path:
+        """A mesh's ``file``: as given if absolute, else in meshdir."""
+        file = Path(attrs["file"])
+        return file if file.is_absolute() else self.meshdir / file
+
     def mesh_geometry(self, name: str, geom, purpose: str) -> tuple[np.ndarray, np.ndarray]:
         """(vertices, faces) of mesh ``name`` as MuJoCo places them in a geom's frame (``scale``, ``refpos``,
         ``refquat``; from ``file`` or ``vertex``/``face``); ``purpose`` says in errors what needs them."""
-        if name not in self.meshes:
-            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
+        el, attrs = self.mesh_asset(name, geom)
         if name in self.mesh_data:
             return self.mesh_data[name]
-        el, attrs = self.meshes[name]
         scale = self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0))
         refpos = self.numbers(el, attrs, "refpos", 3, (0.0, 0.0, 0.0))
         refquat = self.numbers(el, attrs, "refquat", 4, (1.0, 0.0, 0.0, 0.0))
         if not np.linalg.norm(refquat) > 0:
             raise self.error(el, "refquat is zero")
         if "file" in attrs:
-            file = Path(attrs["file"])
-            file = file if file.is_absolute() else self.meshdir / file
+            file = self.mesh_path(attrs)
             if file.suffix.lower() not in (".stl", ".obj"):
                 raise self.error(el, f"{file.name}: only STL and OBJ meshes are read ({purpose})")
             if not file.is_file():
@@ -113,13 +121,10 @@ class _Reader:
     def collision_mesh(self, name: str, geom) -> Mesh:
         """Mesh ``name`` as a collision shape: a file only scaled is read at its first use (``Mesh``); one moved by
         ``refpos``/``refquat``, or given by its vertices, is read now."""
-        if name not in self.meshes:
-            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
-        el, attrs = self.meshes[name]
+        el, attrs = self.mesh_asset(name, geom)
         moved = "refpos" in attrs or "refquat" in attrs
         if "file" in attrs and not moved:
-            file = Path(attrs["file"])
-            file = file if file.is_absolute() else self.meshdir / file
+            file = self.mesh_path(attrs)
             if not file.is_file():
                 raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir})")
             return Mesh(file, self.numbers(el, attrs, "scale", 3, (1.0, 1.0, 1.0)))
@@ -128,11 +133,9 @@ class _Reader:
     def mesh_properties(self, name: str, geom) -> tuple[float, np.ndarray, np.ndarray]:
         """(volume or area, centre, inertia per unit density) of mesh ``name``, computed as MuJoCo does (its
         ``inertia`` mode, ``refpos``, ``refquat``, ``scale``; from ``file`` or ``vertex``/``face``)."""
-        if name not in self.meshes:
-            raise self.error(geom, f"mesh {name!r} is not in <asset>; meshes are: {quoted(self.meshes)}")
+        el, attrs = self.mesh_asset(name, geom)
         if name in self.mesh_cache:
             return self.mesh_cache[name]
-        el, attrs = self.meshes[name]
         mode = attrs.get("inertia", MESH_INERTIA[0])
         if mode not in MESH_INERTIA:
             raise self.error(el, f"inertia {mode!r}; mesh inertia modes are: {', '.join(MESH_INERTIA)}")

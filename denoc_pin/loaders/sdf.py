@@ -911,12 +911,11 @@ def _self_collide(el) -> bool:
 
 def _collisions(doc: _Doc, body_of: dict, pose_in_body: dict) -> list[Collision]:
     """Each link's ``<collision>`` on its body (``Model.collisions``).  ``collide_bitmask`` (default 0xff, as
-    libsdformat) and
-    ``self_collide`` (the link's or its model's, default false) decide which pairs touch, as Gazebo: links that
-    self-collide get group = mask = bitmask (they touch where their bitmasks share a bit), the others touch the ground
-    only (group 1, mask 0); a bitmask of 0 touches nothing and is not read.  friction: ``<surface><friction><ode>
-    <mu>`` (default 1).  A shape denoc_pin does not detect (plane, ellipsoid, heightmap, polyline) or a mesh not
-    found is left out with a warning (``doc.lenient``)."""
+    libsdformat) and ``self_collide`` (the link's or its model's, default false) decide which pairs touch, as Gazebo:
+    links that self-collide get group = mask = bitmask (they touch where their bitmasks share a bit), the others touch
+    the ground only (group 1, mask 0); a bitmask of 0 touches nothing and is not read.  friction:
+    ``<surface><friction><ode><mu>`` (default 1).  A shape denoc_pin does not detect (plane, ellipsoid, heightmap,
+    polyline) or a mesh not found is left out with a warning (``doc.lenient``)."""
     folders = [*doc.paths, *mesh_folders(doc.path)]
     out: list[Collision] = []
     for link in doc.links:
