@@ -79,6 +79,7 @@ from .loops import (
 )
 from .model import FRAME_TYPES, Data, Frame, MimicModel, Model, ModelError, ModelWarning
 from .simulation import (
+    JointPD,
     Trajectory,
     attach,
     inverse_dynamics_trajectory,
@@ -116,6 +117,7 @@ __all__ = [
     "FRAME_TYPES",
     "Frame",
     "Ground",
+    "JointPD",
     "InertiaWarning",
     "LOOP_TYPES",
     "JointCoupling",

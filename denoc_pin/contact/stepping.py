@@ -24,18 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from ..algorithms.api import forward_dynamics, gim_inverse
-from ..algorithms.configuration import integrate
-from ..algorithms.kinematics_api import forward_kinematics, joint_jacobians
-from ..core.shapes import Ground, contact_frame, pack_collisions
-from ..loops import loop_jacobian, loop_residual
+from ..algorithms.kinematics_api import forward_kinematics
+from ..core.shapes import CAPSULE, COL, MESH, SPHERE, Ground, contact_frame, pack_collisions
 from ..model import Model, ModelError
-from .detection import PairDetector, ground_capacity, ground_contacts, pair_contacts
-from .solvers import solve_admm, solve_pgs
+from ..model.status import raise_for_status
+from .detection import PairDetector, ground_capacity, pair_contacts
+from .kernel import GROUND, INFO, SETTINGS, contact_problem, contact_step
 
-__all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "contact_jacobian"]
+__all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "contact_buffers", "ground_numbers", "settings_numbers"]
 
 SOLVERS = ("admm", "pgs")
 
@@ -80,32 +77,9 @@ class ContactSettings:
                                  f"0; got {self.compliance!r}")  # fmt: skip
 
 
-@njit(cache=True)
-def contact_jacobian(Jall, support, bodies, pts, frames, J):
-    """J (3 k, nv): per contact i, frame i's axes (t₁, t₂, n) applied to the velocity of point x_i on body
-    ``bodies[i, 1]`` relative to body ``bodies[i, 0]``, column by column: ẋ = v_o + ω × x gives the column
-    J_v − x × J_ω of each body's ``support`` (Jall: (6, nv) [linear; angular] world Jacobians about the world
-    origin; body 0, the world, moves nothing)."""
-    J[:] = 0.0
-    for i in range(pts.shape[0]):
-        x0, x1, x2 = pts[i, 0], pts[i, 1], pts[i, 2]
-        for c in range(Jall.shape[1]):
-            u0 = u1 = u2 = 0.0
-            for s in range(2):
-                b = bodies[i, s]
-                if b == 0 or not support[b, c]:
-                    continue
-                sign = -1.0 if s == 0 else 1.0
-                w0, w1, w2 = Jall[3, c], Jall[4, c], Jall[5, c]
-                u0 += sign * (Jall[0, c] - (x1 * w2 - x2 * w1))
-                u1 += sign * (Jall[1, c] - (x2 * w0 - x0 * w2))
-                u2 += sign * (Jall[2, c] - (x0 * w1 - x1 * w0))
-            for a in range(3):
-                J[3 * i + a, c] = frames[i, 0, a] * u0 + frames[i, 1, a] * u1 + frames[i, 2, a] * u2
-
-
 class ContactStepper:
-    """The steps of one run: the model's packed collisions, the pairs that may touch, the warm starts."""
+    """The steps of one run (``kernel.contact_step``): the model's packed collisions, the pairs that may touch (coal,
+    in Python), the warm starts, and the buffers of the compiled step."""
 
     def __init__(self, model: Model, ground: Ground | None, settings: ContactSettings, dt: float):
         if not isinstance(model, Model):
@@ -119,144 +93,129 @@ class ContactStepper:
                              "or load a file with <collision> elements")  # fmt: skip
         self.model, self.ground, self.settings, self.dt = model, ground, settings, float(dt)
         self.data = model.create_data()
-        self.rows, self.verts = pack_collisions(model.collisions)
-        cap = ground_capacity(self.rows) if ground is not None else 0
-        self.X, self.D = np.empty((max(cap, 1), 3)), np.empty(max(cap, 1))
-        self.C, self.F = np.empty(max(cap, 1), dtype=np.int64), np.empty(max(cap, 1), dtype=np.int64)
-        self.pairs = PairDetector(model, settings.margin)
-        self.pairs = self.pairs if self.pairs.pairs else None
-        if ground is not None:
-            self.frame = ground.frame
-            self.n = np.ascontiguousarray(self.frame[:, 2])
-            self.t1, self.t2 = np.ascontiguousarray(self.frame[:, 0]), np.ascontiguousarray(self.frame[:, 1])
+        rows, verts = pack_collisions(model.collisions)
+        self.capacity = ground_capacity(rows) if ground is not None else 0
+        cap = max(self.capacity, 1)
+        self.det = (np.empty((cap, 3)), np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
+        pairs = PairDetector(model, settings.margin)
+        self.pairs = pairs if pairs.pairs else None
         # support[k]: the columns of v that move body k (its joint and its ancestors')
-        nv, support = model.nv, np.zeros((model.njoints, model.nv), dtype=bool)
+        support = np.zeros((model.njoints, model.nv), dtype=bool)
         for k in range(1, model.njoints):
             support[k] = support[model.parents[k]]
             support[k, model.idx_v[k] : model.idx_v[k] + model.nvs[k]] = True
-        self.support = support
-        self.nv = nv
-        self.warm: dict = {}
-        self.warm_loops = np.zeros(model.n_constraints)
+        # a ground feature's warm start: row woff[c] + feature of the table (a mesh: one a hull vertex)
+        features = np.array([_features(r) for r in rows], dtype=np.int64)
+        woff = np.concatenate([[0], np.cumsum(features)[:-1]]).astype(np.int64)
+        self.geo = (rows, verts, support, woff)
+        self.warm = (np.zeros((max(int(features.sum()), 1), 3)), np.full(max(int(features.sum()), 1), -10,
+                     dtype=np.int64), np.zeros(model.n_constraints))  # fmt: skip
+        self.warm_pairs: dict = {}
+        self.now = 0
+        self.gp, self.sp = ground_numbers(ground), settings_numbers(settings)
+        self.cb, self.lw = (model.constraint_buffer, self.data.lw) if model.n_constraints else (None, None)
+        self.cts = contact_buffers(cap)
+
+    def _pairs(self) -> tuple:
+        """The shape pairs' contacts at the kinematics in self.data, as ``kernel.contact_problem`` takes them."""
+        model, data = self.model, self.data
+        found = [] if self.pairs is None else pair_contacts(self.pairs, model, data.oR, data.op)
+        k = len(found)
+        pb, pk = np.empty((k, 2), dtype=np.int64), np.empty((k, 3), dtype=np.int64)
+        px, pf, pd, pmu, p0 = np.empty((k, 3)), np.empty((k, 3, 3)), np.empty(k), np.empty(k), np.zeros((k, 3))
+        for r, (i, j, x, n, d, f) in enumerate(found):
+            a, b = model.collisions[i], model.collisions[j]
+            pb[r], pk[r], px[r], pf[r], pd[r] = (a.body, b.body), (i, j, f), x, contact_frame(n), d
+            pmu[r] = max(a.friction, b.friction)
+            p0[r] = self.warm_pairs.get((i, j, f), 0.0)
+        if len(self.cts[0]) < self.capacity + k:
+            self.cts = contact_buffers(self.capacity + k)
+        return pb, pk, px, pf, pd, pmu, p0
 
     def contacts(self, q):
         """The contacts at q: (bodies (k, 2), points (k, 3), frames (k, 3, 3) with columns t₁, t₂, n, depths (k,),
         μ (k,), keys, restitution (k,)).  body 0 is the ground (the world)."""
-        model, data = self.model, self.data
-        forward_kinematics(model, data, q)
-        bodies, pts, frames, depth, mu, keys, rest = [], [], [], [], [], [], []
-        if self.ground is not None:
-            g = self.ground
-            k = ground_contacts(self.rows, self.verts, data.oR, data.op, self.n, self.t1, self.t2, g.height,
-                                self.settings.margin, self.X, self.D, self.C, self.F)  # fmt: skip
-            for i in range(k):
-                c = int(self.C[i])
-                bodies.append((0, model.collisions[c].body))
-                pts.append(self.X[i].copy())
-                frames.append(self.frame)
-                depth.append(self.D[i])
-                mu.append(g.friction)
-                keys.append(("ground", c, int(self.F[i])))
-                rest.append(g.restitution)
-        if self.pairs is not None:
-            for i, j, x, n, d, f in pair_contacts(self.pairs, model, data.oR, data.op):
-                a, b = model.collisions[i], model.collisions[j]
-                bodies.append((a.body, b.body))
-                pts.append(x)
-                frames.append(contact_frame(n))
-                depth.append(d)
-                mu.append(max(a.friction, b.friction))
-                keys.append(("pair", i, j, f))
-                rest.append(0.0)
-        k = len(pts)
-        return (np.array(bodies, dtype=np.int64).reshape(k, 2), np.array(pts).reshape(k, 3),
-                np.array(frames).reshape(k, 3, 3), np.array(depth), np.array(mu), keys, np.array(rest))  # fmt: skip
-
-    def jacobian(self, q, bodies, pts, frames) -> np.ndarray:
-        """(3 k, nv): per contact, the frame's (t₁, t₂, n) applied to the velocity of the point on the second body
-        relative to the first: J_x = J_v − [x]× J_ω on each body's support (joint_jacobians, world, about the
-        origin)."""
-        Jall = joint_jacobians(self.model, self.data, q)
-        J = np.empty((3 * len(pts), self.nv))
-        contact_jacobian(np.ascontiguousarray(Jall), self.support, bodies, np.ascontiguousarray(pts, dtype=float),
-                         np.ascontiguousarray(frames, dtype=float), J)  # fmt: skip
-        return J
+        P = self.problem(q, np.zeros(self.model.nv), np.zeros(self.model.nv))
+        return P["bodies"], P["points"], P["frames"], P["depths"], P["mu"], P["keys"], P["restitution"]
 
     def problem(self, q, v, tau) -> dict:
         """The step's problem from (q, v) under τ (module docstring): "G", "g", "mu", "nc" (contacts; their rows come
-        first), "J", "Y" = M⁻¹ Jᵀ, "v_free", and the contacts' "points", "frames", "depths", "keys", "bodies"."""
-        model, data, dt, st = self.model, self.data, self.dt, self.settings
-        a_free = forward_dynamics(model, data, q, v, tau)
-        v_free = v + dt * a_free
-        bodies, pts, frames, depth, mu, keys, rest = self.contacts(q)
-        nc = len(pts)
-        J = self.jacobian(q, bodies, pts, frames) if nc else np.zeros((0, self.nv))
-        nl = model.n_constraints
-        if nl:
-            J = np.vstack([J, loop_jacobian(model, q, data)])
-        m = len(J)
-        out = {"nc": nc, "J": J, "v_free": v_free, "mu": np.ascontiguousarray(mu, dtype=float), "points": pts,
-               "frames": frames, "depths": depth, "keys": keys, "bodies": bodies}  # fmt: skip
-        if m == 0:
-            return out | {"G": np.zeros((0, 0)), "g": np.zeros(0), "Y": np.zeros((self.nv, 0))}
-        Y = gim_inverse(model, data, q) @ J.T
-        G = J @ Y
-        g = J @ v_free
-        vn_before = J[2 : 3 * nc : 3] @ v  # the normal approach velocities v_n⁻ at the start of the step
-        R = np.zeros(m)
-        beta = st.stabilization
-        for i in range(nc):
-            d = depth[i]
-            if st.compliance is None:
-                low = -(max(d, 0.0) + beta * min(d, 0.0)) / dt
-                vb = vn_before[i]
-                if rest[i] > 0 and vb < -st.restitution_threshold and d + dt * vb < 0:
-                    # an impact within the step, seen from the gap d ≥ 0 the point is still at: it leaves with the
-                    # speed the rebound from the surface has at that height, v⁺² = e² v_imp² + 2 a_n d, where
-                    # v_imp² = v_n⁻² − 2 a_n d is the speed it reaches the surface with under the free acceleration a_n
-                    an = (g[3 * i + 2] - vb) / dt
-                    gap = max(d, 0.0)
-                    up = rest[i] ** 2 * (vb * vb - 2.0 * an * gap) + 2.0 * an * gap
-                    low = max(low, np.sqrt(max(up, 0.0)))
-                g[3 * i + 2] -= low
-            else:
-                kk, cc = st.compliance
-                g[3 * i + 2] += kk * d / (kk * dt + cc)
-                R[3 * i + 2] = 1.0 / (dt * (kk * dt + cc))
-        if nl:
-            g[3 * nc :] += loop_residual(model, q, data) / dt
-        G[np.diag_indices(m)] += R
-        return out | {"G": np.ascontiguousarray(G), "g": np.ascontiguousarray(g), "Y": Y}
+        first), "J", "Y" = M⁻¹ Jᵀ, "v_free", and the contacts' "points", "frames", "depths", "keys", "bodies",
+        "restitution"."""
+        q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
+        forward_kinematics(self.model, self.data, q)
+        pairs = self._pairs()
+        model, data = self.model, self.data
+        buffers = (model.mi, model.mf, data.ws, self.cb, self.lw, self.geo, self.gp, self.sp, pairs)
+        status, nc, J, Y, G, g, vf = contact_problem(*buffers, q, v, tau, self.dt, self.det, self.cts)
+        raise_for_status(model, status, q, v, tau, "tau")
+        bodies, pts, frames, depth, mu, rest, keys, _, _ = self.cts
+        return {"nc": nc, "J": J, "Y": Y, "G": G, "g": g, "v_free": vf, "mu": mu[:nc].copy(),
+                "points": pts[:nc].copy(), "frames": frames[:nc].copy(), "depths": depth[:nc].copy(),
+                "keys": _keys(keys[:nc]), "bodies": bodies[:nc].copy(), "restitution": rest[:nc].copy()}  # fmt: skip
 
     def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:
         """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring)."""
-        model, dt, st = self.model, self.dt, self.settings
-        P = self.problem(q, v, tau)
-        nc, keys, G, g, mu = P["nc"], P["keys"], P["G"], P["g"], P["mu"]
-        nl = model.n_constraints
-        m = len(g)
-        record = {k: P[k] for k in ("points", "frames", "depths", "keys", "bodies")}
-        record |= {"impulses": np.zeros((nc, 3)), "iterations": 0, "residual": 0.0, "primal": 0.0, "dual": 0.0,
-                   "complementarity": 0.0, "converged": True, "loop_impulses": np.zeros(nl)}  # fmt: skip
-        if m == 0:
-            return integrate(model, q, P["v_free"], dt), P["v_free"], record
-        lam = np.zeros(m)
-        if st.warm_start:
-            for i, key in enumerate(keys):
-                if key in self.warm:
-                    lam[3 * i : 3 * i + 3] = self.warm[key]
-            lam[3 * nc :] = self.warm_loops
-        sigma, stats = np.empty(m), np.zeros(5)
-        if st.solver == "pgs":
-            ok = solve_pgs(G, g, mu, nc, lam, st.tol, st.max_iter, sigma, stats)
-        else:
-            ok = solve_admm(G, g, mu, nc, lam, st.tol, st.max_iter, 0.0, 1e-6, sigma, stats)  # η on the scaled G
-        v_next = P["v_free"] + P["Y"] @ lam
-        q_next = integrate(model, q, v_next, dt)
-        imp = lam[: 3 * nc].reshape(nc, 3)
-        self.warm = {key: imp[i].copy() for i, key in enumerate(keys)}
-        self.warm_loops = lam[3 * nc :].copy()
-        record.update(impulses=imp.copy(), iterations=int(stats[0]), residual=float(stats[1]), primal=float(stats[2]),
-                      dual=float(stats[3]), complementarity=float(stats[4]), converged=bool(ok),
-                      loop_impulses=lam[3 * nc :].copy())  # fmt: skip
-        return q_next, v_next, record
+        model, data = self.model, self.data
+        q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
+        if self.pairs is not None:
+            forward_kinematics(model, data, q)
+        pairs = self._pairs()
+        q1, v1 = np.empty(model.nq), np.empty(model.nv)
+        self.now += 1
+        status = contact_step(model.mi, model.mf, data.ws, self.cb, self.lw, self.geo, self.gp, self.sp, pairs,
+                              self.warm, self.now, q, v, tau, self.dt, q1, v1, self.det, self.cts)  # fmt: skip
+        raise_for_status(model, status, q, v, tau, "tau")
+        bodies, pts, frames, depth, _, _, keys, imp, info = self.cts
+        nc = int(info[INFO["contacts"]])
+        self.warm_pairs = {tuple(int(x) for x in keys[i]): imp[i].copy() for i in range(nc) if keys[i, 0] >= 0}
+        stats = {k: float(info[INFO[k]]) for k in ("residual", "primal", "dual", "complementarity")}
+        record = {"points": pts[:nc].copy(), "frames": frames[:nc].copy(), "depths": depth[:nc].copy(),
+                  "keys": _keys(keys[:nc]), "bodies": bodies[:nc].copy(), "impulses": imp[:nc].copy(),
+                  "iterations": int(info[INFO["iterations"]]), "converged": bool(info[INFO["converged"]]),
+                  "loop_impulses": self.warm[2].copy()} | stats  # fmt: skip
+        return q1, v1, record
+
+
+def _features(row) -> int:
+    """How many features (corners, rim points, end caps, hull vertices) a packed collision has for warm starts."""
+    code = int(row[COL["code"]])
+    return int(row[COL["vcount"]]) if code == MESH else {SPHERE: 1, CAPSULE: 2}.get(code, 8)
+
+
+def _keys(keys) -> list:
+    """The compiled keys (−1, collision, feature) and (i, j, feature) as ("ground", c, f) and ("pair", i, j, f)."""
+    return [("ground", int(k[1]), int(k[2])) if k[0] < 0 else ("pair", int(k[0]), int(k[1]), int(k[2])) for k in keys]
+
+
+def contact_buffers(cap: int) -> tuple:
+    """One step's contacts as ``kernel.contact_problem`` fills them, for up to cap contacts: bodies, points, frames,
+    depths, μ, e, keys, impulses, and the step's ``INFO``."""
+    return (np.empty((cap, 2), dtype=np.int64), np.empty((cap, 3)), np.empty((cap, 3, 3)), np.empty(cap),
+            np.empty(cap), np.empty(cap), np.empty((cap, 3), dtype=np.int64), np.empty((cap, 3)),
+            np.zeros(INFO["width"]))  # fmt: skip
+
+
+def ground_numbers(ground: Ground | None) -> np.ndarray:
+    """The ground as ``kernel.GROUND`` lays it out (all zero: no ground)."""
+    gp = np.zeros(GROUND["width"])
+    if ground is not None:
+        F = ground.frame
+        gp[GROUND["on"]], gp[GROUND["height"]] = 1.0, ground.height
+        for name, col in (("t1", 0), ("t2", 1), ("n", 2)):
+            gp[GROUND[name] : GROUND[name] + 3] = F[:, col]
+        gp[GROUND["friction"]], gp[GROUND["restitution"]] = ground.friction, ground.restitution
+    return gp
+
+
+def settings_numbers(st: ContactSettings) -> np.ndarray:
+    """The settings as ``kernel.SETTINGS`` lays them out."""
+    sp = np.zeros(SETTINGS["width"])
+    values = {"solver": float(SOLVERS.index(st.solver)), "tol": st.tol, "max_iter": st.max_iter, "margin": st.margin,
+              "beta": st.stabilization, "threshold": st.restitution_threshold, "warm": float(st.warm_start),
+              "compliant": float(st.compliance is not None)}  # fmt: skip
+    if st.compliance is not None:
+        values["k"], values["c"] = (float(x) for x in np.asarray(st.compliance, dtype=float).reshape(2))
+    for name, x in values.items():
+        sp[SETTINGS[name]] = x
+    return sp

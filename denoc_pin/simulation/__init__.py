@@ -1,10 +1,12 @@
 """Simulation on the configuration space, and model edits for structure-varying systems (Isobe & Yagi)."""
 
+from .control import JointPD
 from .edits import attach, lock_joints, transfer_state, with_limits, with_loop, with_passive, without_loop
 from .simulate import METHODS, Trajectory, inverse_dynamics_trajectory, simulate
 from .step import STEP_METHODS, step, step_derivatives
 
 __all__ = [
+    "JointPD",
     "METHODS",
     "STEP_METHODS",
     "Trajectory",

@@ -1,15 +1,26 @@
-"""``simulate`` with contacts: the steps of ``contact.stepping`` at a fixed dt, a torque callback for feedback
-control, and what each step's contacts were (``Trajectory.contacts``)."""
+"""``simulate`` with contacts: the steps of ``contact.kernel`` at a fixed dt, and what each recorded step's contacts
+were (``Trajectory.contacts``).
+
+The run is one compiled loop (``contact.kernel.contact_run``) when nothing in it needs Python: τ None, constant or a
+``JointPD``, and no shape pairs (coal finds those).  Otherwise each step is one compiled call (``ContactStepper``),
+with the callback ``tau(t, q, v)`` and the pairs' detection in Python between them."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
 from ..algorithms.energy import energy
 from ..contact import ContactSettings, ContactStepper
+from ..contact.kernel import INFO, contact_run
 from ..model import Model, vector
+from ..model.status import NOT_FINITE, raise_for_status
+from .control import JointPD
 
 __all__ = ["simulate_contacts"]
+
+_FIGURES = ("iterations", "residual", "primal", "dual", "complementarity", "converged")
 
 
 def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground, contact, stride: int, progress):
@@ -17,18 +28,107 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
 
     A recorded row's contacts are those of the step that leaves its state: "points" (k, 3) world, "normals" (k, 3),
     "impulses" (k, 3) in the contact frame (t₁, t₂, n), "forces" (k, 3) world (the impulse over dt, on the second
-    body), "depths" (k,), "collisions" (the names of the shapes touching, "ground" for the plane), and the solve's
-    "iterations", "residual", "primal", "dual", "complementarity", "converged"."""
+    body), "depths" (k,), "collisions" (the names of the shapes touching, "ground" for the plane), "loop_impulses",
+    and the solve's "iterations", "residual", "primal", "dual", "complementarity", "converged"."""
     settings = ContactSettings() if contact is None else contact
     stepper = ContactStepper(model, ground, settings, dt)
+    if stepper.pairs is None and (isinstance(tau, JointPD) or not callable(tau)):
+        return _compiled(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
+    return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
+
+
+def _law(model: Model, tau) -> tuple:
+    if isinstance(tau, JointPD):
+        if tau.model is not model:
+            raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model simulated "
+                             f"({model.name!r})")  # fmt: skip
+        return tau.law()
+    zero = np.zeros(model.nv)
+    return zero, zero, np.zeros(model.nq), zero, np.array(tau, dtype=float), False
+
+
+def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: float, tau, stride: int, progress):
+    """``contact_run`` in chunks of whole strides, so that a progress bar can move between compiled calls."""
+    nrec = nsteps // stride + 1
+    cap, nl = max(stepper.capacity, 1), model.n_constraints
+    nq, nv = model.nq, model.nv
+    out = (np.empty((nrec, nq)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec),
+           np.empty(nrec), np.empty(nrec), np.zeros((nrec, nl)))  # fmt: skip
+    rec = (np.zeros(nrec, dtype=np.int64), np.empty((nrec, cap, 3)), np.empty((nrec, cap, 3)),
+           np.empty((nrec, cap, 3)), np.empty((nrec, cap, 3)), np.empty((nrec, cap)),
+           np.empty((nrec, cap, 3), dtype=np.int64), np.empty((nrec, INFO["width"])))  # fmt: skip
+    law, info = _law(model, tau), np.zeros(3)
+    data, s = stepper.data, stepper
+
+    def run(q, v, n, now, rows):
+        o = tuple(x[rows] for x in out)
+        r = tuple(x[rows] for x in rec)
+        return contact_run(model.mi, model.mf, data.ws, s.cb, s.lw, s.geo, s.gp, s.sp, s.warm, now, q, v, law, dt, n,
+                           stride, o, r, info)  # fmt: skip
+
+    bar = None
+    if progress or progress is None:
+        run(q0, v0, 0, 0, slice(0, 1))  # compiles or loads the kernel, then one step timed
+        t1 = time.perf_counter()
+        run(q0, v0, 1, 0, slice(0, 2))
+        per_step = time.perf_counter() - t1
+        if progress or nsteps * per_step > 2.0:
+            from tqdm import tqdm
+
+            bar = tqdm(total=nsteps, unit="step", desc="simulate")
+        s.warm[1][:] = -10  # the trial step's warm starts are not the run's
+        s.warm[2][:] = 0.0
+    chunk = nsteps if bar is None else max(stride, (nsteps // 100) // stride * stride)
+    q, v, work, done, row = q0, v0, 0.0, 0, 0
+    while done < nsteps:
+        n = min(chunk, nsteps - done)
+        rows = n // stride + 1
+        status = run(q, v, n, done, slice(row, row + rows))
+        if status:
+            _raise(model, status, done, dt, info, q, v)
+        out[6][row : row + rows] += work
+        q, v, work = out[0][row + rows - 1].copy(), out[1][row + rows - 1].copy(), out[6][row + rows - 1]
+        done += n
+        row += rows - 1
+        if bar is not None:
+            bar.update(n)
+    if bar is not None:
+        bar.close()
+    names = [c.name for c in model.collisions]
+    contacts = [_row(rec, i, names, out[7][i]) for i in range(nrec)]
+    t = np.arange(nrec) * stride * dt
+    return (t, *out[:7], contacts)
+
+
+def _raise(model: Model, status: int, done: int, dt: float, info, q, v) -> None:
+    step = done + int(info[0])
+    if status == NOT_FINITE:
+        where = int(info[2])
+        raise ValueError(f"the state became non-finite at step {step} (t = {step * dt:.6g} s); the largest |v| before "
+                         f"it was {info[1]:.3g} (v[{where}]); reduce dt (now {dt:g}) or check the contact "
+                         "settings")  # fmt: skip
+    raise_for_status(model, status, q, v, None, "tau")
+
+
+def _row(rec, i: int, names, lam) -> dict:
+    """Row i of the compiled run's records as the dict of ``Trajectory.contacts``."""
+    RK, RP, RN, RI, RF, RD, RKEY, RINFO = rec
+    k = int(RK[i])
+    keys = RKEY[i, :k]
+    pairs = [("ground", names[b]) if a < 0 else (names[a], names[b]) for a, b, _ in keys]
+    figures = {f: float(RINFO[i, INFO[f]]) for f in _FIGURES}
+    figures["iterations"], figures["converged"] = int(figures["iterations"]), bool(figures["converged"])
+    return {"points": RP[i, :k].copy(), "normals": RN[i, :k].copy(), "impulses": RI[i, :k].copy(),
+            "forces": RF[i, :k].copy(), "depths": RD[i, :k].copy(), "collisions": pairs,
+            "loop_impulses": np.array(lam)} | figures  # fmt: skip
+
+
+def _stepwise(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: float, tau, stride: int, progress):
+    """One compiled step a call, with the callback τ(t, q, v) and coal's pairs in Python between them."""
     data = model.create_data()
     nrec = nsteps // stride + 1
-    Q, V, A, T = (
-        np.empty((nrec, model.nq)),
-        np.empty((nrec, model.nv)),
-        np.empty((nrec, model.nv)),
-        np.empty((nrec, model.nv)),
-    )
+    Q, V, A, T = (np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv)),
+                  np.empty((nrec, model.nv)))  # fmt: skip
     KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
     contacts = []
     bar = None
@@ -40,10 +140,7 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
     names = [c.name for c in model.collisions]
     for i in range(nsteps + 1):
         t = i * dt
-        if callable(tau):
-            tau_i = vector(tau(t, q.copy(), v.copy()), model.nv, "tau(t, q, v)")
-        else:
-            tau_i = tau
+        tau_i = vector(tau(t, q.copy(), v.copy()), model.nv, "tau(t, q, v)") if callable(tau) else tau
         if i == nsteps:
             rec = None
             q1, v1 = q, v
@@ -56,7 +153,7 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
             Q[row], V[row], T[row], W[row] = q, v, tau_i, work
             A[row] = (v1 - v) / dt if rec is not None else (A[row - 1] if row else 0.0)
             KE[row], PE[row] = energy(model, data, q, v)
-            contacts.append(_summary(rec, names, dt))
+            contacts.append(_summary(rec, names, dt, model.n_constraints))
             row += 1
         if rec is not None:
             work += dt * float(tau_i @ v1)
@@ -69,16 +166,15 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
     return t, Q, V, A, T, KE, PE, W, contacts
 
 
-def _summary(rec, names, dt) -> dict:
+def _summary(rec, names, dt, nl: int) -> dict:
     if rec is None:
         return {"points": np.zeros((0, 3)), "normals": np.zeros((0, 3)), "impulses": np.zeros((0, 3)),
-                "forces": np.zeros((0, 3)), "depths": np.zeros(0), "collisions": [], "iterations": 0,
-                "residual": 0.0, "primal": 0.0, "dual": 0.0, "complementarity": 0.0, "converged": True}  # fmt: skip
+                "forces": np.zeros((0, 3)), "depths": np.zeros(0), "collisions": [], "loop_impulses": np.zeros(nl),
+                "iterations": 0, "residual": 0.0, "primal": 0.0, "dual": 0.0, "complementarity": 0.0,
+                "converged": True}  # fmt: skip
     frames, imp = rec["frames"], rec["impulses"]
     forces = np.einsum("kij,kj->ki", frames, imp) / dt if len(imp) else np.zeros((0, 3))
     pairs = [("ground", names[k[1]]) if k[0] == "ground" else (names[k[1]], names[k[2]]) for k in rec["keys"]]
     return {"points": rec["points"], "normals": frames[:, :, 2] if len(frames) else np.zeros((0, 3)),
             "impulses": imp, "forces": forces, "depths": rec["depths"], "collisions": pairs,
-            "iterations": rec["iterations"], "residual": rec["residual"], "primal": rec["primal"], "dual": rec["dual"],
-            "complementarity": rec["complementarity"], "converged": rec["converged"],
-            "loop_impulses": rec["loop_impulses"]}  # fmt: skip
+            "loop_impulses": rec["loop_impulses"]} | {f: rec[f] for f in _FIGURES}  # fmt: skip

@@ -30,11 +30,13 @@ from ..algorithms.energy import energy
 from ..algorithms.forward import factor_step
 from ..algorithms.frames import KINEMATICS, MATRIX_ENTRY, PLACEMENT_ENTRY
 from ..algorithms.kinematics_api import frame_jacobian
+from ..core.shapes import Collision, Ground, Sphere
 from ..kernel_cache import NOTICE, compiled_groups, prepare, record_compiled
 from ..loaders.models import chain, spatial_four_bar
 from ..loops import assemble, constrained_forward_dynamics, constrained_forward_dynamics_derivatives
 from ..loops.compositions import CFD
 from ..loops.derivatives import CFD_DERIVATIVES
+from ..model import Model
 from ..simulation.simulate import simulate
 
 __all__ = ["DEMO", "TASKS", "Task", "compile_kernels"]
@@ -113,6 +115,15 @@ def _simulate(method: str, loops: bool = False) -> None:
     simulate(model, q, np.zeros(model.nv), 0.002, dt=1e-3, method=method, progress=False)
 
 
+def _contacts(loops: bool = False) -> None:
+    """A run on the ground in compiled code and one step a call (a callback τ), for a tree or a closed mechanism."""
+    model, q = _four_bar() if loops else (chain(2), np.zeros(2))
+    ball = Collision("ball", model.link_names[-1], model.njoints - 1, Sphere(0.05), np.eye(3), np.zeros(3))
+    model = Model(**(model.fields() | {"collisions": (ball,)}))
+    for tau in (None, lambda t, q, v: np.zeros(model.nv)):
+        simulate(model, q, np.zeros(model.nv), 0.002, dt=1e-3, tau=tau, ground=Ground(height=-10.0), progress=False)
+
+
 def _adaptive() -> None:
     for method in ("rk45", "dop853"):
         _simulate(method)
@@ -140,6 +151,10 @@ TASKS: dict[str, Task] = {
     "closed_loop_simulation": Task("the RK4 loop of a closed mechanism", ("closed_loops",),
                                    lambda: _simulate("rk4", loops=True)),
     "closed_loop_batches": Task("batches of closed-loop states", ("closed_loops",), _cfd_batch),
+    "contacts": Task("the contact step and its compiled run (detection, Delassus, PGS, ADMM)",
+                     ("forward_dynamics", "energy", "configuration"), _contacts),
+    "closed_loop_contacts": Task("the contact step of a closed mechanism", ("closed_loops", "contacts"),
+                                 lambda: _contacts(loops=True)),
 }  # fmt: skip
 """The first uses ``denoc-pin compile`` runs, by name, the longest chain first (a worker takes the first task whose
 ``after`` are done): the factorization, forward dynamics, the derivatives and the closed loops lead to the closed-loop

@@ -1,0 +1,61 @@
+"""Joint-space feedback: the PD law a legged robot stands and walks with, in a form the compiled contact run
+evaluates inside its loop (``contact_run``) and any other run calls as ``tau(t, q, v)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..algorithms.configuration import difference
+from ..core.joints import FREE_FLYER
+from ..model import Model, ModelError, configuration, vector
+
+__all__ = ["JointPD"]
+
+
+class JointPD:
+    """τ = τ_ff + K_p (q_ref ⊖ q) + K_d (v_ref − v), joint by joint (⊖: ``dp.difference``, so a rotation's error is
+    its tangent vector).
+
+    kp, kd: a number for every joint that is not a free-flyer (no motor drives a floating base: its six entries get
+    0), or an (nv,) array taken as it is.  q_ref: (nq,); v_ref, tau_ff: (nv,), zero when None.  Pass it as
+    ``dp.simulate(…, tau=dp.JointPD(…))``: a run with contacts evaluates it in compiled code, every other run calls
+    it as ``tau(t, q, v)``."""
+
+    def __init__(self, model: Model, kp, kd, q_ref, v_ref=None, tau_ff=None):
+        if not isinstance(model, Model):
+            raise ModelError(f"JointPD needs a denoc_pin.Model, got {type(model).__name__}")
+        actuated = np.ones(model.nv)
+        for k in range(1, model.njoints):
+            if model.kinds[k] == FREE_FLYER:
+                actuated[model.idx_v[k] : model.idx_v[k] + model.nvs[k]] = 0.0
+        gains = []
+        for name, k in (("kp", kp), ("kd", kd)):
+            if np.ndim(k) == 0:
+                try:
+                    k = float(k)
+                except (TypeError, ValueError):
+                    raise ValueError(f"JointPD {name} must be a number or an ({model.nv},) array, got {k!r}") from None
+                gain = k * actuated
+            else:
+                gain = np.array(vector(k, model.nv, f"JointPD {name}"), dtype=float)
+            if not (np.isfinite(gain).all() and (gain >= 0).all()):
+                raise ValueError(f"JointPD {name} must be finite and >= 0, got {k!r}")
+            gains.append(np.ascontiguousarray(gain))
+        self.model = model
+        self.kp, self.kd = gains
+        self.q_ref = np.ascontiguousarray(configuration(model, q_ref, "JointPD q_ref"), dtype=float)
+        zero = np.zeros(model.nv)
+        self.v_ref = np.ascontiguousarray(zero if v_ref is None else vector(v_ref, model.nv, "JointPD v_ref"))
+        self.tau_ff = np.ascontiguousarray(zero if tau_ff is None else vector(tau_ff, model.nv, "JointPD tau_ff"))
+
+    def law(self) -> tuple:
+        """(K_p, K_d, q_ref, v_ref, τ_ff, feedback): what the compiled run evaluates (feedback: a gain not zero)."""
+        feedback = bool(self.kp.any() or self.kd.any())
+        return self.kp, self.kd, self.q_ref, self.v_ref, self.tau_ff, feedback
+
+    def __call__(self, t: float, q, v) -> np.ndarray:
+        """τ at (q, v) (t is not read: the law does not depend on time)."""
+        return self.tau_ff + self.kp * difference(self.model, q, self.q_ref) + self.kd * (self.v_ref - np.asarray(v))
+
+    def __repr__(self) -> str:
+        return f"JointPD(model={self.model.name!r}, kp={self.kp}, kd={self.kd})"
