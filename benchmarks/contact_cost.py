@@ -2,8 +2,11 @@
 
     python benchmarks/contact_cost.py
 
-A 0.2 m, 1 kg cube resting on its four corners: ``ContactStepper.step`` warm-started, the median of 7 rounds of 500
-steps; two boxes face to face: ``pair_contacts`` (coal's GJK/EPA and contact patch), likewise.
+A 0.2 m, 1 kg cube resting on its four corners: ``ContactStepper.step`` (one compiled step a Python call)
+warm-started, the median of 7 rounds of 500 steps; the same cube and solo12 (example-robot-data, standing on its four
+mesh feet under ``dp.JointPD``) in ``dp.simulate``'s compiled run, a step's share of a 2,000-step run (every 100th
+recorded), the median of 7 runs; two boxes face to face: ``pair_contacts`` (coal's GJK/EPA and contact patch), as the
+step.
 """
 
 import statistics
@@ -35,13 +38,42 @@ def per_call(f, rounds: int = 7, n: int = 500) -> float:
     return statistics.median(times)
 
 
+def run_step(model, q0, tau, ground, n: int = 2000, rounds: int = 7) -> float:
+    """A step's share of an n-step compiled run (``dp.simulate`` with contacts), the median of ``rounds`` runs."""
+    v0 = np.zeros(model.nv)
+    dp.simulate(model, q0, v0, 10 * 1e-3, 1e-3, tau=tau, ground=ground, progress=False)
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        dp.simulate(model, q0, v0, n * 1e-3, 1e-3, tau=tau, ground=ground, record_every=100, progress=False)
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+def solo12():
+    """solo12 standing on its four mesh feet (at rest after 1 s under joint PD), and that PD."""
+    from denoc_pin.loaders.robots import example_robot_urdf
+
+    m = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
+    q0 = dp.neutral(m)
+    q0[7:] = [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6]
+    q0[2] = 0.3
+    pd = dp.JointPD(m, 20.0, 0.5, q0)
+    tr = dp.simulate(m, q0, np.zeros(m.nv), 1.0, 1e-3, tau=pd, ground=dp.Ground(friction=0.9), progress=False)
+    return m, tr.q[-1].copy(), pd
+
+
 def main() -> None:
     cube = boxes(1)
     q = dp.neutral(cube)
     q[2] = 0.1
     stepper = ContactStepper(cube, dp.Ground(friction=0.4), dp.ContactSettings(), 1e-3)
     zero = np.zeros(6)
-    print(f"contact step, cube on four corners: {per_call(lambda: stepper.step(q, zero, zero)) * 1e6:.0f} µs")
+    print(f"contact step, cube on four corners: {per_call(lambda: stepper.step(q, zero, zero)) * 1e6:.1f} µs")
+    print(f"compiled run, cube on four corners: {run_step(cube, q, None, dp.Ground(friction=0.4)) * 1e6:.1f} µs a step")
+    m, qs, pd = solo12()
+    t = run_step(m, qs, pd, dp.Ground(friction=0.9))
+    print(f"compiled run, solo12 standing on four mesh feet (JointPD): {t * 1e6:.1f} µs a step")
     pair = boxes(2)
     q2 = dp.neutral(pair)
     q2[2], q2[9] = 0.1, 0.2999

@@ -451,27 +451,76 @@ def test_urdf_collisions_are_read(tmp_path):
         dp.load_urdf(f, root_joint="free-flyer", strict=True)
 
 
-def test_solo12_stands_on_its_mesh_feet():
-    """solo12 from example-robot-data, its 17 collision meshes found through package://, dropped from 5 cm under joint
-    PD: only the four feet touch (each a patch of at most five vertices), and at rest they carry its weight (1%)."""
+def solo12_standing():
+    """solo12 from example-robot-data, its 17 collision meshes found through package://, 5 cm above the ground in a
+    crouch, and the PD that holds that crouch."""
     from denoc_pin.loaders.robots import example_robot_urdf
 
     m = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
-    assert len(m.collisions) == 17 and all(isinstance(c.shape, dp.Mesh) for c in m.collisions)
     qj = np.array([0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6])
     q0 = dp.neutral(m)
     q0[7:] = qj
     stepper = ContactStepper(m, dp.Ground(), dp.ContactSettings(margin=1.0), 1e-3)
     depth = stepper.contacts(q0)[3]
     q0[2] = -depth.min() + 0.05
+    return m, q0, dp.JointPD(m, 20.0, 0.5, q0)
 
-    def tau(t, q, v):
-        return np.concatenate([np.zeros(6), 20.0 * (qj - q[7:]) - 0.5 * v[6:]])
 
-    tr = dp.simulate(m, q0, np.zeros(m.nv), 1.0, 1e-3, tau=tau, ground=dp.Ground(friction=0.9), progress=False)
+def test_solo12_stands_on_its_mesh_feet():
+    """solo12 dropped from 5 cm under joint PD (dp.JointPD: the run is one compiled loop): only the four feet touch
+    (each a patch of at most five vertices), and at rest they carry its weight (1%)."""
+    m, q0, pd = solo12_standing()
+    assert len(m.collisions) == 17 and all(isinstance(c.shape, dp.Mesh) for c in m.collisions)
+    tr = dp.simulate(m, q0, np.zeros(m.nv), 1.0, 1e-3, tau=pd, ground=dp.Ground(friction=0.9), progress=False)
     last = tr.contacts[-2]
     assert {b for _, b in last["collisions"]} == {f"{leg}_FOOT_collision_0" for leg in ("FL", "FR", "HL", "HR")}
     assert len(last["points"]) <= 20
     assert abs(last["forces"][:, 2].sum() / (m.masses.sum() * G0) - 1) < 0.01
     assert -min(d.min() for d in (c["depths"] for c in tr.contacts) if len(d)) <= 1e-3
     converged(tr, share=0.9, worst=1e-2)
+
+
+def test_the_compiled_run_is_the_stepwise_run():
+    """The one compiled loop (τ a JointPD) and one compiled step a call from Python (τ a callback evaluating the same
+    law) are the same arithmetic: solo12's landing matches to rounding, state, torques and contacts, recorded every
+    5th step; the law itself is τ_ff + K_p (q_ref ⊖ q) + K_d (v_ref − v), zero on the free-flyer."""
+    m, q0, pd = solo12_standing()
+    v0 = np.zeros(m.nv)
+    v0[6:] = 0.3
+    ground = dp.Ground(friction=0.9)
+    runs = [dp.simulate(m, q0, v0, 0.3, 1e-3, tau=tau, ground=ground, record_every=5, progress=False)
+            for tau in (pd, lambda t, q, v: pd(t, q, v))]  # fmt: skip
+    a, b = runs
+    assert len(a.t) == len(b.t) == 61
+    for x, y in ((a.q, b.q), (a.v, b.v), (a.tau, b.tau), (a.a, b.a), (a.energy["work"], b.energy["work"])):
+        assert np.abs(x - y).max() <= 1e-9 * max(1.0, np.abs(y).max())
+    landed = [i for i, c in enumerate(b.contacts) if len(c["points"])]
+    assert landed and len(landed) > len(a.t) // 2
+    for ca, cb in zip(a.contacts, b.contacts, strict=True):
+        assert ca["collisions"] == cb["collisions"]
+        for key in ("points", "normals", "forces", "depths"):
+            assert np.abs(ca[key] - cb[key]).max(initial=0.0) <= 1e-9 * max(1.0, np.abs(cb[key]).max(initial=0.0))
+        assert ca["iterations"] == cb["iterations"] and ca["converged"] == cb["converged"]
+    q, v = a.q[20], a.v[20]
+    expected = 20.0 * dp.difference(m, q, q0) + 0.5 * (0.0 - v)
+    expected[:6] = 0.0
+    assert np.abs(a.tau[20] - expected).max() <= 1e-12 * np.abs(expected).max()
+
+
+def test_joint_pd_checks_its_input():
+    m = ball()
+    with pytest.raises(dp.ModelError, match="JointPD needs a denoc_pin.Model"):
+        dp.JointPD("ball", 1.0, 1.0, np.zeros(7))
+    with pytest.raises(ValueError, match="JointPD kp must be finite and >= 0"):
+        dp.JointPD(m, -1.0, 1.0, dp.neutral(m))
+    with pytest.raises(ValueError, match="JointPD kd must be a number or an \\(6,\\) array"):
+        dp.JointPD(m, 1.0, "stiff", dp.neutral(m))
+    with pytest.raises(ValueError, match="JointPD kp"):
+        dp.JointPD(m, np.ones(5), 1.0, dp.neutral(m))
+    with pytest.raises(ValueError, match="JointPD q_ref"):
+        dp.JointPD(m, 1.0, 1.0, np.zeros(3))
+    other = cube()
+    with pytest.raises(ValueError, match="JointPD of model 'cube'"):
+        dp.simulate(m, dp.neutral(m), np.zeros(6), 0.01, 1e-3, tau=dp.JointPD(other, 1.0, 1.0, dp.neutral(other)),
+                    ground=dp.Ground())  # fmt: skip
+    assert not np.any(dp.JointPD(m, 5.0, 5.0, dp.neutral(m)).kp)  # a free-flyer alone: nothing driven

@@ -43,7 +43,7 @@ PATCH_POINTS = 5
 """The most contact points one mesh patch keeps: its deepest vertex and four extremes."""
 
 COL_BODY, COL_CODE, COL_PARAMS, COL_R, COL_P = COL["body"], COL["code"], COL["params"], COL["R"], COL["p"]
-COL_VSTART, COL_VCOUNT, COL_GROUND = COL["vstart"], COL["vcount"], COL["ground"]
+COL_VSTART, COL_VCOUNT, COL_GROUND, COL_REACH = COL["vstart"], COL["vcount"], COL["ground"], COL["reach"]
 _POINTS = {SPHERE: 1, CAPSULE: 2, BOX: 8, CYLINDER: 8, MESH: PATCH_POINTS}
 
 
@@ -103,15 +103,18 @@ def ground_contacts(rows, verts, oR, op, n, t1, t2, h, margin, X, D, C, F):
     signed distances D (k,), collision indices C and feature indices F (a corner, rim point or vertex: the key of a
     warm start).  Returns k.  rows: ``pack_collisions``; oR, op: the bodies' world placements."""
     k = 0
-    cand = np.empty((max(1, len(verts)), 5))
+    most = 1
+    for c in range(rows.shape[0]):
+        most = max(most, int(rows[c, COL_VCOUNT]))
+    cand = np.empty((most, 5))  # one mesh's candidates at a time
+    R = np.empty((3, 3))
+    p = np.empty(3)
     for c in range(rows.shape[0]):
         r = rows[c]
         if r[COL_GROUND] == 0.0:
             continue
         b = int(r[COL_BODY])
         code = int(r[COL_CODE])
-        R = np.empty((3, 3))
-        p = np.empty(3)
         for i in range(3):
             p[i] = op[b, i]
             for j in range(3):
@@ -155,13 +158,21 @@ def ground_contacts(rows, verts, oR, op, n, t1, t2, h, margin, X, D, C, F):
                     if d < margin:
                         k = _add(x, d, c, 4 * e + j, X, D, C, F, k)
         else:  # MESH: the hull's vertices, the patch reduced
+            if n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - h - r[COL_REACH] >= margin:
+                continue  # its bounding sphere is clear of the plane: no vertex can be a candidate
             v0 = int(r[COL_VSTART])
+            # n·(p + R u) − h = n·p − h + (Rᵀ n)·u: one dot product a vertex
+            m0 = R[0, 0] * n[0] + R[1, 0] * n[1] + R[2, 0] * n[2]
+            m1 = R[0, 1] * n[0] + R[1, 1] * n[1] + R[2, 1] * n[2]
+            m2 = R[0, 2] * n[0] + R[1, 2] * n[1] + R[2, 2] * n[2]
+            d0 = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - h
             nc = 0
             for i in range(int(r[COL_VCOUNT])):
-                x = p + R @ verts[v0 + i]
-                d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
+                u0, u1, u2 = verts[v0 + i, 0], verts[v0 + i, 1], verts[v0 + i, 2]
+                d = d0 + m0 * u0 + m1 * u1 + m2 * u2
                 if d < margin:
-                    cand[nc, :3] = x
+                    for a in range(3):
+                        cand[nc, a] = p[a] + R[a, 0] * u0 + R[a, 1] * u1 + R[a, 2] * u2
                     cand[nc, 3] = d
                     cand[nc, 4] = i
                     nc += 1

@@ -17,6 +17,9 @@ as the contacts).  The bias b holds what the velocity must make up:
 - a bilateral row: σ = J_r v⁺ + r(q) / dt, the loop's position error closed in one step;
 - compliance (k, c): a normal row becomes the implicit spring–damper f_n = max(0, −k (d + dt v_n⁺) − c v_n⁺),
   σ_n = v_n⁺ + (k d + λ_n / dt) / (k dt + c): b_n = k d / (k dt + c) and R_nn = 1 / (dt (k dt + c)) on G's diagonal.
+
+The step is compiled (``kernel.contact_step``); ``ContactStepper`` runs it a call at a time, with the shape pairs
+coal finds in Python between calls.
 """
 
 from __future__ import annotations

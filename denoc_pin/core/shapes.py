@@ -232,6 +232,7 @@ COLLISION_ROW = (
     ("vstart", 1, "a mesh's first row in the vertex array"),
     ("vcount", 1, "its number of support vertices"),
     ("ground", 1, "1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0)"),
+    ("reach", 1, "a mesh: the largest distance of a support vertex from the shape's origin (its bounding sphere)"),
 )
 """The columns of a packed collision row, in order: (name, width, meaning)."""
 COL = {}
@@ -256,6 +257,7 @@ def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray]:
         r[COL["p"] : COL["p"] + 3] = c.translation
         V = c.shape.support_vertices()
         r[COL["vstart"]], r[COL["vcount"]] = start, len(V)
+        r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else 0.0
         r[COL["ground"]] = 1.0 if c.body != 0 and ((c.group & 1) or (c.mask & 1)) else 0.0  # not on the world
         verts.append(V)
         start += len(V)

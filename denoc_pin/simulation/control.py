@@ -35,18 +35,18 @@ class JointPD:
                     k = float(k)
                 except (TypeError, ValueError):
                     raise ValueError(f"JointPD {name} must be a number or an ({model.nv},) array, got {k!r}") from None
-                gain = k * actuated
+                gain = np.full(model.nv, k)
             else:
                 gain = np.array(vector(k, model.nv, f"JointPD {name}"), dtype=float)
             if not (np.isfinite(gain).all() and (gain >= 0).all()):
                 raise ValueError(f"JointPD {name} must be finite and >= 0, got {k!r}")
-            gains.append(np.ascontiguousarray(gain))
+            gains.append(gain * actuated if np.ndim(k) == 0 else gain)
         self.model = model
         self.kp, self.kd = gains
-        self.q_ref = np.ascontiguousarray(configuration(model, q_ref, "JointPD q_ref"), dtype=float)
-        zero = np.zeros(model.nv)
-        self.v_ref = np.ascontiguousarray(zero if v_ref is None else vector(v_ref, model.nv, "JointPD v_ref"))
-        self.tau_ff = np.ascontiguousarray(zero if tau_ff is None else vector(tau_ff, model.nv, "JointPD tau_ff"))
+        # own copies, writable and C-contiguous: the compiled run takes them as they are
+        self.q_ref = np.array(configuration(model, q_ref, "JointPD q_ref"), dtype=float)
+        self.v_ref = np.zeros(model.nv) if v_ref is None else np.array(vector(v_ref, model.nv, "JointPD v_ref"))
+        self.tau_ff = np.zeros(model.nv) if tau_ff is None else np.array(vector(tau_ff, model.nv, "JointPD tau_ff"))
 
     def law(self) -> tuple:
         """(K_p, K_d, q_ref, v_ref, τ_ff, feedback): what the compiled run evaluates (feedback: a gain not zero)."""
