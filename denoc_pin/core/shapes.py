@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
-           "Sphere", "contact_frame", "may_touch", "pack_collisions"]  # fmt: skip
+           "Sphere", "contact_frame", "may_touch", "pack_collisions", "unique_name"]  # fmt: skip
 
 SPHERE, BOX, CAPSULE, CYLINDER, MESH = range(5)
 
@@ -214,6 +214,15 @@ class Collision:
     group: int = 1
     mask: int = 1
     friction: float = 1.0
+
+
+def unique_name(name: str, taken: set) -> str:
+    """``name``, with "_" appended until no collision in ``taken`` has it; the name returned is added to ``taken``
+    (a file may give two collisions one name, a model may not)."""
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
 
 
 def may_touch(a: Collision, b: Collision, parents) -> bool:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, ROOT_JOINTS, SPHERICAL, spellings
-from ..core.shapes import Box, Capsule, Collision, Cylinder, Mesh, Sphere
+from ..core.shapes import Box, Capsule, Collision, Cylinder, Mesh, Sphere, unique_name
 from ..core.spatial import axis_angle, quaternion_rotation
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, ModelWarning
@@ -550,10 +550,7 @@ class _Tree:
         if contype == 0 and conaffinity == 0:
             return
         kind = attrs.get("type", "sphere")
-        gname = el.get("name") or f"{body}_geom_{i}"
-        while gname in self.collision_names:
-            gname += "_"
-        self.collision_names.add(gname)
+        gname = unique_name(el.get("name") or f"{body}_geom_{i}", self.collision_names)
         if kind == "mesh":
             try:
                 shape, in_body = reader.collision_mesh(attrs.get("mesh", ""), el), reader.pose(el, attrs)
@@ -577,7 +574,7 @@ class _Tree:
             }[kind]()
         else:
             reader.lenient.append(
-                f"<geom> {gname!r} (line {el.sourceline}): a {kind} is not a collision shape "
+                f"<geom> {gname!r} (line {el.sourceline}): type {kind!r} is not a collision shape "
                 "denoc_pin detects (sphere, capsule, cylinder, box, mesh); it is left out"
             )
             return

@@ -890,7 +890,7 @@ def sdf_visuals(model: Model, strict: bool = False, model_paths=()) -> list[tupl
             except ModelError as e:
                 warnings.warn(f"not drawn: {e}", ModelWarning, stacklevel=2)
                 continue
-            if geometry is not None:
+            if geometry is not None and next(iter(geometry)) in ("mesh", "box", "cylinder", "sphere"):
                 out.append((name, k, compose_poses(T_link, pose), geometry))
     return out
 
@@ -953,43 +953,57 @@ def _collisions(doc: _Doc, body_of: dict, pose_in_body: dict) -> list[Collision]
 
 
 def _shape(doc: _Doc, el, name: str, folders) -> Shape | None:
-    """The collision shape of ``el``'s ``<geometry>``, or None (left out, with a warning) for one not detected."""
-    geometry = el.find("geometry")
-    shape = next((g for g in (geometry if geometry is not None else []) if isinstance(g.tag, str)), None)
-    if shape is None:
-        doc.lenient.append(f"collision {name!r} (line {el.sourceline}) has no geometry: it is left out")
-        return None
+    """The collision shape of ``el``'s ``<geometry>`` (``_geometry``), or None (left out, with a warning) for one
+    not detected."""
     try:
-        if shape.tag == "box":  # the specification's defaults where a size is missing
-            return Box(_numbers(doc, shape.find("size"), 3) if shape.find("size") is not None else (1.0, 1.0, 1.0))
-        if shape.tag == "sphere":
-            return Sphere(_number(doc, shape, "radius", 1.0))
-        if shape.tag in ("cylinder", "capsule"):
-            kind = Cylinder if shape.tag == "cylinder" else Capsule
-            return kind(_number(doc, shape, "radius", 0.5 if shape.tag == "capsule" else 1.0),
-                        _number(doc, shape, "length", 1.0))  # fmt: skip
-        if shape.tag == "mesh":
-            uri = (shape.findtext("uri") or "").strip()
+        geometry = _geometry(doc, el.find("geometry"))
+        if geometry is None:
+            doc.lenient.append(f"collision {name!r} (line {el.sourceline}) has no geometry: it is left out")
+            return None
+        kind, value = next(iter(geometry.items()))
+        if kind in SHAPES:
+            return SHAPES[kind](*np.atleast_1d(value))
+        if kind == "mesh":
             source = next((a.get(SOURCE) for a in el.iterancestors() if a.get(SOURCE)), None)
-            found = mesh_file(uri, [Path(source).parent, *folders] if source else folders)
+            found = mesh_file(value, [Path(source).parent, *folders] if source else folders)
             if found is None:
-                doc.lenient.append(f"collision {name!r} (line {el.sourceline}): mesh {uri!r} not found; it is left "
+                doc.lenient.append(f"collision {name!r} (line {el.sourceline}): mesh {value!r} not found; it is left "
                                    "out")  # fmt: skip
                 return None
-            scale = shape.find("scale")
-            return Mesh(found, _numbers(doc, scale, 3) if scale is not None else 1.0)
+            return Mesh(found, geometry["scale"])
     except ValueError as e:  # a bad shape (a ModelError too): left out, as URDF's; the dynamics do not read it
         problem = str(e).split(": ", 1)[1] if isinstance(e, ModelError) else str(e)
         doc.lenient.append(f"collision {name!r} (line {el.sourceline}): {problem}; it is left out")
         return None
-    doc.lenient.append(f"collision {name!r} (line {el.sourceline}): a <{shape.tag}> is not a shape denoc_pin "
+    doc.lenient.append(f"collision {name!r} (line {el.sourceline}): a <{value}> is not a shape denoc_pin "
                        "detects (box, sphere, cylinder, capsule, mesh); it is left out")  # fmt: skip
     return None
 
 
+SHAPES = {"box": lambda *size: Box(size), "sphere": Sphere, "cylinder": Cylinder, "capsule": Capsule}
+"""The collision shape of each ``_geometry`` kind but a mesh, from its numbers."""
+
+
 def _geometry(doc: _Doc, el) -> dict | None:
-    if el is None:
+    """The shape of a ``<geometry>`` element, read once for visuals and collisions, the specification's defaults
+    where a size is missing: {"box": (3,)}, {"sphere": radius}, {"cylinder": (radius, length)}, {"capsule": (radius,
+    length)}, {"mesh": uri, "scale": (3,)}, or {"other": tag} for a shape denoc_pin does not read; None when empty."""
+    shape = next((g for g in (el if el is not None else []) if isinstance(g.tag, str)), None)
+    if shape is None:
         return None
+    if shape.tag == "box":
+        size = shape.find("size")
+        return {"box": np.array(_numbers(doc, size, 3) if size is not None else (1.0, 1.0, 1.0))}
+    if shape.tag == "sphere":
+        return {"sphere": _number(doc, shape, "radius", 1.0)}
+    if shape.tag in ("cylinder", "capsule"):
+        radius = _number(doc, shape, "radius", 0.5 if shape.tag == "capsule" else 1.0)
+        return {shape.tag: (radius, _number(doc, shape, "length", 1.0))}
+    if shape.tag == "mesh":
+        scale = shape.find("scale")
+        uri = (shape.findtext("uri") or "").strip()
+        return {"mesh": uri, "scale": np.array(_numbers(doc, scale, 3)) if scale is not None else np.ones(3)}
+    return {"other": shape.tag}
     for shape in el:
         if not isinstance(shape.tag, str):
             continue

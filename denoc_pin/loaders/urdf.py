@@ -20,7 +20,7 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import CONTINUOUS, JOINTS, ROOT_JOINTS, spellings
-from ..core.shapes import Box, Collision, Cylinder, Mesh, Sphere
+from ..core.shapes import Box, Collision, Cylinder, Mesh, Sphere, unique_name
 from ..core.spatial import axis_angle, inertia_about_origin
 from ..loops import LOOP_TYPES, JointCoupling, LoopJoint, resolve_loops
 from ..model import LIMIT_FIELDS, UNBOUNDED, Frame, MimicModel, Model, ModelError, ModelWarning
@@ -428,10 +428,7 @@ def _collisions(path: Path, robot, frames, xml: UrdfXml, strict: bool) -> list[C
                 warnings.warn(problem, ModelWarning, stacklevel=4)
                 continue
             T = np.eye(4) if col.origin is None else np.asarray(col.origin, dtype=float)
-            name = col.name or f"{link.name}_collision_{k}"
-            while name in taken:
-                name += "_"
-            taken.add(name)
+            name = unique_name(col.name or f"{link.name}_collision_{k}", taken)
             R, p = frame.rotation @ T[:3, :3], frame.rotation @ T[:3, 3] + frame.translation
             out.append(Collision(name, link.name, frame.body, shape, R, p, group=1, mask=0))
     return out
