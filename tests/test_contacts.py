@@ -480,27 +480,38 @@ def test_solo12_stands_on_its_mesh_feet():
     converged(tr, share=0.9, worst=1e-2)
 
 
-def test_the_compiled_run_is_the_stepwise_run():
+def test_the_compiled_run_is_the_stepwise_run(monkeypatch):
     """The one compiled loop (τ a JointPD) and one compiled step a call from Python (τ a callback evaluating the same
     law) are the same arithmetic: solo12's landing matches to rounding, state, torques and contacts, recorded every
-    5th step; the law itself is τ_ff + K_p (q_ref ⊖ q) + K_d (v_ref − v), zero on the free-flyer."""
+    7th of 300 steps (the last 6 steps recorded in no row), and the same again when the compiled run's contact
+    records are emptied every 2 recorded rows (``RECORD_SLOTS``); the law itself is τ_ff + K_p (q_ref ⊖ q) +
+    K_d (v_ref − v), zero on the free-flyer."""
+    from denoc_pin.simulation import contact_run
+
     m, q0, pd = solo12_standing()
     v0 = np.zeros(m.nv)
     v0[6:] = 0.3
     ground = dp.Ground(friction=0.9)
-    runs = [dp.simulate(m, q0, v0, 0.3, 1e-3, tau=tau, ground=ground, record_every=5, progress=False)
-            for tau in (pd, lambda t, q, v: pd(t, q, v))]  # fmt: skip
-    a, b = runs
-    assert len(a.t) == len(b.t) == 61
-    for x, y in ((a.q, b.q), (a.v, b.v), (a.tau, b.tau), (a.a, b.a), (a.energy["work"], b.energy["work"])):
-        assert np.abs(x - y).max() <= 1e-9 * max(1.0, np.abs(y).max())
-    landed = [i for i, c in enumerate(b.contacts) if len(c["points"])]
+
+    def run(tau):
+        return dp.simulate(m, q0, v0, 0.3, 1e-3, tau=tau, ground=ground, record_every=7, progress=False)
+
+    a, b = run(pd), run(lambda t, q, v: pd(t, q, v))
+    capacity = ContactStepper(m, ground, dp.ContactSettings(), 1e-3).capacity  # 17 meshes, at most 5 points each
+    assert capacity == 85
+    monkeypatch.setattr(contact_run, "RECORD_SLOTS", 2 * capacity)
+    c = run(pd)
+    for x in (a, c):
+        assert len(x.t) == len(b.t) == 43
+        for u, w in ((x.q, b.q), (x.v, b.v), (x.tau, b.tau), (x.a, b.a), (x.energy["work"], b.energy["work"])):
+            assert np.abs(u - w).max() <= 1e-9 * max(1.0, np.abs(w).max())
+        for ca, cb in zip(x.contacts, b.contacts, strict=True):
+            assert ca["collisions"] == cb["collisions"]
+            for key in ("points", "normals", "forces", "depths"):
+                assert np.abs(ca[key] - cb[key]).max(initial=0.0) <= 1e-9 * max(1.0, np.abs(cb[key]).max(initial=0))
+            assert ca["iterations"] == cb["iterations"] and ca["converged"] == cb["converged"]
+    landed = [i for i, x in enumerate(b.contacts) if len(x["points"])]
     assert landed and len(landed) > len(a.t) // 2
-    for ca, cb in zip(a.contacts, b.contacts, strict=True):
-        assert ca["collisions"] == cb["collisions"]
-        for key in ("points", "normals", "forces", "depths"):
-            assert np.abs(ca[key] - cb[key]).max(initial=0.0) <= 1e-9 * max(1.0, np.abs(cb[key]).max(initial=0.0))
-        assert ca["iterations"] == cb["iterations"] and ca["converged"] == cb["converged"]
     q, v = a.q[20], a.v[20]
     expected = 20.0 * dp.difference(m, q, q0) + 0.5 * (0.0 - v)
     expected[:6] = 0.0

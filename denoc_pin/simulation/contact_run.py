@@ -32,6 +32,8 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
     and the solve's "iterations", "residual", "primal", "dual", "complementarity", "converged"."""
     settings = ContactSettings() if contact is None else contact
     stepper = ContactStepper(model, ground, settings, dt)
+    if isinstance(tau, JointPD) and tau.model is not model:
+        raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model simulated ({model.name!r})")
     if stepper.pairs is None and (isinstance(tau, JointPD) or not callable(tau)):
         return _compiled(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
     return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
@@ -39,30 +41,36 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
 
 def _law(model: Model, tau) -> tuple:
     if isinstance(tau, JointPD):
-        if tau.model is not model:
-            raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model simulated "
-                             f"({model.name!r})")  # fmt: skip
         return tau.law()
     zero = np.zeros(model.nv)
     return zero, zero, np.zeros(model.nq), zero, np.array(tau, dtype=float), False
 
 
+RECORD_SLOTS = 1 << 16
+"""Contacts a compiled chunk records at most (rows × the ground's capacity): the chunk's buffers, about 7 MB, are
+emptied into ``Trajectory.contacts`` (which keeps the contacts found, not the capacity) after each chunk."""
+
+
 def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: float, tau, stride: int, progress):
-    """``contact_run`` in chunks of whole strides, so that a progress bar can move between compiled calls."""
+    """``contact_run`` in chunks of whole strides, so that a progress bar can move between compiled calls and the
+    contact records of a chunk stay within ``RECORD_SLOTS``."""
     nrec = nsteps // stride + 1
     cap, nl = max(stepper.capacity, 1), model.n_constraints
     nq, nv = model.nq, model.nv
     out = (np.empty((nrec, nq)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec),
            np.empty(nrec), np.empty(nrec), np.zeros((nrec, nl)))  # fmt: skip
-    rec = (np.zeros(nrec, dtype=np.int64), np.empty((nrec, cap, 3)), np.empty((nrec, cap, 3)),
-           np.empty((nrec, cap, 3)), np.empty((nrec, cap, 3)), np.empty((nrec, cap)),
-           np.empty((nrec, cap, 3), dtype=np.int64), np.empty((nrec, INFO["width"])))  # fmt: skip
     law, info = _law(model, tau), np.zeros(3)
     data, s = stepper.data, stepper
+    per_chunk = max(1, min(nrec - 1, RECORD_SLOTS // cap))  # recorded steps a chunk
+    chunk = per_chunk * stride
+    buf = per_chunk + 1
+    rec = (np.zeros(buf, dtype=np.int64), np.empty((buf, cap, 3)), np.empty((buf, cap, 3)), np.empty((buf, cap, 3)),
+           np.empty((buf, cap, 3)), np.empty((buf, cap)), np.empty((buf, cap, 3), dtype=np.int64),
+           np.empty((buf, INFO["width"])))  # fmt: skip
 
     def run(q, v, n, now, rows):
         o = tuple(x[rows] for x in out)
-        r = tuple(x[rows] for x in rec)
+        r = tuple(x[: rows.stop - rows.start] for x in rec)
         return contact_run(model.mi, model.mf, data.ws, s.cb, s.lw, s.geo, s.gp, s.sp, s.warm, now, q, v, law, dt, n,
                            stride, o, r, info)  # fmt: skip
 
@@ -76,9 +84,11 @@ def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
             from tqdm import tqdm
 
             bar = tqdm(total=nsteps, unit="step", desc="simulate")
+            chunk = min(chunk, max(stride, (nsteps // 100) // stride * stride))
         s.warm[1][:] = -10  # the trial step's warm starts are not the run's
         s.warm[2][:] = 0.0
-    chunk = nsteps if bar is None else max(stride, (nsteps // 100) // stride * stride)
+    names = [c.name for c in model.collisions]
+    contacts = []
     q, v, work, done, row = q0, v0, 0.0, 0, 0
     while done < nsteps:
         n = min(chunk, nsteps - done)
@@ -88,14 +98,15 @@ def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
             _raise(model, status, done, dt, info, q, v)
         out[6][row : row + rows] += work
         q, v, work = out[0][row + rows - 1].copy(), out[1][row + rows - 1].copy(), out[6][row + rows - 1]
+        # the chunk's last row is the next chunk's first: its contacts are those of the step that leaves it
+        contacts += [_row(rec, i, names, out[7][row + i]) for i in range(rows - 1)]
         done += n
         row += rows - 1
         if bar is not None:
             bar.update(n)
+    contacts.append(_row(rec, rows - 1, names, out[7][row]))  # the last row: no step leaves it
     if bar is not None:
         bar.close()
-    names = [c.name for c in model.collisions]
-    contacts = [_row(rec, i, names, out[7][i]) for i in range(nrec)]
     t = np.arange(nrec) * stride * dt
     return (t, *out[:7], contacts)
 
