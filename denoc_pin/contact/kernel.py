@@ -13,7 +13,7 @@ the equations).
   (a constant τ: K_p = K_d = 0), recording every ``stride``-th state and its contacts.
 
 The parameters travel as flat float arrays whose layout is declared below (``GROUND``, ``SETTINGS``, ``INFO``), the
-contacts of a step as the arrays of ``Contacts`` (``stepping``), each (capacity, ·).
+contacts of a step as the tuple of arrays ``stepping.contact_buffers`` makes, each (capacity, ·).
 """
 
 from __future__ import annotations
@@ -169,23 +169,23 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
         for c in range(nv):
             s += J[i, c] * vf[c]
         g[i] = s  # g = J v_f
-    beta, dt_ = sp[S_BETA], dt
+    beta = sp[S_BETA]
     for i in range(nc):
         r = 3 * i + 2
         d = depth[i]
         if sp[S_COMPLIANT] != 0.0:  # f_n = max(0, −k (d + dt v_n⁺) − c v_n⁺): b_n = k d / (k dt + c), R_nn
             kk, cc = sp[S_K], sp[S_C]
-            g[r] += kk * d / (kk * dt_ + cc)
-            G[r, r] += 1.0 / (dt_ * (kk * dt_ + cc))
+            g[r] += kk * d / (kk * dt + cc)
+            G[r, r] += 1.0 / (dt * (kk * dt + cc))
             continue
-        low = -(max(d, 0.0) + beta * min(d, 0.0)) / dt_  # a gap closes in one step; β of a penetration a step
+        low = -(max(d, 0.0) + beta * min(d, 0.0)) / dt  # a gap closes in one step; β of a penetration a step
         vb = 0.0
         for c in range(nv):
             vb += J[r, c] * v[c]  # v_n⁻, the approach velocity at the step's start
-        if rest[i] > 0.0 and vb < -sp[S_THRESHOLD] and d + dt_ * vb < 0.0:
+        if rest[i] > 0.0 and vb < -sp[S_THRESHOLD] and d + dt * vb < 0.0:
             # an impact within the step, from the gap d ≥ 0 the point is still at: it leaves with the speed the
             # rebound from the surface has at that height, v⁺² = e² v_imp² + 2 a_n d, v_imp² = v_n⁻² − 2 a_n d
-            an = (g[r] - vb) / dt_
+            an = (g[r] - vb) / dt
             gap = max(d, 0.0)
             up = rest[i] ** 2 * (vb * vb - 2.0 * an * gap) + 2.0 * an * gap
             low = max(low, np.sqrt(max(up, 0.0)))
@@ -193,7 +193,7 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
     if lw is not None:
         res = loop_views(lw, mi).res
         for i in range(nl):
-            g[3 * nc + i] += res[i] / dt_  # σ = J_r v⁺ + r(q) / dt: the loop's error closed in one step
+            g[3 * nc + i] += res[i] / dt  # σ = J_r v⁺ + r(q) / dt: the loop's error closed in one step
     return 0, nc, J, Y, G, g, vf
 
 
