@@ -9,9 +9,13 @@ gives the points that can touch first, and a point becomes a contact candidate w
 - box: its eight corners (a face lying flat gives its four corners, one patch of four support points);
 - cylinder: on each rim, the lowest point and the three others a quarter turn apart (a flat end face gives four
   points, a cylinder on its side one point a rim, a tilted one the lowest point of its lower rim);
-- mesh: the vertices of its convex hull; when more than ``PATCH_POINTS`` are candidates (a face lying flat), the
-  patch is reduced to its deepest vertex and its extremes along the four in-plane diagonals, so that a flat sole
-  gives a few rows, not hundreds.
+- mesh: the vertices of its convex hull, packed in chunks of ``CHUNK`` inside bounding spheres (a chunk clear of the
+  plane costs one test).  Of its candidates, those within ``PATCH_FLAT`` of the deepest and ``PATCH_SPREAD`` of its
+  size apart are its patch: a rounded foot rests on its one lowest vertex (its neighbours, microns higher or a
+  fraction of a millimetre away on a fine mesh, carry nothing or the same load twice), a face lying flat on its
+  corners; past ``PATCH_POINTS`` (a flat sole), the patch is reduced to its
+  deepest vertex and its extremes along the four in-plane diagonals, so that a flat sole gives a few rows, not
+  hundreds.
 
 Shape–shape pairs (``pair_contacts``) go through coal's GJK/EPA (``coal.collide``) and its contact patches
 (``coal.computeContactPatch``), reduced the same way: the cost is coal's, one Python call per pair and step.
@@ -25,6 +29,7 @@ from numba import njit
 from ..core.shapes import (
     BOX,
     CAPSULE,
+    CHUNK,
     COL,
     CYLINDER,
     MESH,
@@ -37,13 +42,30 @@ from ..core.shapes import (
     may_touch,
 )
 
-__all__ = ["PATCH_POINTS", "coal_geometry", "ground_capacity", "ground_contacts", "pair_contacts", "reduce_patch"]
+__all__ = [
+    "PATCH_FLAT",
+    "PATCH_POINTS",
+    "PATCH_SPREAD",
+    "coal_geometry",
+    "ground_capacity",
+    "ground_contacts",
+    "pair_contacts",
+    "reduce_patch",
+]
 
 PATCH_POINTS = 5
 """The most contact points one mesh patch keeps: its deepest vertex and four extremes."""
+PATCH_FLAT = 1e-5
+"""How much higher than a mesh's deepest candidate (m) a vertex may be and still be one of its patch: a face lying
+flat (equal depths to rounding, or tilted by less than PATCH_FLAT over its width), not the next vertex of a curved
+foot.  A vertex higher than that joins the patch when it comes within PATCH_FLAT of the deepest."""
+PATCH_SPREAD = 0.1
+"""A patch's points are at least PATCH_SPREAD times the mesh's largest half extent apart: points closer than that
+(the fine tessellation of a foot's sole) would carry the same load twice and make the Delassus matrix singular."""
 
 COL_BODY, COL_CODE, COL_PARAMS, COL_R, COL_P = COL["body"], COL["code"], COL["params"], COL["R"], COL["p"]
 COL_VSTART, COL_VCOUNT, COL_GROUND, COL_REACH = COL["vstart"], COL["vcount"], COL["ground"], COL["reach"]
+COL_CSTART = COL["cstart"]
 _POINTS = {SPHERE: 1, CAPSULE: 2, BOX: 8, CYLINDER: 8, MESH: PATCH_POINTS}
 
 
@@ -62,8 +84,30 @@ def _add(x, d, col, feature, X, D, C, F, k):
 
 
 @njit(cache=True)
-def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col):
-    """Keep the deepest of the nc candidates (x, d, feature in ``cand``) and the extremes along ±t₁ ± t₂."""
+def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col, spread):
+    """Keep the deepest of the nc candidates (x, d, feature in ``cand``) and those within PATCH_FLAT of its depth
+    that are at least ``spread`` from every point kept; past five of these, the deepest and the extremes along
+    ±t₁ ± t₂."""
+    if nc > 1:
+        best = 0
+        for i in range(nc):
+            if cand[i, 3] < cand[best, 3]:
+                best = i
+        cand[0], cand[best] = cand[best].copy(), cand[0].copy()
+        j = 1
+        for i in range(1, nc):
+            if cand[i, 3] > cand[0, 3] + PATCH_FLAT:
+                continue  # higher than the face the deepest lies on
+            near = False
+            for e in range(j):
+                dx, dy, dz = cand[i, 0] - cand[e, 0], cand[i, 1] - cand[e, 1], cand[i, 2] - cand[e, 2]
+                if dx * dx + dy * dy + dz * dz < spread * spread:
+                    near = True
+                    break
+            if not near:
+                cand[j] = cand[i]
+                j += 1
+        nc = j
     if nc <= 5:
         for i in range(nc):
             k = _add(cand[i, :3], cand[i, 3], col, int(cand[i, 4]), X, D, C, F, k)
@@ -98,10 +142,10 @@ def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col):
 
 
 @njit(cache=True)
-def ground_contacts(rows, verts, oR, op, n, t1, t2, h, margin, X, D, C, F):
+def ground_contacts(rows, verts, chunks, oR, op, n, t1, t2, h, margin, X, D, C, F):
     """The contact candidates of every collision against the plane n·x = h: world points X (k, 3) (on the shape),
     signed distances D (k,), collision indices C and feature indices F (a corner, rim point or vertex: the key of a
-    warm start).  Returns k.  rows: ``pack_collisions``; oR, op: the bodies' world placements."""
+    warm start).  Returns k.  rows, verts, chunks: ``pack_collisions``; oR, op: the bodies' world placements."""
     k = 0
     most = 1
     for c in range(rows.shape[0]):
@@ -160,23 +204,27 @@ def ground_contacts(rows, verts, oR, op, n, t1, t2, h, margin, X, D, C, F):
         else:  # MESH: the hull's vertices, the patch reduced
             if n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - h - r[COL_REACH] >= margin:
                 continue  # its bounding sphere is clear of the plane: no vertex can be a candidate
-            v0 = int(r[COL_VSTART])
-            # n·(p + R u) − h = n·p − h + (Rᵀ n)·u: one dot product a vertex
+            v0, c0, nv = int(r[COL_VSTART]), int(r[COL_CSTART]), int(r[COL_VCOUNT])
+            # n·(p + R u) − h = n·p − h + (Rᵀ n)·u: one dot product a vertex, and a chunk's sphere
             m0 = R[0, 0] * n[0] + R[1, 0] * n[1] + R[2, 0] * n[2]
             m1 = R[0, 1] * n[0] + R[1, 1] * n[1] + R[2, 1] * n[2]
             m2 = R[0, 2] * n[0] + R[1, 2] * n[1] + R[2, 2] * n[2]
             d0 = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - h
             nc = 0
-            for i in range(int(r[COL_VCOUNT])):
-                u0, u1, u2 = verts[v0 + i, 0], verts[v0 + i, 1], verts[v0 + i, 2]
-                d = d0 + m0 * u0 + m1 * u1 + m2 * u2
-                if d < margin:
-                    for a in range(3):
-                        cand[nc, a] = p[a] + R[a, 0] * u0 + R[a, 1] * u1 + R[a, 2] * u2
-                    cand[nc, 3] = d
-                    cand[nc, 4] = i
-                    nc += 1
-            k = _patch(cand, nc, X, D, C, F, k, n, t1, t2, c)
+            for j in range(0, nv, CHUNK):
+                s = chunks[c0 + j // CHUNK]
+                if d0 + m0 * s[0] + m1 * s[1] + m2 * s[2] - s[3] >= margin:
+                    continue  # the chunk's sphere is clear of the plane
+                for i in range(j, min(j + CHUNK, nv)):
+                    u0, u1, u2 = verts[v0 + i, 0], verts[v0 + i, 1], verts[v0 + i, 2]
+                    d = d0 + m0 * u0 + m1 * u1 + m2 * u2
+                    if d < margin:
+                        for a in range(3):
+                            cand[nc, a] = p[a] + R[a, 0] * u0 + R[a, 1] * u1 + R[a, 2] * u2
+                        cand[nc, 3] = d
+                        cand[nc, 4] = i
+                        nc += 1
+            k = _patch(cand, nc, X, D, C, F, k, n, t1, t2, c, PATCH_SPREAD * max(a0, a1, a2))
     return k
 
 

@@ -95,9 +95,9 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
     """The step's problem at (q, v) under τ: (status, nc, J (m, nv), Y = M⁻¹ Jᵀ (nv, m), G (m, m), g (m,), v_f (nv,)),
     the contacts' rows first, then the loops'.  The contacts into ``cts`` (bodies, points, frames, depths, μ, e,
     keys): the ground's first (key (−1, collision, feature)), then the pairs' (``pairs``: their own bodies, keys
-    (i, j, feature), points, frames, depths, μ).  geo: (packed collisions, vertices, support, warm offsets); det: the
-    ground detection's buffers.  status: ``aba_entry``'s (v_f and the rest are then empty)."""
-    rows, verts, support, _ = geo
+    (i, j, feature), points, frames, depths, μ).  geo: (packed collisions, vertices, support, warm offsets,
+    chunks); det: the ground detection's buffers.  status: ``aba_entry``'s (v_f and the rest are then empty)."""
+    rows, verts, support, _, chunks = geo
     bodies, pts, frames, depth, mu, rest, keys, _, _ = cts
     mv, dv = model_views(mi, mf), data_views(ws, mi)
     nv = len(v)
@@ -113,7 +113,7 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
     if gp[G_ON] != 0.0:
         X, D, C, F = det
         n, t1, t2 = gp[G_N : G_N + 3], gp[G_T1 : G_T1 + 3], gp[G_T2 : G_T2 + 3]
-        kg = ground_contacts(rows, verts, oR, op, n, t1, t2, gp[G_H], sp[S_MARGIN], X, D, C, F)
+        kg = ground_contacts(rows, verts, chunks, oR, op, n, t1, t2, gp[G_H], sp[S_MARGIN], X, D, C, F)
         for i in range(kg):
             bodies[nc, 0], bodies[nc, 1] = 0, int(rows[C[i], COL_BODY])
             for a in range(3):
@@ -204,7 +204,7 @@ def contact_step(mi, mf, ws, cb, lw, geo, gp, sp, pairs, warm, now, q, v, tau, d
     impulses), a ground feature's start used when it was in contact at step now − 1 and updated to now; a pair's
     start is ``pairs[6]``.  The contacts' impulses (frame t₁, t₂, n) into cts[7], the step's figures into cts[8]
     (``INFO``).  A status: ``aba_entry``'s."""
-    _, _, _, woff = geo
+    woff = geo[3]
     status, nc, J, Y, G, g, vf = contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, cts)
     if status:
         return status

@@ -96,7 +96,7 @@ class ContactStepper:
                              "or load a file with <collision> elements")  # fmt: skip
         self.model, self.ground, self.settings, self.dt = model, ground, settings, float(dt)
         self.data = model.create_data()
-        rows, verts = pack_collisions(model.collisions)
+        rows, verts, chunks = pack_collisions(model.collisions)
         self.capacity = ground_capacity(rows) if ground is not None else 0
         cap = max(self.capacity, 1)
         self.det = (np.empty((cap, 3)), np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
@@ -110,7 +110,7 @@ class ContactStepper:
         # a ground feature's warm start: row woff[c] + feature of the table (a mesh: one a hull vertex)
         features = np.array([_features(r) for r in rows], dtype=np.int64)
         woff = np.concatenate([[0], np.cumsum(features)[:-1]]).astype(np.int64)
-        self.geo = (rows, verts, support, woff)
+        self.geo = (rows, verts, support, woff, chunks)
         self.warm = (np.zeros((max(int(features.sum()), 1), 3)), np.full(max(int(features.sum()), 1), -10,
                      dtype=np.int64), np.zeros(model.n_constraints))  # fmt: skip
         self.warm_pairs: dict = {}

@@ -242,6 +242,7 @@ COLLISION_ROW = (
     ("vcount", 1, "its number of support vertices"),
     ("ground", 1, "1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0)"),
     ("reach", 1, "a mesh: the largest distance of a support vertex from the shape's origin (its bounding sphere)"),
+    ("cstart", 1, "a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere)"),
 )
 """The columns of a packed collision row, in order: (name, width, meaning)."""
 COL = {}
@@ -252,11 +253,18 @@ for _name, _width, _ in COLLISION_ROW:
 COLLISION_WIDTH = _at
 
 
-def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray]:
-    """(rows (n, COLLISION_WIDTH), vertices (m, 3)): the collisions as the compiled detection reads them."""
+CHUNK = 16
+"""Vertices a chunk: a mesh's vertices are packed in a spatial order (``_spatial_order``), CHUNK consecutive ones
+inside one bounding sphere, so that the detection skips a chunk clear of the plane with one test."""
+
+
+def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows (n, COLLISION_WIDTH), vertices (m, 3), chunks (k, 4)): the collisions as the compiled detection reads
+    them.  A mesh's vertices are rows vstart … vstart + vcount − 1, in a spatial order; chunk j of it (rows cstart + j)
+    is the sphere (centre in the shape frame, radius) holding its vertices vstart + CHUNK j … + CHUNK − 1."""
     rows = np.zeros((len(collisions), COLLISION_WIDTH))
-    verts = [np.zeros((0, 3))]
-    start = 0
+    verts, chunks = [np.zeros((0, 3))], [np.zeros((0, 4))]
+    start = cstart = 0
     for i, c in enumerate(collisions):
         r = rows[i]
         r[COL["body"]] = c.body
@@ -265,12 +273,29 @@ def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray]:
         r[COL["R"] : COL["R"] + 9] = np.asarray(c.rotation, dtype=float).reshape(9)
         r[COL["p"] : COL["p"] + 3] = c.translation
         V = c.shape.support_vertices()
-        r[COL["vstart"]], r[COL["vcount"]] = start, len(V)
+        V = V[_spatial_order(V)]
+        r[COL["vstart"]], r[COL["vcount"]], r[COL["cstart"]] = start, len(V), cstart
         r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else 0.0
         r[COL["ground"]] = 1.0 if c.body != 0 and ((c.group & 1) or (c.mask & 1)) else 0.0  # not on the world
+        for j in range(0, len(V), CHUNK):
+            centre = V[j : j + CHUNK].mean(axis=0)
+            chunks.append(np.r_[centre, np.sqrt(((V[j : j + CHUNK] - centre) ** 2).sum(axis=1).max())][None])
         verts.append(V)
         start += len(V)
-    return rows, np.ascontiguousarray(np.concatenate(verts))
+        cstart += -(-len(V) // CHUNK)
+    return rows, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(chunks))
+
+
+def _spatial_order(V: np.ndarray) -> np.ndarray:
+    """An order of the points in which neighbours in space are mostly neighbours in the list: halved at the median
+    of the longest extent, recursively (a k-d tree's leaves, left to right)."""
+    if len(V) <= CHUNK:
+        return np.arange(len(V))
+    axis = int(np.argmax(np.ptp(V, axis=0)))
+    order = np.argsort(V[:, axis], kind="stable")
+    half = (len(V) // 2 + CHUNK - 1) // CHUNK * CHUNK  # whole chunks on the left
+    left, right = order[:half], order[half:]
+    return np.r_[left[_spatial_order(V[left])], right[_spatial_order(V[right])]]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,202 @@
+"""The same contact scene in MuJoCo: a model's bodies, collision shapes, ground and joint PD built with ``MjSpec``, so
+that a run of ``dp.simulate(…, ground=…, tau=dp.JointPD(…))`` can be set beside MuJoCo's ``mj_step`` on the same
+bodies (``benchmarks/compare.py --contacts``, ``docs/contacts.md``).
+
+What is the same: the tree (a body per joint, named as the joint, its inertia about its centre of mass), the joints
+(free, hinge, slide, ball), gravity, the collision shapes (a mesh as the vertices of its convex hull, which MuJoCo
+hulls again), which pairs touch (``group``/``mask`` as ``contype``/``conaffinity``), the ground's plane and Coulomb
+friction (an elliptic cone, ``condim`` 3), dt, and the PD: a ``position``-style actuator per driven joint, τ = K_p
+(q_ref − q) − K_d v (v_ref = 0, τ_ff = 0).  What is MuJoCo's own: its contacts are soft (``solref``, ``solimp``
+defaults), so a body at rest sinks until the constraint's spring carries it, and its solver is its Newton method.
+
+MuJoCo is a test dependency of denoc_pin (``pip install mujoco``), imported when a twin is built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
+from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere
+from ..model import Model, ModelError
+from ..simulation.control import JointPD
+
+__all__ = ["MujocoTwin"]
+
+
+def _quat(mujoco, R) -> np.ndarray:
+    quat = np.empty(4)
+    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(R, dtype=float).ravel())
+    return quat
+
+
+class MujocoTwin:
+    """``model``'s scene in MuJoCo: ``.model`` (``MjModel``), ``.data`` (``MjData``), and the conversions of a state
+    between Pinocchio's layout (ours) and MuJoCo's (``set_state``, ``state``).
+
+    ground: a flat ``dp.Ground`` (MuJoCo's plane, its normal z); pd: a ``dp.JointPD`` of ``model`` with v_ref and
+    τ_ff zero, or None; dt: MuJoCo's timestep (Euler, semi-implicit like ours)."""
+
+    def __init__(self, model: Model, ground: Ground, pd: JointPD | None = None, dt: float = 1e-3):
+        try:
+            import mujoco
+        except ImportError as e:  # pragma: no cover - mujoco is in the test extra
+            raise ImportError(f"MujocoTwin needs MuJoCo: pip install mujoco ({e})") from None
+        if not np.allclose(ground.normal, (0.0, 0.0, 1.0)):
+            raise ModelError(f"MujocoTwin builds a flat ground (normal (0, 0, 1)); got normal {ground.normal}")
+        if pd is not None and (pd.model is not model or pd.v_ref.any() or pd.tau_ff.any()):
+            raise ModelError("MujocoTwin's PD is a dp.JointPD of the same model with v_ref and tau_ff zero")
+        self._mj = mujoco
+        spec = mujoco.MjSpec()
+        spec.modelname = model.name
+        o = spec.option
+        o.gravity, o.timestep = model.gravity, dt
+        o.integrator = mujoco.mjtIntegrator.mjINT_EULER
+        o.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+        spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1],
+                                pos=[0, 0, ground.height], contype=1, conaffinity=1, condim=3,
+                                friction=[ground.friction, 0, 0])  # fmt: skip
+        bodies = [spec.worldbody]
+        self.joints = []  # (our joint k, MuJoCo joint name)
+        for k in range(1, model.njoints):
+            m, c = float(model.masses[k]), model.coms[k]
+            I = model.inertias_origin[k] - m * (c @ c * np.eye(3) - np.outer(c, c))  # about the centre of mass
+            body = bodies[model.parents[k]].add_body(name=model.names[k], pos=model.placement_translation[k],
+                                                     quat=_quat(mujoco, model.placement_rotation[k]), mass=max(m, 1e-9),
+                                                     ipos=c, fullinertia=[I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2],
+                                                                          I[1, 2]])  # fmt: skip
+            body.explicitinertial = True
+            kind = int(model.kinds[k])
+            if kind == FREE_FLYER:
+                body.add_freejoint(name=model.names[k])
+            elif kind == REVOLUTE:
+                body.add_joint(name=model.names[k], type=mujoco.mjtJoint.mjJNT_HINGE, axis=model.axes[k])
+            elif kind == PRISMATIC:
+                body.add_joint(name=model.names[k], type=mujoco.mjtJoint.mjJNT_SLIDE, axis=model.axes[k])
+            elif kind == SPHERICAL:
+                body.add_joint(name=model.names[k], type=mujoco.mjtJoint.mjJNT_BALL)
+            else:
+                raise ModelError(f"MujocoTwin: joint {model.names[k]!r} is {JOINTS[kind].name}; the twin builds "
+                                 "free-flyer, revolute, prismatic and spherical joints")  # fmt: skip
+            self.joints.append(k)
+            bodies.append(body)
+        for c in model.collisions:
+            self._geom(spec, bodies[c.body], c)
+        if pd is not None:
+            for k in range(1, model.njoints):
+                iv = int(model.idx_v[k])
+                if model.nvs[k] != 1 or not (pd.kp[iv] or pd.kd[iv]):
+                    continue
+                spec.add_actuator(name=model.names[k], target=model.names[k], trntype=mujoco.mjtTrn.mjTRN_JOINT,
+                                  gaintype=mujoco.mjtGain.mjGAIN_FIXED, biastype=mujoco.mjtBias.mjBIAS_AFFINE,
+                                  gainprm=[pd.kp[iv]] + [0] * 9,
+                                  biasprm=[0, -pd.kp[iv], -pd.kd[iv]] + [0] * 7)  # fmt: skip
+        self.model = spec.compile()
+        self.data = mujoco.MjData(self.model)
+        self._ours = model
+        if pd is not None:
+            qref = self._qpos(pd.q_ref)
+            self.data.ctrl[:] = [qref[self.model.jnt_qposadr[self.model.actuator_trnid[a, 0]]]
+                                 for a in range(self.model.nu)]  # fmt: skip
+
+    def _geom(self, spec, body, c) -> None:
+        mujoco, g, s = self._mj, self._mj.mjtGeom, c.shape
+        kw = {"name": c.name, "pos": c.translation, "quat": _quat(mujoco, c.rotation), "contype": int(c.group),
+              "conaffinity": int(c.mask), "condim": 3, "friction": [0.0, 0, 0]}  # fmt: skip
+        if isinstance(s, Sphere):
+            body.add_geom(type=g.mjGEOM_SPHERE, size=[s.radius, 0, 0], **kw)
+        elif isinstance(s, Box):
+            body.add_geom(type=g.mjGEOM_BOX, size=np.asarray(s.size) / 2, **kw)
+        elif isinstance(s, Capsule):
+            body.add_geom(type=g.mjGEOM_CAPSULE, size=[s.radius, s.length / 2, 0], **kw)
+        elif isinstance(s, Cylinder):
+            body.add_geom(type=g.mjGEOM_CYLINDER, size=[s.radius, s.length / 2, 0], **kw)
+        elif isinstance(s, Mesh):
+            spec.add_mesh(name=c.name, uservert=np.ravel(s.vertices))
+            body.add_geom(type=g.mjGEOM_MESH, meshname=c.name, **kw)
+        else:  # pragma: no cover - every shape is one of the above
+            raise ModelError(f"MujocoTwin: collision {c.name!r} has a shape the twin does not build")
+
+    def _qpos(self, q) -> np.ndarray:
+        """MuJoCo's qpos of our q: a quaternion (x, y, z, w) → (w, x, y, z)."""
+        model, m = self._ours, self.model
+        qpos = np.zeros(m.nq)
+        for k in self.joints:
+            a, i, nq = int(m.jnt_qposadr[m.joint(model.names[k]).id]), int(model.idx_q[k]), int(model.nqs[k])
+            x = np.asarray(q[i : i + nq], dtype=float)
+            if model.kinds[k] == FREE_FLYER:
+                x = np.r_[x[:3], x[6], x[3:6]]
+            elif model.kinds[k] == SPHERICAL:
+                x = np.r_[x[3], x[:3]]
+            qpos[a : a + nq] = x
+        return qpos
+
+    def set_state(self, q, v) -> None:
+        """Sets ``data``'s qpos and qvel from our (q, v) (a free joint's velocity: ours (v_body, ω_body), MuJoCo's
+        (v_world, ω_body)) and clears the warm start and time."""
+        mujoco, model, m, d = self._mj, self._ours, self.model, self.data
+        ctrl = d.ctrl.copy()
+        mujoco.mj_resetData(m, d)
+        d.qpos[:] = self._qpos(q)
+        for k in self.joints:
+            a, i, nv = int(m.jnt_dofadr[m.joint(model.names[k]).id]), int(model.idx_v[k]), int(model.nvs[k])
+            x = np.asarray(v[i : i + nv], dtype=float).copy()
+            if model.kinds[k] == FREE_FLYER:
+                quat = np.asarray(q[model.idx_q[k] + 3 : model.idx_q[k] + 7])
+                R = np.empty(9)
+                mujoco.mju_quat2Mat(R, np.r_[quat[3], quat[:3]])
+                x[:3] = R.reshape(3, 3) @ x[:3]
+            d.qvel[a : a + nv] = x
+        d.ctrl[:] = ctrl
+        mujoco.mj_forward(m, d)
+
+    def state(self) -> tuple[np.ndarray, np.ndarray]:
+        """(q, v) in our layout from ``data``."""
+        from ..loaders.mjcf import mujoco_state
+
+        model, m, d = self._ours, self.model, self.data
+        qpos, qvel = np.zeros(model.nq), np.zeros(model.nv)
+        for k in self.joints:
+            j = m.joint(model.names[k]).id
+            a, nq, b, nv = int(m.jnt_qposadr[j]), int(model.nqs[k]), int(m.jnt_dofadr[j]), int(model.nvs[k])
+            qpos[model.idx_q[k] : model.idx_q[k] + nq] = d.qpos[a : a + nq]
+            qvel[model.idx_v[k] : model.idx_v[k] + nv] = d.qvel[b : b + nv]
+        return mujoco_state(model, qpos, qvel)
+
+    def vertical_force(self) -> float:
+        """Σ f_z of the ground on the model at ``data``'s contacts (N)."""
+        mujoco, m, d = self._mj, self.model, self.data
+        f, total = np.zeros(6), 0.0
+        for i in range(d.ncon):
+            mujoco.mj_contactForce(m, d, i, f)
+            total += float(d.contact[i].frame.reshape(3, 3)[:, 2] @ f[:3])  # frame's rows: n, t₁, t₂
+        return total
+
+
+def side_by_side(model: Model, q0, pd: JointPD, ground: Ground, seconds: float, dt: float = 1e-3,
+                 contact=None) -> dict:  # fmt: skip
+    """The same drop in denoc_pin (``dp.simulate``) and in MuJoCo (``MujocoTwin``, ``mj_step``) from (q0, 0):
+    "t", and per engine ("denoc_pin", "mujoco") the base height "z" (the first joint's q[2]) and the total vertical
+    contact force "fz" at each step (N), the final state "q", and MuJoCo's deepest penetration "penetration" over the
+    last tenth of the run (m)."""
+    import mujoco
+
+    from ..simulation.simulate import simulate
+
+    n = int(round(seconds / dt))
+    v0 = np.zeros(model.nv)
+    tr = simulate(model, q0, v0, n * dt, dt, tau=pd, ground=ground, contact=contact, progress=False)
+    ours = {"z": tr.q[:, 2].copy(), "fz": np.array([c["forces"][:, 2].sum() for c in tr.contacts]), "q": tr.q[-1]}
+    ours["fz"][-1] = ours["fz"][-2]  # the last row: no step leaves it
+    twin = MujocoTwin(model, ground, pd, dt)
+    twin.set_state(q0, v0)
+    z, fz, deepest = np.empty(n + 1), np.empty(n + 1), 0.0
+    for i in range(n + 1):
+        if i:
+            mujoco.mj_step(twin.model, twin.data)
+            mujoco.mj_forward(twin.model, twin.data)  # the contact forces of this state, as ours are of the next step
+        z[i], fz[i] = twin.data.qpos[2], twin.vertical_force()
+        if i >= 0.9 * n and twin.data.ncon:
+            deepest = max(deepest, -min(c.dist for c in twin.data.contact))
+    theirs = {"z": z, "fz": fz, "q": twin.state()[0], "penetration": deepest}
+    return {"t": tr.t, "denoc_pin": ours, "mujoco": theirs}

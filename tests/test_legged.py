@@ -1,0 +1,75 @@
+"""Legged robots on the ground: solo12 and go2 standing (``examples/legged_standing.py``), and the same drops in MuJoCo
+(``denoc_pin.tools.mujoco_twin``)."""
+
+import runpy
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+import denoc_pin as dp
+
+EXAMPLE = runpy.run_path(str(ROOT / "examples" / "legged_standing.py"), run_name="legged_standing")
+TOL = dp.ContactSettings().tol
+
+
+@pytest.mark.parametrize("name", ["solo12", "go2"])
+def test_a_quadruped_dropped_under_joint_pd_stands_still(name):
+    """Dropped from 5 cm (μ 0.9), settled for 1 s, then for 5 s: the base height moves ≤ 1 mm, no foot slides more
+    than 1 mm, no point sinks more than 1 mm at any step, every standing step's solve meets its tolerance, and the
+    feet carry the weight (0.1%)."""
+    out = EXAMPLE["stand"](name, 5.0)
+    assert out["base_height_range_m"] <= 1e-3
+    assert out["foot_slide_m"] <= 1e-3
+    assert out["penetration_m"] <= 1e-3
+    assert out["standing_residual"] <= TOL * (1 + 1e-9)
+    assert out["converged_share"] >= 0.99  # the landing's few solves that stop at the cap
+    assert abs(out["weight_carried"] - 1) <= 1e-3
+    assert 4 <= out["contacts_at_rest"] <= 8  # a point or two a foot, not a foot's tessellation
+
+
+@pytest.mark.parametrize("name", ["solo12", "go2"])
+def test_the_mujoco_twin_has_the_same_dynamics(name):
+    """Away from the ground, MuJoCo's q̈ of the twin (bodies, joints, the PD as actuators) is ours to 1e-9 at a
+    random state: the comparison below is of the contacts, not of two different robots."""
+    mujoco = pytest.importorskip("mujoco")
+    from denoc_pin.tools.mujoco_twin import MujocoTwin
+
+    model, q0, pd, ground = EXAMPLE["scene"](name)
+    rng = np.random.default_rng(3)
+    q = dp.integrate(model, q0, rng.normal(0, 0.3, model.nv))
+    q[2] += 1.0  # far from the ground
+    v = rng.normal(0, 1.0, model.nv)
+    twin = MujocoTwin(model, ground, pd)
+    twin.set_state(q, v)
+    assert twin.data.ncon == 0
+    q_back, v_back = twin.state()
+    np.testing.assert_allclose(q_back, q, atol=1e-15)
+    np.testing.assert_allclose(v_back, v, atol=1e-12)
+    a = dp.forward_dynamics(model, model.create_data(), q, v, pd(0.0, q, v))
+    twin.set_state(q, v)
+    mujoco.mj_forward(twin.model, twin.data)
+    assert [twin.model.joint(model.names[k]).qposadr[0] for k in range(1, model.njoints)] == list(model.idx_q[1:])
+    _, a_mj = dp.mujoco_state(model, twin.data.qpos.copy(), twin.data.qacc.copy())  # the free joint's: Rᵀ a_world
+    a_mj[:3] -= np.cross(v[3:6], v[:3])  # ours is d/dt of the body-frame velocity: Rᵀ a_world − ω × v_body
+    assert np.abs(a - a_mj).max() <= 1e-9 * max(1.0, np.abs(a).max())
+
+
+@pytest.mark.parametrize("name", ["solo12", "go2"])
+def test_standing_beside_mujoco(name):
+    """The same drop in both for 3 s: both sets of feet carry m g (0.1%) at rest; MuJoCo's soft feet sink into the
+    ground (≤ 1 mm) and its base settles lower than ours by at least that much, the rest being the PD's give to the
+    feet's tangential forces, which each engine's landing leaves different (four feet on the ground with friction are
+    statically indeterminate)."""
+    pytest.importorskip("mujoco")
+    from denoc_pin.tools.mujoco_twin import side_by_side
+
+    model, q0, pd, ground = EXAMPLE["scene"](name)
+    r = side_by_side(model, q0, pd, ground, 3.0)
+    weight = model.masses.sum() * -model.gravity[2]
+    for engine in ("denoc_pin", "mujoco"):
+        assert abs(r[engine]["fz"][-1] / weight - 1) <= 1e-3, engine
+    sink = r["mujoco"]["penetration"]
+    assert 1e-4 <= sink <= 1e-3
+    dz = r["denoc_pin"]["z"][-1] - r["mujoco"]["z"][-1]
+    assert sink <= dz <= 2.5 * sink
