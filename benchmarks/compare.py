@@ -967,6 +967,72 @@ def report_mujoco(r: dict) -> str:
     return "\n".join(lines)
 
 
+def contact_scenes(quick: bool = False) -> dict:
+    """solo12 and go2 dropped from 5 cm under joint PD (``examples/legged_standing.py``) beside their MuJoCo twins
+    (``denoc_pin.tools.mujoco_twin``): the settled base heights and vertical forces of one drop each, then the time
+    per step of the first second (the landing and settling) and of standing, each engine in its fastest form (our
+    compiled run against MuJoCo's ``rollout`` in C), in alternating rounds."""
+    import runpy
+
+    import mujoco
+    from mujoco import rollout
+
+    from denoc_pin.tools.mujoco_twin import MujocoTwin, side_by_side
+
+    example = runpy.run_path(str(HERE.parent / "examples" / "legged_standing.py"), run_name="legged_standing")
+    rows = []
+    for name in ("solo12", "go2"):
+        model, q0, pd, ground = example["scene"](name)
+        weight = model.masses.sum() * -model.gravity[2]
+        r = side_by_side(model, q0, pd, ground, 3.0)
+        row = {"robot": name, "nv": model.nv, "z": float(r["denoc_pin"]["z"][-1]),
+               "z_mujoco": float(r["mujoco"]["z"][-1]),
+               "sink_mujoco": r["mujoco"]["penetration"], "fz": float(r["denoc_pin"]["fz"][-1] / weight),
+               "fz_mujoco": float(r["mujoco"]["fz"][-1] / weight)}  # fmt: skip
+        twin = MujocoTwin(model, ground, pd)
+        v0 = np.zeros(model.nv)
+        settled = dp.simulate(model, q0, v0, 1.0, 1e-3, tau=pd, ground=ground, progress=False, record_every=1000)
+        steps = 500 if quick else 1000
+        control = np.tile(twin.data.ctrl, (steps, 1))
+        for phase, (q, v) in (("landing", (q0, v0)), ("standing", (settled.q[-1], settled.v[-1]))):
+            twin.set_state(q, v)
+            state0 = np.empty(mujoco.mj_stateSize(twin.model, mujoco.mjtState.mjSTATE_FULLPHYSICS))
+            mujoco.mj_getState(twin.model, twin.data, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+            ours, theirs, ratio = paired_times(
+                functools.partial(
+                    dp.simulate,
+                    model,
+                    q,
+                    v,
+                    steps * 1e-3,
+                    1e-3,
+                    tau=pd,
+                    ground=ground,
+                    progress=False,
+                    record_every=steps,
+                ),  # fmt: skip
+                functools.partial(rollout.rollout, twin.model, twin.data, state0, control, nstep=steps),
+                min_time=1.0 if quick else 3.0,
+            )
+            row[phase], row[f"{phase}_mujoco"], row[f"{phase}_ratio"] = ours / steps, theirs / steps, ratio
+        rows.append(row)
+    return {"rows": rows}
+
+
+def report_contacts(r: dict) -> str:
+    lines = ["Standing beside MuJoCo (dt 1 ms, μ 0.9, joint PD; time per step, ratio = denoc_pin / MuJoCo):"]
+    lines.append("| robot | base z | MuJoCo z | MuJoCo sinks | Σf_z / m g | MuJoCo Σf_z / m g | landing step | MuJoCo "
+                 "| ratio | standing step | MuJoCo | ratio |")  # fmt: skip
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for c in r["rows"]:
+        lines.append(
+            f"| {c['robot']} | {c['z']:.5f} m | {c['z_mujoco']:.5f} m | {1e3 * c['sink_mujoco']:.2f} mm | "
+            f"{c['fz']:.6f} | {c['fz_mujoco']:.6f} | {us(c['landing'])} | {us(c['landing_mujoco'])} | "
+            f"{c['landing_ratio']:.2f} | {us(c['standing'])} | {us(c['standing_mujoco'])} | {c['standing_ratio']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def us(x) -> str:
     if x is None:
         return "—"
@@ -991,6 +1057,7 @@ def main(argv=None) -> int:
     p.add_argument("--kinematics", action="store_true", help="only the kinematics tables")
     p.add_argument("--loops", action="store_true", help="only the closed-loop table")
     p.add_argument("--mujoco", action="store_true", help="only the table against MuJoCo")
+    p.add_argument("--contacts", action="store_true", help="only the legged robots standing beside MuJoCo")
     p.add_argument("--adaptive", action="store_true", help="only the adaptive integrators' table")
     p.add_argument("--dask", action="store_true", help="only the Dask sweep, dataset and cold starts")
     p.add_argument("--derivatives", action="store_true", help="only the derivatives' tables")
@@ -1013,6 +1080,10 @@ def main(argv=None) -> int:
     if args.dask:
         r = dask_scaling(args.quick)
         print(json.dumps(r, indent=2) if args.json else report_dask(r))
+        return 0
+    if args.contacts:
+        r = contact_scenes(args.quick)
+        print(json.dumps(r, indent=2) if args.json else report_contacts(r))
         return 0
     if args.mujoco:
         r = against_mujoco(args.quick)

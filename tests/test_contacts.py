@@ -260,6 +260,39 @@ def walker():
     return b.build()
 
 
+@pytest.mark.parametrize("scene", ["solo12", "walker"])
+def test_delassus_matrix_of_trees_and_loops(scene):
+    """G from the backward recursion alone, a column's sweep over the bodies its row moves, is J M⁻¹ Jᵀ: solo12 on
+    its four feet against Pinocchio's M⁻¹ (each row moves one leg and the base, the other legs skipped); the walker
+    on its foot with its loop's rows (dense columns) against the inverse of the dense GIM (Pinocchio needs a
+    depth-first tree); and a step's v⁺ − v_f is M⁻¹ Jᵀ λ."""
+    if scene == "solo12":
+        m, q0, pd = solo12_standing()
+        q0[2] -= 0.05 - 2e-4
+        rng = np.random.default_rng(5)
+        v, tau = rng.normal(0, 0.5, m.nv), rng.normal(0, 1.0, m.nv)
+    else:
+        m = walker()
+        q0 = dp.neutral(m)
+        q0[2] = 0.3 + 0.02 - 1e-4  # the foot's spheres 0.1 mm deep
+        v, tau = np.zeros(m.nv), np.zeros(m.nv)
+    stepper = ContactStepper(m, dp.Ground(), dp.ContactSettings(), 1e-3)
+    P = stepper.problem(q0, v, tau)
+    assert P["nc"] >= 4 and P["G"].shape[0] == 3 * P["nc"] + m.n_constraints
+    if scene == "solo12":
+        pm = dp.to_pinocchio(m)
+        Minv = pin.computeMinverse(pm, pm.createData(), q0)
+        Minv = np.triu(Minv) + np.triu(Minv, 1).T
+    else:  # not depth-first, which Pinocchio's computeMinverse needs: the dense GIM (the composite route), inverted
+        Minv = np.linalg.inv(dp.gim(m, m.create_data(), q0))
+    ref = P["J"] @ Minv @ P["J"].T
+    assert np.abs(P["G"] - ref).max() <= 1e-9 * np.abs(ref).max()
+    q1, v1, rec = stepper.step(q0, v, tau)
+    lam = np.r_[rec["impulses"].ravel(), rec["loop_impulses"]]
+    dv = Minv @ (stepper.problem(q0, v, tau)["J"].T @ lam)
+    assert np.abs(v1 - P["v_free"] - dv).max() <= 1e-9 * max(np.abs(dv).max(), 1e-12)
+
+
 @pytest.mark.parametrize("solver", ["admm", "pgs"])
 def test_loops_are_solved_with_the_contacts(solver):
     """The walker dropped from 2 cm, its hip held by PD: its loop stays closed on every step (the loop rows are in the

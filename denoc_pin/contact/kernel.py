@@ -4,11 +4,11 @@ the equations).
 
 - ``contact_problem``: the O(n) forward dynamics (Table 3) gives v_f = v + dt q̈ and leaves the factors in ws; the
   ground's contacts (``detection.ground_contacts``) and the shape pairs' (found by coal in Python, passed in) are
-  stacked with the closed loops' rows (``loops.kernel.loop_step``: Schiehlen eq. 17–20) into J; Y = M⁻¹ Jᵀ by the
-  recursions of Table 3 on those factors (``forward.udut_solve``, one column a row, no GIM formed); G = J Y + R and
-  g = J v_f + b.
-- ``contact_step``: that problem solved (``solvers``), v⁺ = v_f + Y λ, q⁺ = q ⊕ dt v⁺, the impulses kept to warm
-  start the next step.
+  stacked with the closed loops' rows (``loops.kernel.loop_step``: Schiehlen eq. 17–20) into J; G = J M⁻¹ Jᵀ + R
+  from the backward recursion of Table 3 on those factors alone (``delassus_into``: G = (U⁻¹ Jᵀ)ᵀ D⁻¹ (U⁻¹ Jᵀ),
+  a column's sweep only over the bodies its row moves; no GIM formed) and g = J v_f + b.
+- ``contact_step``: that problem solved (``solvers``), v⁺ = v_f + M⁻¹ (Jᵀ λ) by one more solve on the factors,
+  q⁺ = q ⊕ dt v⁺, the impulses kept to warm start the next step.
 - ``contact_run``: nsteps of ``contact_step`` under the joint law τ = τ_ff + K_p (q_ref ⊖ q) + K_d (v_ref − v)
   (a constant τ: K_p = K_d = 0), recording every ``stride``-th state and its contacts.
 
@@ -23,10 +23,9 @@ from numba import njit
 
 from ..algorithms.compositions import aba_entry
 from ..algorithms.energy import energy_core
-from ..algorithms.forward import udut_solve
+from ..algorithms.forward import eliminate_rhs, udut_solve
 from ..algorithms.frames import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
-from ..core.dense import symmetric_product_into
 from ..core.joints import difference_kernel, integrate_kernel
 from ..core.layout import all_finite, data_views, loop_views, model_views
 from ..core.shapes import COL
@@ -91,8 +90,59 @@ def contact_jacobian(Jall, support, bodies, pts, frames, nc, J):
 
 
 @njit(cache=True)
+def delassus_into(mv, dv, JT, G):
+    """G = J M⁻¹ Jᵀ = (U⁻¹ Jᵀ)ᵀ D⁻¹ (U⁻¹ Jᵀ) from M = U D Uᵀ (A.8): Table 3's step 1 alone on each column φ of Jᵀ
+    (φ̃ = D⁻¹ φ̂, φ̂ = U⁻¹ φ), then G_ab = Σ_k φ̃_k(a)ᵀ Î_k φ̃_k(b), the factors those of this step's forward
+    dynamics.  A column's sweep visits only the bodies whose subtree its φ touches (a foot's contact: its leg and
+    the base), and no forward recursion is needed."""
+    parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
+    nj = len(parents)
+    nv, m = JT.shape
+    tilde = np.zeros((nv, m))
+    eta = np.empty((nj, m, 6))
+    active = np.zeros(nj, dtype=np.bool_)
+    phi_hat = np.empty(6)
+    for col in range(m):
+        active[:] = False
+        for k in range(nj - 1, 0, -1):  # children before parents (parents[k] < k)
+            on = active[k]
+            for d in range(nvs[k]):
+                if JT[idx_v[k] + d, col] != 0.0:
+                    on = True
+            if on:
+                active[k] = True
+                active[parents[k]] = True
+        for k in range(nj):
+            if active[k]:
+                eta[k, col, :] = 0.0
+        for i in range(len(mv.module_ptr) - 2, -1, -1):
+            for j in range(mv.module_ptr[i + 1] - 1, mv.module_ptr[i] - 1, -1):
+                k = mv.module_bodies[j]
+                if active[k]:
+                    eliminate_rhs(k, parents[k], idx_v[k], nvs[k], dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv, JT,
+                                  tilde, col, eta[k, col], eta[parents[k], col], phi_hat)  # fmt: skip
+    hat = np.zeros((nv, m))  # φ̂ = Î φ̃, body by body
+    for k in range(1, nj):
+        z, iv = nvs[k], idx_v[k]
+        Ih = np.linalg.inv(dv.I_hat_inv[k, :z, :z].copy())
+        for col in range(m):
+            for d in range(z):
+                s = 0.0
+                for e in range(z):
+                    s += Ih[d, e] * tilde[iv + e, col]
+                hat[iv + d, col] = s
+    for a in range(m):
+        for b in range(a, m):
+            s = 0.0
+            for c in range(nv):
+                s += hat[c, a] * tilde[c, b]
+            G[a, b] = s
+            G[b, a] = s
+
+
+@njit(cache=True)
 def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, cts):
-    """The step's problem at (q, v) under τ: (status, nc, J (m, nv), Y = M⁻¹ Jᵀ (nv, m), G (m, m), g (m,), v_f (nv,)),
+    """The step's problem at (q, v) under τ: (status, nc, J (m, nv), G (m, m), g (m,), v_f (nv,)),
     the contacts' rows first, then the loops'.  The contacts into ``cts`` (bodies, points, frames, depths, μ, e,
     keys): the ground's first (key (−1, collision, feature)), then the pairs' (``pairs``: their own bodies, keys
     (i, j, feature), points, frames, depths, μ).  geo: (packed collisions, vertices, support, warm offsets,
@@ -103,7 +153,7 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
     nv = len(v)
     status = aba_entry(mi, mf, ws, q, v, tau, False)  # q̈ = GIM⁻¹ (τ − h), the UDUᵀ factors left in ws
     if status:
-        return status, 0, np.zeros((0, nv)), np.zeros((nv, 0)), np.zeros((0, 0)), np.zeros(0), np.zeros(0)
+        return status, 0, np.zeros((0, nv)), np.zeros((0, 0)), np.zeros(0), np.zeros(0)
     vf = np.empty(nv)
     for c in range(nv):
         vf[c] = v[c] + dt * dv.ddq[c]  # v_f = v + dt M⁻¹ (τ − h)
@@ -154,16 +204,11 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
     for i in range(m):
         for c in range(nv):
             JT[c, i] = J[i, c]
-    Y = np.empty((nv, m))
     G = np.empty((m, m))
     g = np.empty(m)
     if m == 0:
-        return 0, 0, J, Y, G, g, vf
-    eta = np.empty((len(mv.parents), m, 6))
-    # Y = M⁻¹ Jᵀ: Table 3's two recursions on the factors of this step's forward dynamics, a column a row
-    udut_solve(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
-               JT, eta, eta, Y, np.empty(6))  # fmt: skip
-    symmetric_product_into(JT, Y, G)  # G = J M⁻¹ Jᵀ
+        return 0, 0, J, G, g, vf
+    delassus_into(mv, dv, JT, G)  # G = J M⁻¹ Jᵀ on the factors of this step's forward dynamics
     for i in range(m):
         s = 0.0
         for c in range(nv):
@@ -194,18 +239,18 @@ def contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, 
         res = loop_views(lw, mi).res
         for i in range(nl):
             g[3 * nc + i] += res[i] / dt  # σ = J_r v⁺ + r(q) / dt: the loop's error closed in one step
-    return 0, nc, J, Y, G, g, vf
+    return 0, nc, J, G, g, vf
 
 
 @njit(cache=True)
 def contact_step(mi, mf, ws, cb, lw, geo, gp, sp, pairs, warm, now, q, v, tau, dt, q1, v1, det, cts):
     """One step from (q, v) under τ into (q1, v1) (``stepping``'s docstring): ``contact_problem``, solved from the
-    warm starts, v⁺ = v_f + Y λ, q⁺ = q ⊕ dt v⁺.  warm: (impulses (features, 3), their step (features,), the loops'
-    impulses), a ground feature's start used when it was in contact at step now − 1 and updated to now; a pair's
-    start is ``pairs[6]``.  The contacts' impulses (frame t₁, t₂, n) into cts[7], the step's figures into cts[8]
-    (``INFO``).  A status: ``aba_entry``'s."""
+    warm starts, v⁺ = v_f + M⁻¹ (Jᵀ λ), q⁺ = q ⊕ dt v⁺.  warm: (impulses (features, 3), their step (features,), the
+    loops' impulses), a ground feature's start used when it was in contact at step now − 1 and updated to now; a
+    pair's start is ``pairs[6]``.  The contacts' impulses (frame t₁, t₂, n) into cts[7], the step's figures into
+    cts[8] (``INFO``).  A status: ``aba_entry``'s."""
     woff = geo[3]
-    status, nc, J, Y, G, g, vf = contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, cts)
+    status, nc, J, G, g, vf = contact_problem(mi, mf, ws, cb, lw, geo, gp, sp, pairs, q, v, tau, dt, det, cts)
     if status:
         return status
     mv = model_views(mi, mf)
@@ -235,11 +280,21 @@ def contact_step(mi, mf, ws, cb, lw, geo, gp, sp, pairs, warm, now, q, v, tau, d
         else:  # η on the problem scaled to a unit diagonal
             ok = solve_admm(G, g, mu, nc, lam, sp[S_TOL], int(sp[S_ITER]), 0.0, 1e-6, sigma, stats)
     nv = len(v)
-    for c in range(nv):
-        s = vf[c]
-        for i in range(m):
-            s += Y[c, i] * lam[i]
-        v1[c] = s  # v⁺ = v_f + M⁻¹ Jᵀ λ
+    dv = data_views(ws, mi)
+    if m:  # v⁺ = v_f + M⁻¹ (Jᵀ λ): one more solve on the step's factors (Table 3)
+        rhs, dvel = np.empty((nv, 1)), np.empty((nv, 1))
+        for c in range(nv):
+            s = 0.0
+            for i in range(m):
+                s += J[i, c] * lam[i]
+            rhs[c, 0] = s
+        eta = np.empty((len(mv.parents), 1, 6))
+        udut_solve(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
+                   dv.I_hat_inv, rhs, eta, eta, dvel, np.empty(6))  # fmt: skip
+        for c in range(nv):
+            v1[c] = vf[c] + dvel[c, 0]
+    else:
+        v1[:] = vf
     integrate_kernel(mv.kinds, mv.idx_q, mv.idx_v, q, v1, dt, q1)  # q⁺ = q ⊕ dt v⁺
     for i in range(nc):
         imp[i, 0], imp[i, 1], imp[i, 2] = lam[3 * i], lam[3 * i + 1], lam[3 * i + 2]

@@ -143,17 +143,17 @@ class ContactStepper:
 
     def problem(self, q, v, tau) -> dict:
         """The step's problem from (q, v) under τ (module docstring): "G", "g", "mu", "nc" (contacts; their rows come
-        first), "J", "Y" = M⁻¹ Jᵀ, "v_free", and the contacts' "points", "frames", "depths", "keys", "bodies",
+        first), "J", "v_free", and the contacts' "points", "frames", "depths", "keys", "bodies",
         "restitution"."""
         q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
         forward_kinematics(self.model, self.data, q)
         pairs = self._pairs()
         model, data = self.model, self.data
         buffers = (model.mi, model.mf, data.ws, self.cb, self.lw, self.geo, self.gp, self.sp, pairs)
-        status, nc, J, Y, G, g, vf = contact_problem(*buffers, q, v, tau, self.dt, self.det, self.cts)
+        status, nc, J, G, g, vf = contact_problem(*buffers, q, v, tau, self.dt, self.det, self.cts)
         raise_for_status(model, status, q, v, tau, "tau")
         bodies, pts, frames, depth, mu, rest, keys, _, _ = self.cts
-        return {"nc": nc, "J": J, "Y": Y, "G": G, "g": g, "v_free": vf, "mu": mu[:nc].copy(),
+        return {"nc": nc, "J": J, "G": G, "g": g, "v_free": vf, "mu": mu[:nc].copy(),
                 "points": pts[:nc].copy(), "frames": frames[:nc].copy(), "depths": depth[:nc].copy(),
                 "keys": _keys(keys[:nc]), "bodies": bodies[:nc].copy(), "restitution": rest[:nc].copy()}  # fmt: skip
 

@@ -33,6 +33,23 @@ def _positive(what: str, x) -> float:
     return x
 
 
+CHUNK = 16
+"""Vertices a chunk: a mesh's vertices are packed in a spatial order (``_spatial_order``), CHUNK consecutive ones
+inside one bounding sphere, so that the detection skips a chunk clear of the plane with one test."""
+
+
+def _spatial_order(V: np.ndarray) -> np.ndarray:
+    """An order of the points in which neighbours in space are mostly neighbours in the list: halved at the median
+    of the longest extent, recursively (a k-d tree's leaves, left to right)."""
+    if len(V) <= CHUNK:
+        return np.arange(len(V))
+    axis = int(np.argmax(np.ptp(V, axis=0)))
+    order = np.argsort(V[:, axis], kind="stable")
+    half = (len(V) // 2 + CHUNK - 1) // CHUNK * CHUNK  # whole chunks on the left
+    left, right = order[:half], order[half:]
+    return np.r_[left[_spatial_order(V[left])], right[_spatial_order(V[right])]]
+
+
 class Shape:
     """A collision shape in its own frame; ``code`` is its ``SHAPE_CODES`` entry, ``params`` its three numbers."""
 
@@ -46,6 +63,11 @@ class Shape:
         """(n, 3): the points of the shape that can touch a plane first (a mesh's convex hull); empty for the
         closed-form shapes, whose detection is written per shape."""
         return np.zeros((0, 3))
+
+    def support_chunks(self) -> np.ndarray:
+        """(⌈n / CHUNK⌉, 4): the bounding sphere (centre in the shape frame, radius) of each CHUNK consecutive
+        ``support_vertices``."""
+        return np.zeros((0, 4))
 
 
 @dataclass(frozen=True)
@@ -145,6 +167,7 @@ class Mesh(Shape):
 
     def _finish(self, V: np.ndarray) -> np.ndarray:
         V = _hull_vertices(V) * np.asarray(self.scale)
+        V = np.ascontiguousarray(V[_spatial_order(V)])  # neighbours in space are neighbours in the list
         V.setflags(write=False)
         return V
 
@@ -165,6 +188,16 @@ class Mesh(Shape):
 
     def support_vertices(self) -> np.ndarray:
         return self.vertices
+
+    def support_chunks(self) -> np.ndarray:
+        if getattr(self, "_chunks", None) is None:
+            V = self.vertices
+            spheres = []
+            for j in range(0, len(V), CHUNK):
+                centre = V[j : j + CHUNK].mean(axis=0)
+                spheres.append(np.r_[centre, np.sqrt(((V[j : j + CHUNK] - centre) ** 2).sum(axis=1).max())])
+            self._chunks = np.array(spheres).reshape(-1, 4)
+        return self._chunks
 
 
 def _read_vertices(path: Path) -> np.ndarray:
@@ -253,11 +286,6 @@ for _name, _width, _ in COLLISION_ROW:
 COLLISION_WIDTH = _at
 
 
-CHUNK = 16
-"""Vertices a chunk: a mesh's vertices are packed in a spatial order (``_spatial_order``), CHUNK consecutive ones
-inside one bounding sphere, so that the detection skips a chunk clear of the plane with one test."""
-
-
 def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows (n, COLLISION_WIDTH), vertices (m, 3), chunks (k, 4)): the collisions as the compiled detection reads
     them.  A mesh's vertices are rows vstart … vstart + vcount − 1, in a spatial order; chunk j of it (rows cstart + j)
@@ -273,29 +301,14 @@ def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         r[COL["R"] : COL["R"] + 9] = np.asarray(c.rotation, dtype=float).reshape(9)
         r[COL["p"] : COL["p"] + 3] = c.translation
         V = c.shape.support_vertices()
-        V = V[_spatial_order(V)]
         r[COL["vstart"]], r[COL["vcount"]], r[COL["cstart"]] = start, len(V), cstart
         r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else 0.0
         r[COL["ground"]] = 1.0 if c.body != 0 and ((c.group & 1) or (c.mask & 1)) else 0.0  # not on the world
-        for j in range(0, len(V), CHUNK):
-            centre = V[j : j + CHUNK].mean(axis=0)
-            chunks.append(np.r_[centre, np.sqrt(((V[j : j + CHUNK] - centre) ** 2).sum(axis=1).max())][None])
+        chunks.append(c.shape.support_chunks())
         verts.append(V)
         start += len(V)
         cstart += -(-len(V) // CHUNK)
     return rows, np.ascontiguousarray(np.concatenate(verts)), np.ascontiguousarray(np.concatenate(chunks))
-
-
-def _spatial_order(V: np.ndarray) -> np.ndarray:
-    """An order of the points in which neighbours in space are mostly neighbours in the list: halved at the median
-    of the longest extent, recursively (a k-d tree's leaves, left to right)."""
-    if len(V) <= CHUNK:
-        return np.arange(len(V))
-    axis = int(np.argmax(np.ptp(V, axis=0)))
-    order = np.argsort(V[:, axis], kind="stable")
-    half = (len(V) // 2 + CHUNK - 1) // CHUNK * CHUNK  # whole chunks on the left
-    left, right = order[:half], order[half:]
-    return np.r_[left[_spatial_order(V[left])], right[_spatial_order(V[right])]]
 
 
 @dataclass(frozen=True)
