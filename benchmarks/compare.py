@@ -1016,7 +1016,52 @@ def contact_scenes(quick: bool = False) -> dict:
             )
             row[phase], row[f"{phase}_mujoco"], row[f"{phase}_ratio"] = ours / steps, theirs / steps, ratio
         rows.append(row)
-    return {"rows": rows}
+    return {"rows": rows, "batch": contact_batch(example, quick)}
+
+
+def contact_batch(example: dict, quick: bool) -> dict:
+    """B solo12 drops (heights and joint angles drawn at random), 100 steps each: ``dp.simulate_batch`` on all cores
+    against MuJoCo's batch ``rollout`` on as many threads and against a Python loop of ``mj_step``, time per state
+    and step, in alternating rounds."""
+    import mujoco
+    from mujoco import rollout
+
+    from denoc_pin.tools.mujoco_twin import MujocoTwin
+
+    model, q0, pd, ground = example["scene"]("solo12")
+    B, steps = (200 if quick else 1000), 100
+    rng = np.random.default_rng(0)
+    q0s = np.stack([q0] * B)
+    q0s[:, 2] += rng.uniform(0.0, 0.03, B)
+    q0s[:, 7:] += rng.normal(0.0, 0.05, (B, 12))
+    twin = MujocoTwin(model, ground, pd)
+    size = mujoco.mj_stateSize(twin.model, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    states = np.empty((B, size))
+    for b in range(B):
+        twin.set_state(q0s[b], np.zeros(model.nv))
+        mujoco.mj_getState(twin.model, twin.data, states[b], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    control = np.tile(twin.data.ctrl, (1, steps, 1))
+    threads = os.cpu_count()
+    datas = [mujoco.MjData(twin.model) for _ in range(threads)]
+
+    def ours():
+        dp.simulate_batch(model, q0s, None, steps * 1e-3, 1e-3, tau=pd, ground=ground, record_every=steps)
+
+    def theirs():
+        rollout.rollout(twin.model, datas, states, control, nstep=steps)
+
+    def loop():
+        m, d = twin.model, twin.data
+        for b in range(B):
+            mujoco.mj_setState(m, d, states[b], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+            for _ in range(steps):
+                mujoco.mj_step(m, d)
+
+    n = B * steps
+    a, b_, ratio = paired_times(ours, theirs, min_time=2.0 if quick else 10.0)
+    _, c, loop_ratio = paired_times(ours, loop, min_time=2.0 if quick else 10.0)
+    return {"B": B, "steps": steps, "threads": threads, "ours": a / n, "rollout": b_ / n, "ratio": ratio,
+            "python_loop": c / n, "loop_ratio": loop_ratio}  # fmt: skip
 
 
 def report_contacts(r: dict) -> str:
@@ -1030,6 +1075,12 @@ def report_contacts(r: dict) -> str:
             f"{c['fz']:.6f} | {c['fz_mujoco']:.6f} | {us(c['landing'])} | {us(c['landing_mujoco'])} | "
             f"{c['landing_ratio']:.2f} | {us(c['standing'])} | {us(c['standing_mujoco'])} | {c['standing_ratio']:.2f} |"
         )
+    b = r["batch"]
+    lines.append(
+        f"A batch of {b['B']} solo12 drops, {b['steps']} steps each, on {b['threads']} threads, per state and "
+        f"step: dp.simulate_batch {us(b['ours'])}, MuJoCo's rollout {us(b['rollout'])} (ratio "
+        f"{b['ratio']:.2f}), a Python loop of mj_step {us(b['python_loop'])} (ratio {b['loop_ratio']:.2f})."
+    )
     return "\n".join(lines)
 
 

@@ -568,3 +568,42 @@ def test_joint_pd_checks_its_input():
         dp.simulate(m, dp.neutral(m), np.zeros(6), 0.01, 1e-3, tau=dp.JointPD(other, 1.0, 1.0, dp.neutral(other)),
                     ground=dp.Ground())  # fmt: skip
     assert not np.any(dp.JointPD(m, 5.0, 5.0, dp.neutral(m)).kp)  # a free-flyer alone: nothing driven
+
+
+@pytest.mark.parametrize("scene", ["solo12", "walker"])
+def test_a_batch_is_its_runs(scene):
+    """dp.simulate_batch runs each state as dp.simulate's compiled loop does, its runs spread over the threads: the
+    same rows to rounding, solo12 under a JointPD and the walker (a closed loop on the ground) under a constant τ."""
+    rng = np.random.default_rng(7)
+    if scene == "solo12":
+        m, q0, tau = solo12_standing()
+        B, T = 5, 0.3
+    else:
+        m = walker()
+        q0 = dp.neutral(m)
+        q0[2] = 0.3 + 0.02 + 0.01
+        tau, B, T = np.full(m.nv, 0.0), 3, 0.2
+    q0s = np.stack([q0] * B)
+    q0s[:, 2] += rng.uniform(0, 0.02, B)
+    v0s = np.zeros((B, m.nv))
+    v0s[:, :3] = rng.normal(0, 0.2, (B, 3))
+    ground = dp.Ground(friction=0.9)
+    out = dp.simulate_batch(m, q0s, v0s, T, 1e-3, tau=tau, ground=ground, record_every=10)
+    assert out["errors"] == {} and out["q"].shape == (B, int(round(T / 1e-3)) // 10 + 1, m.nq)
+    for b in range(B):
+        tr = dp.simulate(m, q0s[b], v0s[b], T, 1e-3, tau=tau, ground=ground, record_every=10, progress=False)
+        np.testing.assert_allclose(out["t"], tr.t)
+        assert np.abs(out["q"][b] - tr.q).max() <= 1e-12 and np.abs(out["v"][b] - tr.v).max() <= 1e-9
+        assert out["solved"][b] == pytest.approx(np.mean([c["converged"] for c in tr.contacts[:-1]]))
+
+
+def test_a_batch_checks_its_input():
+    m, q0, pd = solo12_standing()
+    with pytest.raises(ValueError, match="not a callable"):
+        dp.simulate_batch(m, [q0], tau=lambda t, q, v: np.zeros(m.nv), ground=dp.Ground())
+    with pytest.raises(ValueError, match=r"v0s must be finite and \(B, nv\)"):
+        dp.simulate_batch(m, [q0, q0], np.zeros((1, m.nv)), ground=dp.Ground())
+    with pytest.raises(ValueError, match="record_every"):
+        dp.simulate_batch(m, [q0], ground=dp.Ground(), record_every=0)
+    with pytest.raises(ValueError, match="JointPD of model"):
+        dp.simulate_batch(m, [q0], tau=dp.JointPD(walker(), 1.0, 0.1, dp.neutral(walker())), ground=dp.Ground())

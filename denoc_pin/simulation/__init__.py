@@ -1,5 +1,6 @@
 """Simulation on the configuration space, and model edits for structure-varying systems (Isobe & Yagi)."""
 
+from .contact_run import simulate_batch
 from .control import JointPD
 from .edits import attach, lock_joints, transfer_state, with_limits, with_loop, with_passive, without_loop
 from .simulate import METHODS, Trajectory, inverse_dynamics_trajectory, simulate
@@ -14,6 +15,7 @@ __all__ = [
     "inverse_dynamics_trajectory",
     "lock_joints",
     "simulate",
+    "simulate_batch",
     "step",
     "step_derivatives",
     "transfer_state",

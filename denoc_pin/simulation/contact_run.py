@@ -13,12 +13,12 @@ import numpy as np
 
 from ..algorithms.energy import energy
 from ..contact import ContactSettings, ContactStepper
-from ..contact.kernel import INFO, contact_run
-from ..model import Model, vector
+from ..contact.kernel import INFO, contact_batch, contact_run
+from ..model import Model, configuration, vector
 from ..model.status import NOT_FINITE, raise_for_status
 from .control import JointPD
 
-__all__ = ["simulate_contacts"]
+__all__ = ["simulate_batch", "simulate_contacts"]
 
 _FIGURES = ("iterations", "residual", "primal", "dual", "complementarity", "converged")
 
@@ -189,3 +189,60 @@ def _summary(rec, names, dt, nl: int) -> dict:
     return {"points": rec["points"], "normals": frames[:, :, 2] if len(frames) else np.zeros((0, 3)),
             "impulses": imp, "forces": forces, "depths": rec["depths"], "collisions": pairs,
             "loop_impulses": rec["loop_impulses"]} | {f: rec[f] for f in _FIGURES}  # fmt: skip
+
+
+def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float = 1e-3, tau=None, ground=None,
+                   contact=None, record_every: int = 1, threads: int | None = None) -> dict:  # fmt: skip
+    """Many runs of one contact scene at once, from the states q0s (B, nq) and v0s (B, nv; default zeros), on all
+    cores: each run is ``dp.simulate(model, q0s[b], v0s[b], t_final, dt, tau=tau, ground=ground, contact=contact,
+    record_every=record_every)``'s compiled loop, with its own warm starts, the runs shared among numba's threads.
+
+    tau: None, a constant (nv,) or a ``dp.JointPD`` of the model (a callable is not taken: the runs do not return to
+    Python); shape pairs (coal) are not taken either.  threads: how many of numba's threads (default all).
+    Returns a dict: "t" (T,), "q" (B, T, nq), "v" (B, T, nv), "solved" (B,) the share of each run's recorded steps
+    whose contact solve converged, and "errors" {b: message} for the runs that failed (their rows from the failure
+    on are NaN)."""
+    import numba
+
+    q0s = np.atleast_2d(np.asarray(q0s, dtype=float))
+    B = len(q0s)
+    q0s = np.ascontiguousarray(np.stack([configuration(model, q, f"q0s[{i}]") for i, q in enumerate(q0s)]))
+    v0s = np.zeros((B, model.nv)) if v0s is None else np.ascontiguousarray(np.atleast_2d(np.asarray(v0s, float)))
+    if v0s.shape != (B, model.nv) or not np.isfinite(v0s).all():
+        raise ValueError(f"v0s must be finite and (B, nv) = ({B}, {model.nv}) like q0s, got {v0s.shape}")
+    if callable(tau) and not isinstance(tau, JointPD):
+        raise ValueError("simulate_batch takes tau None, a constant (nv,) array or a dp.JointPD, not a callable")
+    if isinstance(tau, JointPD) and tau.model is not model:
+        raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model simulated ({model.name!r})")
+    if tau is not None and not isinstance(tau, JointPD):
+        tau = vector(tau, model.nv, "tau")
+    if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final >= dt):
+        raise ValueError(f"t_final and dt must be positive numbers with t_final >= dt, got {t_final} and {dt}")
+    stride = int(record_every)
+    if stride < 1:
+        raise ValueError(f"record_every must be >= 1, got {record_every}")
+    settings = ContactSettings() if contact is None else contact
+    stepper = ContactStepper(model, ground, settings, dt)
+    if stepper.pairs is not None:
+        raise ValueError(f"model {model.name!r} has shape pairs that may touch (coal finds them in Python): "
+                         "simulate_batch runs the ground's contacts only; use dp.simulate per run")  # fmt: skip
+    nsteps = int(round(t_final / dt))
+    T = nsteps // stride + 1
+    Q, V = np.full((B, T, model.nq), np.nan), np.full((B, T, model.nv), np.nan)
+    status, solved = np.zeros(B, dtype=np.int64), np.zeros(B)
+    zero = np.zeros(model.nv)
+    law = _law(model, zero if tau is None else tau)
+    nthreads = numba.get_num_threads() if threads is None else int(threads)
+    nchunks = max(1, min(B, nthreads))
+    data = stepper.data
+    contact_batch(nchunks, model.mi, model.mf, data.ws, stepper.cb, stepper.lw, stepper.geo, stepper.gp, stepper.sp,
+                  len(stepper.warm[1]), max(stepper.capacity, 1), law, q0s, v0s, float(dt), nsteps, stride, Q, V,
+                  status, solved)  # fmt: skip
+    errors = {}
+    for b in np.flatnonzero(status):
+        errors[int(b)] = "the state became non-finite" if status[b] == NOT_FINITE else f"status {status[b]}"
+    for b in errors:  # rows past the failure: NaN (the kernel stopped writing there)
+        bad = ~np.isfinite(Q[b]).all(axis=1)
+        first = int(np.argmax(bad)) if bad.any() else T
+        Q[b, first:], V[b, first:] = np.nan, np.nan
+    return {"t": np.arange(T) * stride * dt, "q": Q, "v": V, "solved": solved, "errors": errors}
