@@ -262,3 +262,49 @@ def test_cli_on_a_scheduler(cluster, tmp_path, capsys):
     assert main(["validate", urdf, str(URDF_DIR / "gripper.urdf"), "--samples", "2", "--scheduler", address]) == 0
     out = capsys.readouterr().out
     assert "3 runs of 0.1 s" in out and "500 samples" in out and "2 of 2 files passed every check" in out
+
+
+def sliding_cube() -> dp.Model:
+    b = dp.ModelBuilder("cube")
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.04 / 6, link="cube")
+    b.add_collision("cube", dp.Box((0.2, 0.2, 0.2)))
+    return b.build()
+
+
+def test_contact_scenes_sweep_friction_terrain_and_payload(cluster):
+    """A cube launched at 1 m/s on ground of three frictions, a raised ground and a payload, run on the workers
+    under a dp.JointPD (zero gains: the free-flyer takes none): each run is the same run in this process bit for
+    bit, and each stops where v² / (2 μ g) says (the slide of the contact tests, within 1%)."""
+    m = sliding_cube()
+    q0 = dp.neutral(m)
+    q0[2] = 0.1
+    v0 = np.array([1.0, 0, 0, 0, 0, 0])
+    ground = dp.Ground(friction=0.4)
+    edits = [{"friction": 0.2}, {"friction": 0.4}, {"friction": 0.8}, {"ground_height": 0.5},
+             {"payload": {"link": "cube", "mass": 1.0}}]  # fmt: skip
+    q0s = np.stack([q0] * 5)
+    q0s[3, 2] += 0.5  # resting on the raised ground
+    pd = dp.JointPD(m, 10.0, 1.0, q0)
+    out = dist.simulate_many(m, q0s, np.stack([v0] * 5), 1.0, 5e-4, tau=pd, edits=edits, client=cluster,
+                             ground=ground)  # fmt: skip
+    assert out["errors"] == {}
+    for i, spec in enumerate(edits):
+        here = dist.apply_edits(m, spec, q0s[i])
+        tau = pd if here is m else dp.JointPD(here, 10.0, 1.0, q0)
+        tr = dp.simulate(here, q0s[i], v0, 1.0, 5e-4, tau=tau, ground=dist.ground_for(ground, spec), progress=False)
+        assert np.array_equal(out["q"][i], tr.q[-1])
+    mu = [0.2, 0.4, 0.8, 0.4, 0.4]
+    for i in range(5):
+        assert abs(out["q"][i, 0] / (1.0 / (2 * mu[i] * 9.81)) - 1) < 0.01
+    assert abs(out["q"][3, 2] - 0.6) < 1e-6  # on the ground at 0.5 m
+
+
+def test_contact_edits_are_refused_before_any_task():
+    m = sliding_cube()
+    q0 = dp.neutral(m)
+    with pytest.raises(ValueError, match="friction of the ground, but the sweep has none"):
+        dist.simulate_many(m, [q0], None, 0.01, edits={"friction": 0.5})
+    with pytest.raises(ValueError, match="friction must be a finite number >= 0"):
+        dist.simulate_many(m, [q0], None, 0.01, edits={"friction": -1.0}, ground=dp.Ground())
+    with pytest.raises(ValueError, match="JointPD of model"):
+        dist.simulate_many(m, [q0], None, 0.01, tau=dp.JointPD(arm(), 1.0, 0.1, np.zeros(3)), ground=dp.Ground())

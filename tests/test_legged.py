@@ -73,3 +73,17 @@ def test_standing_beside_mujoco(name):
     assert 1e-4 <= sink <= 1e-3
     dz = r["denoc_pin"]["z"][-1] - r["mujoco"]["z"][-1]
     assert sink <= dz <= 2.5 * sink
+
+
+def test_the_example_writes_its_pages(tmp_path, capsys):
+    """The program a user runs: both robots, a short watch, a page each that plays the run with its contacts."""
+    from test_viewer import scene_commands
+
+    out = EXAMPLE["main"](tmp_path, 0.2)
+    assert set(out) == {"solo12", "go2"}
+    for name in out:  # each page draws its ground and animates the contacts of its four feet
+        commands = scene_commands((tmp_path / f"{name}.html").read_text())
+        assert any(c["type"] == "set_object" and c["path"].endswith("denoc_pin/ground") for c in commands)
+        tracks = [c for c in commands if c["type"] == "set_animation"][0]["animations"]
+        assert any(t["path"].endswith("denoc_pin/contacts/3/shaft") for t in tracks)
+    assert "solo12 (2.50 kg): base at" in capsys.readouterr().out

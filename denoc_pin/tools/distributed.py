@@ -18,6 +18,7 @@ Both come with the ``[dask]`` extra.  What this module settles for its users (``
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 import uuid
@@ -34,6 +35,7 @@ from ..loaders.files import LOADERS, load
 from ..loaders.models import chain
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..model import Model, ModelError, configuration
+from ..simulation.control import JointPD
 from ..simulation.edits import lock_joints, transfer_state, with_fields
 from ..simulation.simulate import simulate, to_original
 from .validate import ATOL, RTOL, compare_loops, compare_with_pinocchio
@@ -54,14 +56,16 @@ __all__ = [
     "client",
     "dataset",
     "format_rows",
+    "ground_for",
     "robot_files",
     "simulate_many",
     "validate_many",
     "warm_kernels",
 ]
 
-EDIT_KEYS = ("payload", "lock", "mass_scale")
-"""The keys of an edit spec (``apply_edits``)."""
+EDIT_KEYS = ("payload", "lock", "mass_scale", "friction", "ground_height")
+"""The keys of an edit spec (``apply_edits``; "friction" and "ground_height" edit the run's ``dp.Ground``)."""
+GROUND_KEYS = {"friction": "friction", "ground_height": "height"}
 
 
 def _need_dask() -> None:
@@ -200,6 +204,11 @@ def _check_spec(model: Model, spec, where: str) -> None:
         _link(model, name)
         if not (np.isfinite(factor) and factor > 0):
             raise ValueError(f"{where}: mass_scale[{name!r}] must be a finite number > 0, got {factor}")
+    for key in GROUND_KEYS:
+        if key in spec and not (isinstance(spec[key], int | float) and np.isfinite(spec[key])
+                                and (key != "friction" or spec[key] >= 0)):  # fmt: skip
+            raise ValueError(f"{where}: {key} must be a finite number{' >= 0' if key == 'friction' else ''}, got "
+                             f"{spec[key]!r}")  # fmt: skip
 
 
 def _payloads(spec: dict) -> list:
@@ -220,7 +229,8 @@ def apply_edits(model: Model, spec: dict | None, q0) -> Model:
       as in ``dp.simulate``'s events (an inelastic impact that conserves the generalized momentum); at rest, the
       other rates start as given.
 
-    The order is mass_scale, then payload, then lock."""
+    The order is mass_scale, then payload, then lock.  ``"friction"`` (μ) and ``"ground_height"`` (m) edit the
+    run's ground (``ground_for``), not the model."""
     if not spec:
         return model
     masses, coms, inertias = model.masses.copy(), model.coms.copy(), model.inertias.copy()
@@ -245,6 +255,26 @@ def apply_edits(model: Model, spec: dict | None, q0) -> Model:
     return edited
 
 
+def ground_for(ground, spec: dict | None):
+    """The run's ``dp.Ground``: ``ground`` with the spec's "friction" and "ground_height" (None: no ground)."""
+    changes = {field: float(spec[key]) for key, field in GROUND_KEYS.items() if spec and key in spec}
+    if changes and ground is None:
+        raise ValueError(f"an edit spec sets {', '.join(sorted(changes))} of the ground, but the sweep has none: "
+                         "pass ground=dp.Ground(...)")  # fmt: skip
+    return dataclasses.replace(ground, **changes) if changes else ground
+
+
+def _pd_for(tau, run_model: Model):
+    """A ``dp.JointPD`` rebound to the run's model when an edit changed its masses (the same layout); None and
+    constants pass."""
+    if not isinstance(tau, JointPD) or tau.model is run_model:
+        return tau
+    if (run_model.nq, run_model.nv) != (tau.model.nq, tau.model.nv):
+        raise ValueError("a JointPD cannot follow a lock edit (the run's model has other coordinates); give the locked "
+                         "runs a constant tau")  # fmt: skip
+    return JointPD(run_model, tau.kp, tau.kd, tau.q_ref, tau.v_ref, tau.tau_ff)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Sweeps
 # ---------------------------------------------------------------------------------------------------------------
@@ -253,7 +283,7 @@ def apply_edits(model: Model, spec: dict | None, q0) -> Model:
 def _one_run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, out):
     """Run i of a sweep on a worker: its final state, energy drift and wall time; its trajectory into ``out``."""
     numba.set_num_threads(1)  # numba's threads stay out of Dask's
-    with _first_of_its_kind(("run", method, bool(model.n_constraints))):
+    with _first_of_its_kind(("run", method, bool(model.n_constraints), options.get("ground") is not None)):
         return _run(model, i, q0, v0, t_final, dt, method, tau, spec, options, out)
 
 
@@ -261,13 +291,14 @@ def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, 
     start = time.perf_counter()
     try:
         run_model = apply_edits(model, spec, q0)
+        options = options | ({"ground": ground_for(options["ground"], spec)} if "ground" in options else {})
         if run_model is model:
             traj = simulate(model, q0, v0, t_final, dt, method, tau, progress=False, **options)
             Q, V = traj.q, traj.v
         else:  # in the run model's layout (dp.simulate's events carry the state), then back in the model's
             qr, vr, _ = transfer_state(model, run_model, q0, v0)
             run_cols, cols = to_original(model, run_model, q0[None], q0)[1]
-            taur = None if tau is None else tau[cols]
+            taur = _pd_for(tau, run_model) if isinstance(tau, JointPD) else (None if tau is None else tau[cols])
             traj = simulate(run_model, qr, vr, t_final, dt, method, taur, progress=False, **options)
             Q = to_original(model, run_model, traj.q, q0)[0]  # a locked joint held at its q0 value, at rest
             V = np.zeros((len(traj.t), model.nv))
@@ -301,7 +332,10 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
     """One ``dp.simulate`` per row of ``q0s`` (N, nq) and ``v0s`` (N, nv; default zeros), on a Dask cluster.
 
     edits: None, one edit spec for every run, or a list of N (``apply_edits``: payloads, scaled link masses,
-    locked joints).  tau: None or a constant (nv,) (a callable would have to travel to the workers: not taken).
+    locked joints, and with a ground its friction and height).  tau: None, a constant (nv,) or a ``dp.JointPD``
+    (another callable would have to travel to the workers: not taken).
+    options: as ``dp.simulate``'s: rtol, atol, baumgarte, and ground and contact for contact scenes (then each run
+    is ``dp.simulate``'s compiled contact loop).
     client: a ``distributed.Client`` (``client()``); None starts a local cluster for this call and closes it.
     record_every, options: as ``dp.simulate``'s (rtol, atol, baumgarte).
     out: a path: a Zarr group with ``q`` (N, T, nq), ``v`` (N, T, nv) and ``t`` (T,), T being ``dp.simulate``'s
@@ -320,9 +354,11 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
     v0s = np.zeros((n, model.nv)) if v0s is None else np.atleast_2d(np.asarray(v0s, dtype=float))
     if v0s.shape != (n, model.nv):
         raise ValueError(f"v0s must be (N, nv) = ({n}, {model.nv}) like q0s, got {v0s.shape}")
-    if callable(tau):
-        raise ValueError("simulate_many takes tau None or a constant (nv,) array, not a callable")
-    if tau is not None:
+    if callable(tau) and not isinstance(tau, JointPD):
+        raise ValueError("simulate_many takes tau None, a constant (nv,) array or a dp.JointPD, not a callable")
+    if isinstance(tau, JointPD) and tau.model is not model:
+        raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model swept ({model.name!r})")
+    if tau is not None and not isinstance(tau, JointPD):
         tau = np.asarray(tau, dtype=float)
         if tau.shape != (model.nv,):
             raise ValueError(f"tau must be a constant (nv,) = ({model.nv},) array, got {tau.shape}")
@@ -331,6 +367,9 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
         raise ValueError(f"edits: one spec for all runs or a list of N = {n}, got {len(specs)}")
     for i, spec in enumerate(specs):
         _check_spec(model, spec, f"edits[{i}]")
+        ground_for(options.get("ground"), spec)  # a ground edit without a ground: refused before any task runs
+        if spec and spec.get("lock") and isinstance(tau, JointPD):
+            _pd_for(tau, apply_edits(model, spec, q0s[i]))
     t = _time_grid(t_final, dt, record_every)
     options = options | {"record_every": int(record_every)}
     if out is not None:
