@@ -1016,7 +1016,36 @@ def contact_scenes(quick: bool = False) -> dict:
             )
             row[phase], row[f"{phase}_mujoco"], row[f"{phase}_ratio"] = ours / steps, theirs / steps, ratio
         rows.append(row)
-    return {"rows": rows, "batch": contact_batch(example, quick)}
+    return {"rows": rows, "batch": contact_batch(example, quick), "sweep": contact_sweep(example, quick)}
+
+
+def contact_sweep(example: dict, quick: bool) -> dict:
+    """N solo12 drops of 1 s on Dask (``dp.distributed.simulate_many``), each with its own ground friction, ground
+    height and payload on the base, on a local cluster of one worker and of two: wall time of the sweep and the
+    speed-up (each cluster started, and its kernels loaded, before the clock starts)."""
+    dist = dp.distributed
+    model, q0, pd, ground = example["scene"]("solo12")
+    n = 40 if quick else 200
+    rng = np.random.default_rng(1)
+    heights = rng.uniform(-0.05, 0.05, n)
+    q0s = np.stack([q0] * n)
+    q0s[:, 2] += heights
+    edits = [{"friction": float(mu), "ground_height": float(h), "payload": {"link": "base_link", "mass": float(p)}}
+             for mu, h, p in zip(rng.uniform(0.5, 1.0, n), heights, rng.uniform(0.0, 0.5, n), strict=True)]  # fmt: skip
+    walls = {}
+    for workers in (1, 2):
+        c = dist.client(n_workers=workers)
+        try:
+            dist.simulate_many(model, q0s[:workers], None, 0.01, tau=pd, ground=ground, edits=edits[:workers],
+                               client=c, progress=False)  # fmt: skip
+            t0 = time.perf_counter()
+            out = dist.simulate_many(model, q0s, None, 1.0, tau=pd, ground=ground, edits=edits, client=c,
+                                     progress=False, record_every=1000)  # fmt: skip
+            walls[workers] = time.perf_counter() - t0
+        finally:
+            c.close()
+    return {"runs": n, "errors": len(out["errors"]), "one_worker_s": walls[1], "two_workers_s": walls[2],
+            "speedup": walls[1] / walls[2]}  # fmt: skip
 
 
 def contact_batch(example: dict, quick: bool) -> dict:

@@ -265,8 +265,8 @@ def ground_for(ground, spec: dict | None):
 
 
 def _pd_for(tau, run_model: Model):
-    """A ``dp.JointPD`` rebound to the run's model when an edit changed its masses (the same layout); None and
-    constants pass."""
+    """A ``dp.JointPD`` bound to the run's model (an edit changed its masses, or the PD and the model travelled to
+    the worker in different pickles; the same layout); None and constants pass."""
     if not isinstance(tau, JointPD) or tau.model is run_model:
         return tau
     if (run_model.nq, run_model.nv) != (tau.model.nq, tau.model.nv):
@@ -292,8 +292,8 @@ def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, 
     try:
         run_model = apply_edits(model, spec, q0)
         options = options | ({"ground": ground_for(options["ground"], spec)} if "ground" in options else {})
-        if run_model is model:
-            traj = simulate(model, q0, v0, t_final, dt, method, tau, progress=False, **options)
+        if run_model is model:  # a JointPD came in its own pickle: bound again to the model the worker holds
+            traj = simulate(model, q0, v0, t_final, dt, method, _pd_for(tau, model), progress=False, **options)
             Q, V = traj.q, traj.v
         else:  # in the run model's layout (dp.simulate's events carry the state), then back in the model's
             qr, vr, _ = transfer_state(model, run_model, q0, v0)

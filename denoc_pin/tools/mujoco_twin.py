@@ -18,8 +18,10 @@ import numpy as np
 
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
 from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere
+from ..loaders.mjcf import mujoco_state
 from ..model import Model, ModelError
 from ..simulation.control import JointPD
+from ..simulation.simulate import simulate
 
 __all__ = ["MujocoTwin"]
 
@@ -152,8 +154,6 @@ class MujocoTwin:
 
     def state(self) -> tuple[np.ndarray, np.ndarray]:
         """(q, v) in our layout from ``data``."""
-        from ..loaders.mjcf import mujoco_state
-
         model, m, d = self._ours, self.model, self.data
         qpos, qvel = np.zeros(model.nq), np.zeros(model.nv)
         for k in self.joints:
@@ -180,8 +180,6 @@ def side_by_side(model: Model, q0, pd: JointPD, ground: Ground, seconds: float, 
     contact force "fz" at each step (N), the final state "q", and MuJoCo's deepest penetration "penetration" over the
     last tenth of the run (m)."""
     import mujoco
-
-    from ..simulation.simulate import simulate
 
     n = int(round(seconds / dt))
     v0 = np.zeros(model.nv)
