@@ -18,7 +18,6 @@ contacts of a step as the tuple of arrays ``stepping.contact_buffers`` makes, ea
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -29,7 +28,6 @@ from ..algorithms.frames import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..core.joints import difference_kernel, integrate_kernel
 from ..core.layout import all_finite, data_views, loop_views, model_views
-from ..core.memory import borrow
 from ..core.shapes import COL
 from ..loops.kernel import loop_step
 from ..model.status import NOT_FINITE
@@ -313,7 +311,7 @@ def contact_step(mi, mf, ws, cb, lw, geo, gp, sp, pairs, warm, now, q, v, tau, d
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def contact_run(mi, mf, ws, cb, lw, geo, gp, sp, warm, now, q0, v0, law, dt, nsteps, stride, out, rec, info):
     """nsteps of ``contact_step`` from (q0, v0) under the joint law (module docstring), every ``stride``-th state
     recorded (row 0 the start) with the contacts of the step that leaves it.
@@ -407,51 +405,3 @@ def _record(cts, dt, row, RK, RP, RN, RI, RF, RD, RKEY, RINFO):
             RKEY[row, i, a] = keys[i, a]
         RD[row, i] = depth[i]
     RINFO[row, :] = info
-
-
-@njit(cache=True, parallel=True)
-def contact_batch(nchunks, mi, mf, ws, cb, lw, geo, gp, sp, nfeat, cap, law, Q0, V0, dt, nsteps, stride, QS, VS,
-                  status, solved):  # fmt: skip
-    """``contact_run`` from each state (Q0[b], V0[b]) of a batch, the batch cut into ``nchunks`` pieces over the
-    threads, each piece on private copies of the workspaces ws and lw and each run with its own warm starts: every
-    ``stride``-th state into QS[b] (T, nq) and VS[b] (T, nv), the run's status into status[b] and the share of its
-    recorded steps whose solve converged into solved[b].  A run that fails leaves its rows from the failure on as
-    they were (the caller fills them with NaN)."""
-    B = Q0.shape[0]
-    Qb, Vb, Sb, Cb = borrow(QS), borrow(VS), borrow(status), borrow(solved)
-    for c in numba.prange(nchunks):
-        w = ws.copy()
-        for b in range(c * B // nchunks, (c + 1) * B // nchunks):
-            if lw is None:  # decided at compile time, as in contact_problem
-                _batch_run(mi, mf, w, cb, None, geo, gp, sp, nfeat, cap, law, Q0[b], V0[b], dt, nsteps, stride,
-                           Qb[b], Vb[b], Sb, Cb, b)  # fmt: skip
-            else:
-                _batch_run(mi, mf, w, cb, lw.copy(), geo, gp, sp, nfeat, cap, law, Q0[b], V0[b], dt, nsteps, stride,
-                           Qb[b], Vb[b], Sb, Cb, b)  # fmt: skip
-    return 0
-
-
-@njit(cache=True)
-def _batch_run(mi, mf, ws, cb, lw, geo, gp, sp, nfeat, cap, law, q0, v0, dt, nsteps, stride, Q, V, status, solved, b):
-    """One run of ``contact_batch``."""
-    T, nv = Q.shape[0], V.shape[1]
-    nl = lw_rows(lw, mi)
-    warm = (np.zeros((nfeat, 3)), np.full(nfeat, -10, dtype=np.int64), np.zeros(nl))
-    out = (Q, V, np.empty((T, nv)), np.empty((T, nv)), np.empty(T), np.empty(T), np.empty(T), np.empty((T, nl)))
-    rec = (np.zeros(T, dtype=np.int64), np.empty((T, cap, 3)), np.empty((T, cap, 3)), np.empty((T, cap, 3)),
-           np.empty((T, cap, 3)), np.empty((T, cap)), np.empty((T, cap, 3), dtype=np.int64),
-           np.empty((T, INFO_WIDTH)))  # fmt: skip
-    status[b] = contact_run(mi, mf, ws, cb, lw, geo, gp, sp, warm, 0, q0.copy(), v0.copy(), law, dt, nsteps, stride,
-                            out, rec, np.zeros(3))  # fmt: skip
-    ok = 0.0
-    for r in range(T - 1):
-        ok += rec[7][r, I_CONVERGED]
-    solved[b] = ok / max(T - 1, 1)
-
-
-@njit(cache=True)
-def lw_rows(lw, mi) -> int:
-    """The loops' and couplings' rows: 0 for a tree (lw None)."""
-    if lw is None:
-        return 0
-    return loop_views(lw, mi).J.shape[0]

@@ -7,16 +7,18 @@ with the callback ``tau(t, q, v)`` and the pairs' detection in Python between th
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..algorithms.energy import energy
 from ..contact import ContactSettings, ContactStepper
-from ..contact.kernel import INFO, contact_batch, contact_run
-from ..model import Model, configuration, vector
+from ..contact.kernel import INFO, contact_run
+from ..model import Model, vector
 from ..model.status import NOT_FINITE, raise_for_status
-from .control import JointPD
+from .control import JointPD, run_inputs
 
 __all__ = ["simulate_batch", "simulate_contacts"]
 
@@ -51,74 +53,105 @@ RECORD_SLOTS = 1 << 16
 emptied into ``Trajectory.contacts`` (which keeps the contacts found, not the capacity) after each chunk."""
 
 
-def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: float, tau, stride: int, progress):
-    """``contact_run`` in chunks of whole strides, so that a progress bar can move between compiled calls and the
-    contact records of a chunk stay within ``RECORD_SLOTS``."""
-    nrec = nsteps // stride + 1
-    cap, nl = max(stepper.capacity, 1), model.n_constraints
-    nq, nv = model.nq, model.nv
-    out = (np.empty((nrec, nq)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec),
-           np.empty(nrec), np.empty(nrec), np.zeros((nrec, nl)))  # fmt: skip
-    law, info = _law(model, tau), np.zeros(3)
-    data, s = stepper.data, stepper
+def _buffers(model: Model, stepper: ContactStepper, nrec: int, stride: int) -> tuple[tuple, int]:
+    """The contact records of one compiled chunk (``contact_run``'s rec) and the steps a chunk runs: whole strides,
+    at most ``RECORD_SLOTS`` recorded contacts."""
+    cap = max(stepper.capacity, 1)
     per_chunk = max(1, min(nrec - 1, RECORD_SLOTS // cap))  # recorded steps a chunk
-    chunk = per_chunk * stride
     buf = per_chunk + 1
     rec = (np.zeros(buf, dtype=np.int64), np.empty((buf, cap, 3)), np.empty((buf, cap, 3)), np.empty((buf, cap, 3)),
            np.empty((buf, cap, 3)), np.empty((buf, cap)), np.empty((buf, cap, 3), dtype=np.int64),
            np.empty((buf, INFO["width"])))  # fmt: skip
+    return rec, per_chunk * stride
 
-    def run(q, v, n, now, rows):
-        o = tuple(x[rows] for x in out)
-        r = tuple(x[: rows.stop - rows.start] for x in rec)
-        return contact_run(model.mi, model.mf, data.ws, s.cb, s.lw, s.geo, s.gp, s.sp, s.warm, now, q, v, law, dt, n,
-                           stride, o, r, info)  # fmt: skip
 
+def _outputs(model: Model, nrec: int, Q=None, V=None) -> tuple:
+    """``contact_run``'s out: (Q, V, A, T, KE, PE, W, Λ), nrec rows; Q and V may be given (a batch's slices)."""
+    nq, nv = model.nq, model.nv
+    return (np.empty((nrec, nq)) if Q is None else Q, np.empty((nrec, nv)) if V is None else V,
+            np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec), np.empty(nrec), np.empty(nrec),
+            np.zeros((nrec, model.n_constraints)))  # fmt: skip
+
+
+def _chunks(model: Model, s: ContactStepper, law, q0, v0, nsteps: int, dt: float, stride: int, out, rec, info,
+            chunk: int, take) -> int:  # fmt: skip
+    """``contact_run`` from (q0, v0) over nsteps, ``chunk`` steps a call, into ``out``; after each call
+    ``take(rows, row, n)``: the chunk's records hold rows 0..rows-1 (the last row is the next chunk's first: its
+    contacts are those of the step that leaves it), ``row`` is where the chunk's first row is in ``out``, n its
+    steps.  Returns 0, or the status of the step that failed with info[0] that step."""
+    q, v, work, done, row = q0, v0, 0.0, 0, 0
+    while done < nsteps:
+        n = min(chunk, nsteps - done)
+        rows = n // stride + 1
+        o = tuple(x[row : row + rows] for x in out)
+        r = tuple(x[:rows] for x in rec)
+        status = contact_run(model.mi, model.mf, s.data.ws, s.cb, s.lw, s.geo, s.gp, s.sp, s.warm, done, q, v, law,
+                             dt, n, stride, o, r, info)  # fmt: skip
+        if status:
+            info[0] += done
+            return status
+        out[6][row : row + rows] += work
+        q, v, work = out[0][row + rows - 1].copy(), out[1][row + rows - 1].copy(), out[6][row + rows - 1]
+        take(rows, row, n)
+        done += n
+        row += rows - 1
+    return 0
+
+
+def _nothing(*_) -> None:
+    pass
+
+
+def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: float, tau, stride: int, progress):
+    """``contact_run`` in chunks of whole strides (``_chunks``), so that a progress bar can move between compiled
+    calls and the contact records of a chunk stay within ``RECORD_SLOTS``."""
+    nrec = nsteps // stride + 1
+    out = _outputs(model, nrec)
+    rec, chunk = _buffers(model, stepper, nrec, stride)
+    law, info, s = _law(model, tau), np.zeros(3), stepper
     bar = None
     if progress or progress is None:
-        run(q0, v0, 0, 0, slice(0, 1))  # compiles or loads the kernel, then one step timed
+        trial = _outputs(model, 2)
+        _chunks(model, s, law, q0, v0, 1, dt, 1, trial, rec, info, 1, _nothing)  # compiles or loads the kernel
         t1 = time.perf_counter()
-        run(q0, v0, 1, 0, slice(0, 2))
+        _chunks(model, s, law, q0, v0, 1, dt, 1, trial, rec, info, 1, _nothing)  # one step timed
         per_step = time.perf_counter() - t1
         if progress or nsteps * per_step > 2.0:
             from tqdm import tqdm
 
             bar = tqdm(total=nsteps, unit="step", desc="simulate")
             chunk = min(chunk, max(stride, (nsteps // 100) // stride * stride))
-        s.warm[1][:] = -10  # the trial step's warm starts are not the run's
+        s.warm[1][:] = -10  # the trial steps' warm starts are not the run's
         s.warm[2][:] = 0.0
     names = [c.name for c in model.collisions]
-    contacts = []
-    q, v, work, done, row = q0, v0, 0.0, 0, 0
-    while done < nsteps:
-        n = min(chunk, nsteps - done)
-        rows = n // stride + 1
-        status = run(q, v, n, done, slice(row, row + rows))
-        if status:
-            _raise(model, status, done, dt, info, q, v)
-        out[6][row : row + rows] += work
-        q, v, work = out[0][row + rows - 1].copy(), out[1][row + rows - 1].copy(), out[6][row + rows - 1]
-        # the chunk's last row is the next chunk's first: its contacts are those of the step that leaves it
-        contacts += [_row(rec, i, names, out[7][row + i]) for i in range(rows - 1)]
-        done += n
-        row += rows - 1
+    contacts: list = []
+    last = [0]
+
+    def take(rows, row, n):
+        contacts.extend(_row(rec, i, names, out[7][row + i]) for i in range(rows - 1))
+        last[0] = rows - 1
         if bar is not None:
             bar.update(n)
-    contacts.append(_row(rec, rows - 1, names, out[7][row]))  # the last row: no step leaves it
+
+    info[:] = 0.0
+    status = _chunks(model, s, law, q0, v0, nsteps, dt, stride, out, rec, info, chunk, take)
     if bar is not None:
         bar.close()
+    if status:
+        _raise(model, status, int(info[0]), dt, info)
+    contacts.append(_row(rec, last[0], names, out[7][nrec - 1]))  # the last row: no step leaves it
     t = np.arange(nrec) * stride * dt
     return (t, *out[:7], contacts)
 
 
-def _raise(model: Model, status: int, done: int, dt: float, info, q, v) -> None:
-    step = done + int(info[0])
+def _raise(model: Model, status: int, step: int, dt: float, info) -> None:
+    """The error of a compiled run that stopped at ``step`` with ``status`` (``_chunks``)."""
     if status == NOT_FINITE:
         where = int(info[2])
         raise ValueError(f"the state became non-finite at step {step} (t = {step * dt:.6g} s); the largest |v| before "
                          f"it was {info[1]:.3g} (v[{where}]); reduce dt (now {dt:g}) or check the contact "
                          "settings")  # fmt: skip
-    raise_for_status(model, status, q, v, None, "tau")
+    raise_for_status(model, status, None, None, None, "tau")
 
 
 def _row(rec, i: int, names, lam) -> dict:
@@ -195,54 +228,51 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
                    contact=None, record_every: int = 1, threads: int | None = None) -> dict:  # fmt: skip
     """Many runs of one contact scene at once, from the states q0s (B, nq) and v0s (B, nv; default zeros), on all
     cores: each run is ``dp.simulate(model, q0s[b], v0s[b], t_final, dt, tau=tau, ground=ground, contact=contact,
-    record_every=record_every)``'s compiled loop, with its own warm starts, the runs shared among numba's threads.
+    record_every=record_every)``'s compiled loop, with its own warm starts, the runs shared among threads (the
+    compiled loop releases the GIL).
 
     tau: None, a constant (nv,) or a ``dp.JointPD`` of the model (a callable is not taken: the runs do not return to
-    Python); shape pairs (coal) are not taken either.  threads: how many of numba's threads (default all).
+    Python); shape pairs (coal) are not taken either.  threads: how many threads (default one per core).
     Returns a dict: "t" (T,), "q" (B, T, nq), "v" (B, T, nv), "solved" (B,) the share of each run's recorded steps
     whose contact solve converged, and "errors" {b: message} for the runs that failed (their rows from the failure
     on are NaN)."""
-    import numba
-
-    q0s = np.atleast_2d(np.asarray(q0s, dtype=float))
+    q0s, v0s, tau = run_inputs(model, q0s, v0s, tau, "simulate_batch")
     B = len(q0s)
-    q0s = np.ascontiguousarray(np.stack([configuration(model, q, f"q0s[{i}]") for i, q in enumerate(q0s)]))
-    v0s = np.zeros((B, model.nv)) if v0s is None else np.ascontiguousarray(np.atleast_2d(np.asarray(v0s, float)))
-    if v0s.shape != (B, model.nv) or not np.isfinite(v0s).all():
-        raise ValueError(f"v0s must be finite and (B, nv) = ({B}, {model.nv}) like q0s, got {v0s.shape}")
-    if callable(tau) and not isinstance(tau, JointPD):
-        raise ValueError("simulate_batch takes tau None, a constant (nv,) array or a dp.JointPD, not a callable")
-    if isinstance(tau, JointPD) and tau.model is not model:
-        raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model simulated ({model.name!r})")
-    if tau is not None and not isinstance(tau, JointPD):
-        tau = vector(tau, model.nv, "tau")
     if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final >= dt):
         raise ValueError(f"t_final and dt must be positive numbers with t_final >= dt, got {t_final} and {dt}")
     stride = int(record_every)
     if stride < 1:
         raise ValueError(f"record_every must be >= 1, got {record_every}")
     settings = ContactSettings() if contact is None else contact
-    stepper = ContactStepper(model, ground, settings, dt)
-    if stepper.pairs is not None:
+    nthreads = max(1, min(B, (os.cpu_count() or 1) if threads is None else int(threads)))
+    steppers = [ContactStepper(model, ground, settings, dt) for _ in range(nthreads)]  # private workspaces
+    if steppers[0].pairs is not None:
         raise ValueError(f"model {model.name!r} has shape pairs that may touch (coal finds them in Python): "
                          "simulate_batch runs the ground's contacts only; use dp.simulate per run")  # fmt: skip
     nsteps = int(round(t_final / dt))
     T = nsteps // stride + 1
     Q, V = np.full((B, T, model.nq), np.nan), np.full((B, T, model.nv), np.nan)
-    status, solved = np.zeros(B, dtype=np.int64), np.zeros(B)
-    zero = np.zeros(model.nv)
-    law = _law(model, zero if tau is None else tau)
-    nthreads = numba.get_num_threads() if threads is None else int(threads)
-    nchunks = max(1, min(B, nthreads))
-    data = stepper.data
-    contact_batch(nchunks, model.mi, model.mf, data.ws, stepper.cb, stepper.lw, stepper.geo, stepper.gp, stepper.sp,
-                  len(stepper.warm[1]), max(stepper.capacity, 1), law, q0s, v0s, float(dt), nsteps, stride, Q, V,
-                  status, solved)  # fmt: skip
-    errors = {}
-    for b in np.flatnonzero(status):
-        errors[int(b)] = "the state became non-finite" if status[b] == NOT_FINITE else f"status {status[b]}"
-    for b in errors:  # rows past the failure: NaN (the kernel stopped writing there)
-        bad = ~np.isfinite(Q[b]).all(axis=1)
-        first = int(np.argmax(bad)) if bad.any() else T
-        Q[b, first:], V[b, first:] = np.nan, np.nan
-    return {"t": np.arange(T) * stride * dt, "q": Q, "v": V, "solved": solved, "errors": errors}
+    solved, errors = np.zeros(B), {}
+    law = _law(model, np.zeros(model.nv) if tau is None else tau)
+
+    def runs(worker: int) -> None:
+        s = steppers[worker]
+        rec, chunk = _buffers(model, s, T, stride)
+        for b in range(worker * B // nthreads, (worker + 1) * B // nthreads):
+            s.warm[0][:], s.warm[1][:], s.warm[2][:] = 0.0, -10, 0.0  # a run's own warm starts
+            out, info, ok = _outputs(model, T, Q[b], V[b]), np.zeros(3), [0.0]
+
+            def take(rows, row, n, ok=ok):  # the steps whose solve converged
+                ok[0] += rec[7][: rows - 1, INFO["converged"]].sum()
+
+            status = _chunks(model, s, law, q0s[b], v0s[b], nsteps, dt, stride, out, rec, info, chunk, take)
+            solved[b] = ok[0] / max(T - 1, 1)
+            if status:
+                try:
+                    _raise(model, status, int(info[0]), dt, info)
+                except ValueError as e:
+                    errors[b] = str(e)  # the rows after the failing step were never written: NaN
+
+    with ThreadPoolExecutor(nthreads) as pool:
+        list(pool.map(runs, range(nthreads)))
+    return {"t": np.arange(T) * stride * dt, "q": Q, "v": V, "solved": solved, "errors": dict(sorted(errors.items()))}

@@ -9,7 +9,7 @@ from ..algorithms.configuration import difference
 from ..core.joints import FREE_FLYER
 from ..model import Model, ModelError, configuration, vector
 
-__all__ = ["JointPD"]
+__all__ = ["JointPD", "run_inputs"]
 
 
 class JointPD:
@@ -59,3 +59,22 @@ class JointPD:
 
     def __repr__(self) -> str:
         return f"JointPD(model={self.model.name!r}, kp={self.kp}, kd={self.kd})"
+
+
+def run_inputs(model: Model, q0s, v0s, tau, who: str) -> tuple[np.ndarray, np.ndarray, object]:
+    """The initial states and τ of many runs, checked: q0s (B, nq) each a configuration, v0s (B, nv) finite (None:
+    zeros), tau None, a constant (nv,) or a ``JointPD`` of ``model`` (a callable cannot leave Python).  ``who``: the
+    caller's name for the messages."""
+    q0s = np.atleast_2d(np.asarray(q0s, dtype=float))
+    B = len(q0s)
+    q0s = np.stack([configuration(model, q, f"q0s[{i}]") for i, q in enumerate(q0s)]) if B else q0s
+    v0s = np.zeros((B, model.nv)) if v0s is None else np.atleast_2d(np.asarray(v0s, dtype=float))
+    if v0s.shape != (B, model.nv) or not np.isfinite(v0s).all():
+        raise ValueError(f"v0s must be finite and (B, nv) = ({B}, {model.nv}) like q0s, got {v0s.shape}")
+    if callable(tau) and not isinstance(tau, JointPD):
+        raise ValueError(f"{who} takes tau None, a constant (nv,) array or a dp.JointPD, not a callable")
+    if isinstance(tau, JointPD) and tau.model is not model:
+        raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model run ({model.name!r})")
+    if tau is not None and not isinstance(tau, JointPD):
+        tau = vector(tau, model.nv, "tau")
+    return np.ascontiguousarray(q0s), np.ascontiguousarray(v0s), tau

@@ -34,8 +34,8 @@ from ..kernel_cache import compiling_alone
 from ..loaders.files import LOADERS, load
 from ..loaders.models import chain
 from ..loaders.pinocchio_bridge import to_pinocchio
-from ..model import Model, ModelError, configuration
-from ..simulation.control import JointPD
+from ..model import Model, ModelError
+from ..simulation.control import JointPD, run_inputs
 from ..simulation.edits import lock_joints, transfer_state, with_fields
 from ..simulation.simulate import simulate, to_original
 from .validate import ATOL, RTOL, compare_loops, compare_with_pinocchio
@@ -348,20 +348,8 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
     message} for the runs that raised (their rows NaN).
     """
     _need_dask()
-    q0s = np.atleast_2d(np.asarray(q0s, dtype=float))
+    q0s, v0s, tau = run_inputs(model, q0s, v0s, tau, "simulate_many")
     n = len(q0s)
-    q0s = np.stack([configuration(model, q, f"q0s[{i}]") for i, q in enumerate(q0s)]) if n else q0s
-    v0s = np.zeros((n, model.nv)) if v0s is None else np.atleast_2d(np.asarray(v0s, dtype=float))
-    if v0s.shape != (n, model.nv):
-        raise ValueError(f"v0s must be (N, nv) = ({n}, {model.nv}) like q0s, got {v0s.shape}")
-    if callable(tau) and not isinstance(tau, JointPD):
-        raise ValueError("simulate_many takes tau None, a constant (nv,) array or a dp.JointPD, not a callable")
-    if isinstance(tau, JointPD) and tau.model is not model:
-        raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model swept ({model.name!r})")
-    if tau is not None and not isinstance(tau, JointPD):
-        tau = np.asarray(tau, dtype=float)
-        if tau.shape != (model.nv,):
-            raise ValueError(f"tau must be a constant (nv,) = ({model.nv},) array, got {tau.shape}")
     specs = list(edits) if isinstance(edits, list | tuple) else [edits] * n
     if len(specs) != n:
         raise ValueError(f"edits: one spec for all runs or a list of N = {n}, got {len(specs)}")

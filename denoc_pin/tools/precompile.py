@@ -37,7 +37,6 @@ from ..loops import assemble, constrained_forward_dynamics, constrained_forward_
 from ..loops.compositions import CFD
 from ..loops.derivatives import CFD_DERIVATIVES
 from ..model import Model
-from ..simulation.contact_run import simulate_batch
 from ..simulation.simulate import simulate
 
 __all__ = ["DEMO", "TASKS", "Task", "compile_kernels"]
@@ -116,15 +115,12 @@ def _simulate(method: str, loops: bool = False) -> None:
     simulate(model, q, np.zeros(model.nv), 0.002, dt=1e-3, method=method, progress=False)
 
 
-def _contacts(loops: bool = False, batch: bool = False) -> None:
-    """A run on the ground in compiled code and one step a call (a callback τ), or a batch of runs, for a tree or a
-    closed mechanism."""
+def _contacts(loops: bool = False) -> None:
+    """A run on the ground in compiled code (``dp.simulate_batch`` runs the same) and one step a call (a callback
+    τ), for a tree or a closed mechanism."""
     model, q = _four_bar() if loops else (chain(2), np.zeros(2))
     ball = Collision("ball", model.link_names[-1], model.njoints - 1, Sphere(0.05), np.eye(3), np.zeros(3))
     model = Model(**(model.fields() | {"collisions": (ball,)}))
-    if batch:
-        simulate_batch(model, np.stack([q, q]), t_final=0.002, ground=Ground(height=-10.0))
-        return
     for tau in (None, lambda t, q, v: np.zeros(model.nv)):
         simulate(model, q, np.zeros(model.nv), 0.002, dt=1e-3, tau=tau, ground=Ground(height=-10.0), progress=False)
 
@@ -160,9 +156,6 @@ TASKS: dict[str, Task] = {
                      ("forward_dynamics", "energy", "configuration"), _contacts),
     "closed_loop_contacts": Task("the contact step of a closed mechanism", ("closed_loops", "contacts"),
                                  lambda: _contacts(loops=True)),
-    "contact_batches": Task("batches of contact runs on the threads", ("contacts",), lambda: _contacts(batch=True)),
-    "closed_loop_contact_batches": Task("batches of contact runs of a closed mechanism", ("closed_loop_contacts",),
-                                        lambda: _contacts(loops=True, batch=True)),
 }  # fmt: skip
 """The first uses ``denoc-pin compile`` runs, by name, the longest chain first (a worker takes the first task whose
 ``after`` are done): the factorization, forward dynamics, the derivatives and the closed loops lead to the closed-loop
