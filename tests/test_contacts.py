@@ -10,7 +10,7 @@ import pinocchio as pin
 import pytest
 
 import denoc_pin as dp
-from denoc_pin.contact import ContactStepper, solve_admm, solve_pgs
+from denoc_pin.contact import ContactStepper, solve_admm, solve_pgs, solve_sticking
 
 G0 = 9.81
 
@@ -199,6 +199,45 @@ def test_solvers_agree_with_pinocchio(seed):
         lt, ln = np.hypot(*ref[3 * c : 3 * c + 2]), ref[3 * c + 2]
         states.append("separate" if ln < 1e-9 else ("slide" if lt > mu[c] * ln * (1 - 1e-6) else "stick"))
     test_solvers_agree_with_pinocchio.states = getattr(test_solvers_agree_with_pinocchio, "states", set()) | set(states)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_sticking_guess_is_taken_only_when_it_solves(seed):
+    """solve_sticking on seeded problems: where every contact of Pinocchio's ADMM solution sticks (σ = 0, interior
+    of the cones), it returns that solution (to 1e-7) with its residuals within tol; where one slides or separates it
+    declines and leaves λ as it was.  Warm-started from the solution, it returns it whenever no contact slides.  The
+    seeds give both outcomes."""
+    nc = 1 + seed % 4
+    G, g, mu = _random_problem(seed, nc)
+    g[2::3] -= 2.0 * (seed % 2)  # every other seed pushed into the ground: all stick more often
+    ref, _ = _pinocchio_solve("admm", G, g, mu)
+    sticks = all(ref[3 * c + 2] > 1e-6 and np.hypot(*ref[3 * c : 3 * c + 2]) < mu[c] * ref[3 * c + 2] * (1 - 1e-6)
+                 for c in range(nc))  # fmt: skip
+    lam, sigma, stats = np.full(len(g), 7.0), np.empty(len(g)), np.zeros(5)
+    ok = solve_sticking(G, g, mu, nc, lam, 1e-10, sigma, stats)
+    assert ok == sticks
+    if ok:
+        assert stats[0] == 0 and stats[1] <= 1e-10
+        assert np.abs(lam - ref).max() <= 1e-7 * (1 + np.abs(ref).max())
+    else:
+        assert (lam == 7.0).all()
+    # from the solution as warm start, the contacts it leaves at zero carry nothing and the rest stick: taken when
+    # none slides
+    slides = any(ref[3 * c + 2] > 1e-6 and np.hypot(*ref[3 * c : 3 * c + 2]) >= mu[c] * ref[3 * c + 2] * (1 - 1e-6)
+                 for c in range(nc))  # fmt: skip
+    lam = np.where(np.repeat(ref[2::3] > 1e-6, 3), ref, 0.0)
+    if any(lam[2::3] > 0):
+        assert solve_sticking(G, g, mu, nc, lam, 1e-10, sigma, stats) == (not slides)
+        if not slides:
+            assert np.abs(lam - ref).max() <= 1e-7 * (1 + np.abs(ref).max())
+    outcomes = getattr(test_the_sticking_guess_is_taken_only_when_it_solves, "outcomes", set())
+    test_the_sticking_guess_is_taken_only_when_it_solves.outcomes = outcomes | {bool(ok)}
+
+
+def test_the_sticking_seeds_give_both_outcomes():
+    for seed in range(40):
+        test_the_sticking_guess_is_taken_only_when_it_solves(seed)
+    assert test_the_sticking_guess_is_taken_only_when_it_solves.outcomes == {True, False}
 
 
 def test_the_seeded_problems_cover_every_contact_state():

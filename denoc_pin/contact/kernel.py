@@ -32,7 +32,7 @@ from ..core.shapes import COL
 from ..loops.kernel import loop_step
 from ..model.status import NOT_FINITE
 from .detection import ground_contacts
-from .solvers import solve_admm, solve_pgs
+from .solvers import solve_admm, solve_pgs, solve_sticking
 
 __all__ = ["GROUND", "INFO", "SETTINGS", "contact_problem", "contact_run", "contact_step"]
 
@@ -124,7 +124,20 @@ def delassus_into(mv, dv, JT, G):
     hat = np.zeros((nv, m))  # φ̂ = Î φ̃, body by body
     for k in range(1, nj):
         z, iv = nvs[k], idx_v[k]
-        Ih = np.linalg.inv(dv.I_hat_inv[k, :z, :z].copy())
+        if z == 1:  # Î_k = 1 / Î_k⁻¹ (the forward dynamics keeps Î_k itself in memory only for z ≥ 3)
+            ik = 1.0 / dv.I_hat_inv[k, 0, 0]
+            for col in range(m):
+                hat[iv, col] = ik * tilde[iv, col]
+            continue
+        if z == 2:  # Î_k = (Î_k⁻¹)⁻¹, 2 x 2 in closed form
+            a, b, d = dv.I_hat_inv[k, 0, 0], dv.I_hat_inv[k, 0, 1], dv.I_hat_inv[k, 1, 1]
+            det = a * d - b * b
+            for col in range(m):
+                t0, t1 = tilde[iv, col], tilde[iv + 1, col]
+                hat[iv, col] = (d * t0 - b * t1) / det
+                hat[iv + 1, col] = (a * t1 - b * t0) / det
+            continue
+        Ih = dv.I_hat[k]
         for col in range(m):
             for d in range(z):
                 s = 0.0
@@ -275,9 +288,10 @@ def contact_step(mi, mf, ws, cb, lw, geo, gp, sp, pairs, warm, now, q, v, tau, d
     ok = 1
     if m:
         sigma = np.empty(m)
-        if sp[S_SOLVER] == 1.0:
+        ok = solve_sticking(G, g, mu, nc, lam, sp[S_TOL], sigma, stats)  # every contact sticking: no iteration
+        if not ok and sp[S_SOLVER] == 1.0:
             ok = solve_pgs(G, g, mu, nc, lam, sp[S_TOL], int(sp[S_ITER]), sigma, stats)
-        else:  # η on the problem scaled to a unit diagonal
+        elif not ok:  # η on the problem scaled to a unit diagonal
             ok = solve_admm(G, g, mu, nc, lam, sp[S_TOL], int(sp[S_ITER]), 0.0, 1e-6, sigma, stats)
     nv = len(v)
     dv = data_views(ws, mi)
