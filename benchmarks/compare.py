@@ -1112,6 +1112,12 @@ def report_contacts(r: dict) -> str:
         f"step: dp.simulate_batch {us(b['ours'])}, MuJoCo's rollout {us(b['rollout'])} (ratio "
         f"{b['ratio']:.2f}), a Python loop of mj_step {us(b['python_loop'])} (ratio {b['loop_ratio']:.2f})."
     )
+    s = r["sweep"]
+    lines.append(
+        f"A Dask sweep of {s['runs']} solo12 drops of 1 s (friction, ground height and payload edited per run; "
+        f"{s['errors']} errors): one worker {s['one_worker_s']:.1f} s, two workers {s['two_workers_s']:.1f} s "
+        f"(speed-up {s['speedup']:.2f})."
+    )
     return "\n".join(lines)
 
 
