@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pinocchio as pin
 import pytest
+from conftest import add_random_body
 
 import denoc_pin as dp
 from denoc_pin.contact import ContactStepper, solve_admm, solve_pgs, solve_sticking
@@ -299,7 +300,21 @@ def walker():
     return b.build()
 
 
-@pytest.mark.parametrize("scene", ["solo12", "walker"])
+def mixed_joints():
+    """A seeded tree on a free-flyer through universal (2-DOF), spherical, prismatic, helical and revolute joints, a
+    sphere on each body: G's φ̂ = Î φ̃ reads Î_k for 1-, 2-, 3- and 6-DOF joints."""
+    rng = np.random.default_rng(11)
+    b = dp.ModelBuilder("mixed")
+    b.add_body(0, joint="free-flyer", mass=2.0, inertia=np.diag([0.02, 0.03, 0.04]), link="base")
+    parent = 1
+    for kind in ("universal", "spherical", "prismatic", "universal", "revolute", "helical"):
+        parent = add_random_body(b, rng, parent, kind, pitch=0.05 if kind == "helical" else None)
+    for link in b.build().link_names[1:]:
+        b.add_collision(link, dp.Sphere(0.03))
+    return b.build()
+
+
+@pytest.mark.parametrize("scene", ["solo12", "walker", "mixed"])
 def test_delassus_matrix_of_trees_and_loops(scene):
     """G from the backward recursion alone, a column's sweep over the bodies its row moves, is J M⁻¹ Jᵀ: solo12 on
     its four feet against Pinocchio's M⁻¹ (each row moves one leg and the base, the other legs skipped); the walker
@@ -310,12 +325,23 @@ def test_delassus_matrix_of_trees_and_loops(scene):
         q0[2] -= 0.05 - 2e-4
         rng = np.random.default_rng(5)
         v, tau = rng.normal(0, 0.5, m.nv), rng.normal(0, 1.0, m.nv)
-    else:
+    elif scene == "walker":
         m = walker()
         q0 = dp.neutral(m)
         q0[2] = 0.3 + 0.02 - 1e-4  # the foot's spheres 0.1 mm deep
         v, tau = np.zeros(m.nv), np.zeros(m.nv)
-    stepper = ContactStepper(m, dp.Ground(), dp.ContactSettings(), 1e-3)
+    else:
+        m = mixed_joints()
+        q0 = dp.random_configuration(m, 3)
+        q0[:3] = 0.0
+        rng = np.random.default_rng(4)
+        v, tau = rng.normal(0, 0.5, m.nv), rng.normal(0, 1.0, m.nv)
+        d = m.create_data()
+        dp.forward_kinematics(m, d, q0)
+        heights = [d.oR[c.body] @ c.translation + d.op[c.body] for c in m.collisions]
+        q0[2] -= min(h[2] for h in heights) - 0.03 + 1e-4  # the lowest sphere 0.1 mm deep
+    margin = 10.0 if scene == "mixed" else dp.ContactSettings().margin  # mixed: every sphere a contact
+    stepper = ContactStepper(m, dp.Ground(), dp.ContactSettings(margin=margin), 1e-3)
     P = stepper.problem(q0, v, tau)
     assert P["nc"] >= 4 and P["G"].shape[0] == 3 * P["nc"] + m.n_constraints
     if scene == "solo12":
