@@ -8,10 +8,11 @@ import warnings
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import add_random_body
+from conftest import ROOT, add_random_body
 
 import denoc_pin as dp
 from denoc_pin.contact import ContactStepper, solve_admm, solve_pgs, solve_sticking
+from denoc_pin.contact.solvers import problem_residuals
 
 G0 = 9.81
 
@@ -245,6 +246,36 @@ def test_the_seeded_problems_cover_every_contact_state():
     for seed in range(6):
         test_solvers_agree_with_pinocchio(seed)
     assert test_solvers_agree_with_pinocchio.states == {"separate", "slide", "stick"}
+
+
+ROLLED_FEET = np.load(ROOT / "tests" / "data" / "contact_problems.npz")
+
+
+@pytest.mark.parametrize("k", range(25))
+def test_admm_solves_the_landings_on_rolled_feet(k):
+    """Stored problems of solo12 and go2 landing and standing on rolled feet (two or three points of a foot within
+    PATCH_FLAT: G singular, each point its own Baumgarte target), from their steps' warm starts, where ADMM with De
+    Saxcé's shift taken from G z + g stalled (one of them diverged to NaN): ADMM meets tol = 1e-8 within its 1,000
+    iterations, and its λ and σ = G λ + g agree with Pinocchio's ADMMConstraintSolver solved to 1e-11."""
+    G, g, mu, lam = (ROLLED_FEET[f"{name}{k}"] for name in ("G", "g", "mu", "lam"))
+    nc = len(mu)
+    sigma, stats = np.empty(len(g)), np.zeros(5)
+    assert solve_admm(G, g, mu, nc, lam, 1e-8, 1000, 0.0, 1e-6, sigma, stats), (ROLLED_FEET["source"][k], stats)
+    assert np.isfinite(lam).all() and stats[1] <= 1e-8
+    ref, _ = _pinocchio_solve("admm", G, g, mu, tol=1e-11)
+    assert np.abs(lam - ref).max() <= 1e-6 * np.abs(ref).max()
+    assert np.abs(G @ lam + g - (G @ ref + g)).max() <= 2e-8
+
+
+def test_a_non_finite_impulse_is_never_a_solution():
+    """problem_residuals of a λ holding a NaN or an inf is inf (Python's max() would pass over a NaN and report 0):
+    a solver whose iterates overflow cannot report convergence."""
+    G, g, mu = _random_problem(3, 2)
+    for bad in (np.nan, np.inf):
+        lam = np.zeros(6)
+        lam[4] = bad
+        stats = np.zeros(5)
+        assert problem_residuals(G, g, mu, 2, lam, np.empty(6), stats) == np.inf and (stats[2:] == np.inf).all()
 
 
 def test_delassus_matrix_against_pinocchio():

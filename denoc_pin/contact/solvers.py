@@ -16,14 +16,17 @@ sticks (σ_t = 0, λ inside the cone) or slides against its velocity on the cone
   the tangential λ_t ← λ_t − σ_t / ‖G_tt‖₂ projected on the disc of radius μ λ_n; a bilateral row
   λ_r ← λ_r − σ_r / G_rr.
 - ``solve_admm``: ADMM on the splitting x = z, z ∈ K, with a proximal term (Carpentier, Le Lidec & Montaut, RSS
-  2024): (G + (ρ + η) I) x = −(g + s) + ρ (z − u) + η x_k;  z = Π_K(x + u);  u ← u + x − z; s = Φ(G z + g).  At a
-  fixed point σ̃ = −ρ u ∈ K* and ⟂ z.  It runs on the problem scaled to a unit diagonal (D G D, D g, per contact block
-  by the mean of its diagonal) from ρ = 1; every 10 iterations ρ is doubled or halved when ‖x − z‖ and ‖z − z_prev‖
-  are ten times apart (G + (ρ + η) I refactored).  Without the scaling a closed loop on the ground cycled; without
-  the rescaling a 1e6 mass ratio (whose stiff direction needs ρ ~ 1e-7) did not converge in 2,000 iterations.
-  A warm start λ₀ starts the dual too, u = −Π_K*(σ̃(λ₀)) / ρ (u at a fixed point through λ₀): a robot at rest
-  re-solves in about 2 iterations instead of 50; if that has not converged after ``DUAL_TRIAL`` iterations (contacts
-  that change, as in a landing) the solve starts again from λ₀ with u = 0.
+  2024): (G + (ρ + η) I) x = −(g + s) + ρ (z − u) + η x_k;  z = Π_K(x + u);  u ← u + x − z; s = Φ(−ρ u).  At a
+  fixed point σ̃ = −ρ u ∈ K* and ⟂ z.  De Saxcé's shift s is taken from the dual iterate −ρ u, the iteration's own
+  estimate of σ̃, as Pinocchio's ADMMConstraintSolver does: taken from G z + g instead, ADMM stalled on a third of the
+  problems of solo12 and go2 landing on rolled feet (two or three points of a foot, G singular) and, once ρ had
+  fallen, diverged.  It runs on the problem scaled to a unit diagonal (D G D, D g, per contact block by the mean of
+  its diagonal) from ρ = 1; every 5 iterations ρ is doubled or halved when ‖x − z‖ and ‖z − z_prev‖ are ten times
+  apart (G + (ρ + η) I refactored).  Without the scaling a closed loop on the ground cycled; without the rescaling a
+  1e6 mass ratio (whose stiff direction needs ρ ~ 1e-7) did not converge in 2,000 iterations.  A warm start λ₀ starts
+  the dual too, u = −Π_K*(σ̃(λ₀)) / ρ (u at a fixed point through λ₀): a robot at rest re-solves in a few iterations.
+  A solve that does not converge returns its iterate of least residual, and one whose iterates stop being finite
+  stops there.
 
 Before either, ``solve_sticking`` tries the guess that the contacts pressing in the warm start (all, without one)
 stick and the others carry nothing: σ_S = 0 on those rows and the bilateral ones, λ_S = −G_SS⁻¹ g_S (one Cholesky,
@@ -47,10 +50,7 @@ from numba import njit
 
 from ..core.dense import cholesky_solve
 
-__all__ = ["DUAL_TRIAL", "STATS", "problem_residuals", "project_cone", "solve_admm", "solve_pgs", "solve_sticking"]
-
-DUAL_TRIAL = 50
-"""ADMM's iterations from the dual warm start before it starts again from u = 0, had it not converged."""
+__all__ = ["STATS", "problem_residuals", "project_cone", "solve_admm", "solve_pgs", "solve_sticking"]
 
 STATS = ("iterations", "residual", "primal", "dual", "complementarity")
 """What ``stats`` (5,) holds after a solve, in order."""
@@ -91,7 +91,7 @@ def _dist_dual(mu, s0, s1, s2):
 @njit(cache=True)
 def problem_residuals(G, g, mu, nc, lam, sigma, stats):
     """σ = G λ + g into ``sigma``; the primal, dual and complementarity residuals into stats[2:5] (module docstring);
-    returns their largest."""
+    returns their largest (inf where λ is not finite: a NaN must never pass for a solution)."""
     m = len(g)
     for i in range(m):
         s = g[i]
@@ -117,6 +117,9 @@ def problem_residuals(G, g, mu, nc, lam, sigma, stats):
         comp = max(comp, w * np.sqrt((lam[r] - y[0]) ** 2 + (lam[r + 1] - y[1]) ** 2 + (lam[r + 2] - y[2]) ** 2))
     for i in range(3 * nc, m):
         dual = max(dual, abs(sigma[i]))
+    for i in range(m):
+        if not np.isfinite(sigma[i]):  # max() above would skip a NaN
+            primal = dual = comp = np.inf
     stats[2], stats[3], stats[4] = primal, dual, comp
     return max(primal, max(dual, comp))
 
@@ -264,7 +267,6 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
             Gs[i, j] = d[i] * G[i, j] * d[j]
     if rho <= 0.0:
         rho = 1.0
-    rho0 = rho
     L = np.empty((m, m))
     _factor(Gs, rho + eta, L)
     x = np.empty(m)
@@ -287,7 +289,6 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
         lam[i] = d[i] * z[i]
         warm = warm or z[i] != 0.0
     res = problem_residuals(G, g, mu, nc, lam, sigma, stats)
-    z0 = z.copy()
     if warm:  # the dual warm start: u = −Π_K*(σ̃(z)) / ρ, u's value at a fixed point through z (σ̃ = −ρ u ∈ K*)
         for c in range(nc):
             r = 3 * c
@@ -306,7 +307,7 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
         it += 1
         for c in range(nc):
             r = 3 * c
-            s[r + 2] = mu[c] * np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2) * d[r + 2]  # Φ(σ), scaled
+            s[r + 2] = mu[c] * rho * np.sqrt(u[r] ** 2 + u[r + 1] ** 2)  # Φ(σ̃), σ̃ = −ρ u: the dual iterate, scaled
         for i in range(m):
             rhs[i] = -(gs[i] + s[i]) + rho * (z[i] - u[i]) + eta * x[i]
         cholesky_solve(L, rhs, x)
@@ -333,16 +334,11 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
         if res < best_res:
             best_res = res
             best[:] = lam
+        elif not res < np.inf:  # the iterates left the floats: stop at the best one
+            break
         # ρ follows the residuals, every 10 iterations by a factor 2: ‖x − z‖ (primal) against ‖z − z_prev‖ (dual,
         # over ρ), both in scaled impulses; a stiff direction (a 1e6 mass ratio) needs a small ρ to converge at all
-        if warm and it == DUAL_TRIAL and res > tol:  # the dual warm start did not pay: start again from u = 0
-            warm = False
-            rho = rho0
-            _factor(Gs, rho + eta, L)
-            for i in range(m):
-                z[i], x[i], u[i] = z0[i], z0[i], 0.0
-            continue
-        if it % 10 == 0 and res > tol:
+        if it % 5 == 0 and res > tol:
             if gap > 10.0 * change and rho < 1e6:
                 rho *= 2.0
                 for i in range(m):
@@ -353,7 +349,7 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
                 for i in range(m):
                     u[i] *= 2.0
                 _factor(Gs, rho + eta, L)
-    if res > best_res:
+    if not res <= best_res:
         lam[:] = best
         res = problem_residuals(G, g, mu, nc, lam, sigma, stats)
     stats[0] = it
