@@ -308,3 +308,7 @@ def test_contact_edits_are_refused_before_any_task():
         dist.simulate_many(m, [q0], None, 0.01, edits={"friction": -1.0}, ground=dp.Ground())
     with pytest.raises(ValueError, match="JointPD of model"):
         dist.simulate_many(m, [q0], None, 0.01, tau=dp.JointPD(arm(), 1.0, 0.1, np.zeros(3)), ground=dp.Ground())
+    a = arm()
+    with pytest.raises(ValueError, match=r"edits\[1\]: a JointPD cannot follow a lock edit"):
+        dist.simulate_many(a, np.zeros((2, 3)), None, 0.01, tau=dp.JointPD(a, 1.0, 0.1, np.zeros(3)),
+                           edits=[None, {"lock": ["j2"]}])  # fmt: skip

@@ -225,9 +225,9 @@ def factor_step(mi, mf, ws, tau, solve):
                     h0, h1, h2, h3, h4, h5 = symmetric_times(X, s0, s1, s2, s3, s4, s5)
                     Ik = s0 * h0 + s1 * h1 + s2 * h2 + s3 * h3 + s4 * h4 + s5 * h5
                 ph, ps = Psi_hat[k], Psi[k]
-                if not solve:  # the factors alone keep Ψ̂_k and Î_k; the solve reads only Ψ_k and Î_k⁻¹
+                I_hat[k, 0, 0] = Ik  # Î_k, D of UDUᵀ: the contact step's Delassus matrix reads it after a solve too
+                if not solve:  # the factors alone keep Ψ̂_k; the solve reads only Ψ_k
                     ph[0, 0], ph[1, 0], ph[2, 0], ph[3, 0], ph[4, 0], ph[5, 0] = h0, h1, h2, h3, h4, h5
-                    I_hat[k, 0, 0] = Ik
                 if not Ik > 0.0:
                     return k
                 if z == 1:
@@ -245,9 +245,9 @@ def factor_step(mi, mf, ws, tau, solve):
                     I12 = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
                     I22 = t0 * u0 + t1 * u1 + t2 * u2 + t3 * u3 + t4 * u4 + t5 * u5
                     det = Ik * I22 - I12 * I12
+                    I_hat[k, 0, 1] = I_hat[k, 1, 0] = I12
+                    I_hat[k, 1, 1] = I22
                     if not solve:
-                        I_hat[k, 0, 1] = I_hat[k, 1, 0] = I12
-                        I_hat[k, 1, 1] = I22
                         ph[0, 1], ph[1, 1], ph[2, 1], ph[3, 1], ph[4, 1], ph[5, 1] = u0, u1, u2, u3, u4, u5
                     if not det > 0.0:  # Î_k positive definite: Ik > 0 (above) and det > 0
                         return k

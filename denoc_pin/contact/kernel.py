@@ -121,28 +121,14 @@ def delassus_into(mv, dv, JT, G):
                 if active[k]:
                     eliminate_rhs(k, parents[k], idx_v[k], nvs[k], dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv, JT,
                                   tilde, col, eta[k, col], eta[parents[k], col], phi_hat)  # fmt: skip
-    hat = np.zeros((nv, m))  # φ̂ = Î φ̃, body by body
+    hat = np.zeros((nv, m))  # φ̂ = Î φ̃, body by body (Î_k as the forward dynamics left it)
     for k in range(1, nj):
         z, iv = nvs[k], idx_v[k]
-        if z == 1:  # Î_k = 1 / Î_k⁻¹ (the forward dynamics keeps Î_k itself in memory only for z ≥ 3)
-            ik = 1.0 / dv.I_hat_inv[k, 0, 0]
-            for col in range(m):
-                hat[iv, col] = ik * tilde[iv, col]
-            continue
-        if z == 2:  # Î_k = (Î_k⁻¹)⁻¹, 2 x 2 in closed form
-            a, b, d = dv.I_hat_inv[k, 0, 0], dv.I_hat_inv[k, 0, 1], dv.I_hat_inv[k, 1, 1]
-            det = a * d - b * b
-            for col in range(m):
-                t0, t1 = tilde[iv, col], tilde[iv + 1, col]
-                hat[iv, col] = (d * t0 - b * t1) / det
-                hat[iv + 1, col] = (a * t1 - b * t0) / det
-            continue
-        Ih = dv.I_hat[k]
         for col in range(m):
             for d in range(z):
                 s = 0.0
                 for e in range(z):
-                    s += Ih[d, e] * tilde[iv + e, col]
+                    s += dv.I_hat[k, d, e] * tilde[iv + e, col]
                 hat[iv + d, col] = s
     for a in range(m):
         for b in range(a, m):
@@ -288,7 +274,7 @@ def contact_step(mi, mf, ws, cb, lw, geo, gp, sp, pairs, warm, now, q, v, tau, d
     ok = 1
     if m:
         sigma = np.empty(m)
-        ok = solve_sticking(G, g, mu, nc, lam, sp[S_TOL], sigma, stats)  # every contact sticking: no iteration
+        ok = solve_sticking(G, g, mu, nc, lam, sp[S_TOL], sigma, stats)  # the pressing contacts stick: no iteration
         if not ok and sp[S_SOLVER] == 1.0:
             ok = solve_pgs(G, g, mu, nc, lam, sp[S_TOL], int(sp[S_ITER]), sigma, stats)
         elif not ok:  # η on the problem scaled to a unit diagonal

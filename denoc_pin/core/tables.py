@@ -103,7 +103,7 @@ DATA_FLOATS = (
     ("M_hat", ("ns", 6, 6), "open articulated mass matrices M̂_k (eq. 20, A.6), or composite M̃_k (eq. 17)"),
     ("Psi_hat", ("nj", 6, "z"), "Ψ̂_k = M̂_k p_k (eq. 19, A.5), after udut; B_k = M̃_k p_k in gim"),
     ("Psi", ("nj", 6, "z"), "Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5)"),
-    ("I_hat", ("nj", "z", "z"), "Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18), after udut"),
+    ("I_hat", ("nj", "z", "z"), "Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (eq. 18's D), after udut or aba"),
     ("I_hat_inv", ("nj", "z", "z"), "Î_k⁻¹"),
     ("tau", ("nv",), "τ of the last inverse dynamics"),
     ("ddq", ("nv",), "q̈ of the last forward dynamics"),

@@ -284,7 +284,7 @@ def data_views(ws, mi):
     # Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5)
     Psi = view(ws, o, (nj, 6, z))
     o += nj * 6 * z
-    # Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (the D blocks of eq. 18), after udut
+    # Î_k = p_kᵀ Ψ̂_k, top-left nvs[k] x nvs[k] (eq. 18's D), after udut or aba
     I_hat = view(ws, o, (nj, z, z))
     o += nj * z * z
     # Î_k⁻¹

@@ -63,7 +63,7 @@ class Data:
     - ``Psi_hat``, ``Psi``: (njoints, 6, zmax) Ψ̂_k = M̂_k P_k and Ψ_k = Ψ̂_k Î_k⁻¹ (eq. 19, A.5),
       first ``nvs[k]`` columns; ``I_hat``, ``I_hat_inv``: (njoints, zmax, zmax) Î_k = p_kᵀ Ψ̂_k and
       its inverse, top-left ``nvs[k]`` x ``nvs[k]`` block (the D blocks of eq. 18).  ``forward_dynamics`` keeps
-      Ψ̂_k and Î_k of 1- and 2-DOF joints in registers (its solve reads Ψ_k and Î_k⁻¹): ``udut`` writes them.
+      Ψ̂_k of 1- and 2-DOF joints in registers (its solve reads Ψ_k): ``udut`` writes them; both write Î_k.
     - ``eta``: (njoints, 6) μ_k of Table 3, step 2, after ``forward_dynamics`` (its step 1 runs in ``w_tilde``).
     - ``ddq``: (nv,) result of forward dynamics.
     - ``gim``, ``gim_inv``, ``U``, ``D``: (nv, nv) GIM, its inverse, and its UDUᵀ factors

@@ -65,12 +65,11 @@ def _buffers(model: Model, stepper: ContactStepper, nrec: int, stride: int) -> t
     return rec, per_chunk * stride
 
 
-def _outputs(model: Model, nrec: int, Q=None, V=None) -> tuple:
-    """``contact_run``'s out: (Q, V, A, T, KE, PE, W, Λ), nrec rows; Q and V may be given (a batch's slices)."""
+def _outputs(model: Model, nrec: int) -> tuple:
+    """``contact_run``'s out: (Q, V, A, T, KE, PE, W, Λ), nrec rows."""
     nq, nv = model.nq, model.nv
-    return (np.empty((nrec, nq)) if Q is None else Q, np.empty((nrec, nv)) if V is None else V,
-            np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec), np.empty(nrec), np.empty(nrec),
-            np.zeros((nrec, model.n_constraints)))  # fmt: skip
+    return (np.empty((nrec, nq)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec),
+            np.empty(nrec), np.empty(nrec), np.zeros((nrec, model.n_constraints)))  # fmt: skip
 
 
 def _chunks(model: Model, s: ContactStepper, law, q0, v0, nsteps: int, dt: float, stride: int, out, rec, info,
@@ -258,9 +257,10 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
     def runs(worker: int) -> None:
         s = steppers[worker]
         rec, chunk = _buffers(model, s, T, stride)
+        scratch = _outputs(model, T)[2:]  # A, T, KE, PE, W, Λ: written row by row each run, not returned
         for b in range(worker * B // nthreads, (worker + 1) * B // nthreads):
             s.warm[0][:], s.warm[1][:], s.warm[2][:] = 0.0, -10, 0.0  # a run's own warm starts
-            out, info, ok = _outputs(model, T, Q[b], V[b]), np.zeros(3), [0.0]
+            out, info, ok = (Q[b], V[b], *scratch), np.zeros(3), [0.0]
 
             def take(rows, row, n, ok=ok):  # the steps whose solve converged
                 ok[0] += rec[7][: rows - 1, INFO["converged"]].sum()

@@ -66,6 +66,8 @@ __all__ = [
 EDIT_KEYS = ("payload", "lock", "mass_scale", "friction", "ground_height")
 """The keys of an edit spec (``apply_edits``; "friction" and "ground_height" edit the run's ``dp.Ground``)."""
 GROUND_KEYS = {"friction": "friction", "ground_height": "height"}
+LOCK_PD = ("a JointPD cannot follow a lock edit (the run's model has other coordinates); give the locked runs a "
+           "constant tau")  # fmt: skip
 
 
 def _need_dask() -> None:
@@ -270,8 +272,7 @@ def _pd_for(tau, run_model: Model):
     if not isinstance(tau, JointPD) or tau.model is run_model:
         return tau
     if (run_model.nq, run_model.nv) != (tau.model.nq, tau.model.nv):
-        raise ValueError("a JointPD cannot follow a lock edit (the run's model has other coordinates); give the locked "
-                         "runs a constant tau")  # fmt: skip
+        raise ValueError(LOCK_PD)
     return JointPD(run_model, tau.kp, tau.kd, tau.q_ref, tau.v_ref, tau.tau_ff)
 
 
@@ -356,8 +357,8 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
     for i, spec in enumerate(specs):
         _check_spec(model, spec, f"edits[{i}]")
         ground_for(options.get("ground"), spec)  # a ground edit without a ground: refused before any task runs
-        if spec and spec.get("lock") and isinstance(tau, JointPD):
-            _pd_for(tau, apply_edits(model, spec, q0s[i]))
+        if spec and spec.get("lock") and isinstance(tau, JointPD):  # a lock always removes coordinates
+            raise ValueError(f"edits[{i}]: {LOCK_PD}")
     t = _time_grid(t_final, dt, record_every)
     options = options | {"record_every": int(record_every)}
     if out is not None:
