@@ -974,9 +974,6 @@ def contact_scenes(quick: bool = False) -> dict:
     compiled run against MuJoCo's ``rollout`` in C), in alternating rounds."""
     import runpy
 
-    import mujoco
-    from mujoco import rollout
-
     from denoc_pin.tools.mujoco_twin import MujocoTwin, side_by_side
 
     example = runpy.run_path(str(HERE.parent / "examples" / "legged_standing.py"), run_name="legged_standing")
@@ -992,31 +989,57 @@ def contact_scenes(quick: bool = False) -> dict:
         twin = MujocoTwin(model, ground, pd)
         v0 = np.zeros(model.nv)
         settled = dp.simulate(model, q0, v0, 1.0, 1e-3, tau=pd, ground=ground, progress=False, record_every=1000)
-        steps = 500 if quick else 1000
-        control = np.tile(twin.data.ctrl, (steps, 1))
         for phase, (q, v) in (("landing", (q0, v0)), ("standing", (settled.q[-1], settled.v[-1]))):
-            twin.set_state(q, v)
-            state0 = np.empty(mujoco.mj_stateSize(twin.model, mujoco.mjtState.mjSTATE_FULLPHYSICS))
-            mujoco.mj_getState(twin.model, twin.data, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
-            ours, theirs, ratio = paired_times(
-                functools.partial(
-                    dp.simulate,
-                    model,
-                    q,
-                    v,
-                    steps * 1e-3,
-                    1e-3,
-                    tau=pd,
-                    ground=ground,
-                    progress=False,
-                    record_every=steps,
-                ),  # fmt: skip
-                functools.partial(rollout.rollout, twin.model, twin.data, state0, control, nstep=steps),
-                min_time=1.0 if quick else 3.0,
-            )
-            row[phase], row[f"{phase}_mujoco"], row[f"{phase}_ratio"] = ours / steps, theirs / steps, ratio
+            row[phase], row[f"{phase}_mujoco"], row[f"{phase}_ratio"] = step_times(model, q, v, pd, ground, twin,
+                                                                                   quick)  # fmt: skip
         rows.append(row)
-    return {"rows": rows, "batch": contact_batch(example, quick), "sweep": contact_sweep(example, quick)}
+    return {"rows": rows, "cassie": cassie_scene(quick), "batch": contact_batch(example, quick),
+            "sweep": contact_sweep(example, quick)}  # fmt: skip
+
+
+def step_times(model, q, v, pd, ground, twin, quick: bool) -> tuple:
+    """(ours, MuJoCo's, ratio): time per step of a run from (q, v), our compiled run against MuJoCo's ``rollout`` of
+    the twin, in alternating rounds."""
+    import mujoco
+    from mujoco import rollout
+
+    steps = 500 if quick else 1000
+    twin.set_state(q, v)
+    state0 = np.empty(mujoco.mj_stateSize(twin.model, mujoco.mjtState.mjSTATE_FULLPHYSICS))
+    mujoco.mj_getState(twin.model, twin.data, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    control = np.tile(twin.data.ctrl, (steps, 1))
+    ours, theirs, ratio = paired_times(
+        functools.partial(
+            dp.simulate, model, q, v, steps * 1e-3, 1e-3, tau=pd, ground=ground, progress=False, record_every=steps
+        ),  # fmt: skip
+        functools.partial(rollout.rollout, twin.model, twin.data, state0, control, nstep=steps),
+        min_time=1.0 if quick else 3.0,
+    )
+    return ours / steps, theirs / steps, ratio
+
+
+def cassie_scene(quick: bool) -> dict:
+    """Cassie standing (``examples/cassie_standing.py``: the Menagerie's cassie.xml, its four loops closed exactly
+    with the contacts) beside its MuJoCo twin, whose loops are ``connect`` equalities at the file's solref 0.005 s:
+    base height, the largest loop residual and the feet's force after 2 s in each, and the time per step."""
+    import runpy
+
+    from denoc_pin.tools.mujoco_twin import MujocoTwin, side_by_side
+
+    cassie = runpy.run_path(str(HERE.parent / "examples" / "cassie_standing.py"), run_name="cassie_standing")
+    model = cassie["load"]()
+    q0, tau_ff = cassie["stance"](model)
+    pd, ground = cassie["controller"](model, q0, tau_ff), dp.Ground(friction=0.9)
+    weight = model.masses.sum() * -model.gravity[2]
+    r = side_by_side(model, q0, pd, ground, 2.0, equality_timeconst=0.005)
+    row = {"robot": "cassie", "nv": model.nv, "z0": float(q0[2])}
+    for engine, suffix in (("denoc_pin", ""), ("mujoco", "_mujoco")):
+        row["z" + suffix], row["loop" + suffix] = float(r[engine]["z"][-1]), r[engine]["loop"]
+        row["fz" + suffix] = float(r[engine]["fz"][-1] / weight)
+    twin = MujocoTwin(model, ground, pd, equality_timeconst=0.005)
+    row["standing"], row["standing_mujoco"], row["standing_ratio"] = step_times(model, q0, np.zeros(model.nv), pd,
+                                                                                ground, twin, quick)  # fmt: skip
+    return row
 
 
 def contact_sweep(example: dict, quick: bool) -> dict:
@@ -1106,6 +1129,13 @@ def report_contacts(r: dict) -> str:
             f"{c['fz']:.6f} | {c['fz_mujoco']:.6f} | {us(c['landing'])} | {us(c['landing_mujoco'])} | "
             f"{c['landing_ratio']:.2f} | {us(c['standing'])} | {us(c['standing_mujoco'])} | {c['standing_ratio']:.2f} |"
         )
+    c = r["cassie"]
+    lines.append(
+        f"Cassie ({c['nv']} DOF, 4 loops) set on its feet at base z {c['z0']:.5f} m, after 2 s: ours {c['z']:.5f} m, "
+        f"loop residual <= {c['loop']:.1e}, Σf_z / m g {c['fz']:.6f}; MuJoCo (connect equalities, solref 0.005 s) "
+        f"{c['z_mujoco']:.5f} m, loops open to {1e3 * c['loop_mujoco']:.2f} mm, Σf_z / m g {c['fz_mujoco']:.3f}; "
+        f"per step {us(c['standing'])} against {us(c['standing_mujoco'])} (ratio {c['standing_ratio']:.2f})."
+    )
     b = r["batch"]
     lines.append(
         f"A batch of {b['B']} solo12 drops, {b['steps']} steps each, on {b['threads']} threads, per state and "

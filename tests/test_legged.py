@@ -10,6 +10,7 @@ from conftest import ROOT
 import denoc_pin as dp
 
 EXAMPLE = runpy.run_path(str(ROOT / "examples" / "legged_standing.py"), run_name="legged_standing")
+CASSIE = runpy.run_path(str(ROOT / "examples" / "cassie_standing.py"), run_name="cassie_standing")
 TOL = dp.ContactSettings().tol
 
 
@@ -87,3 +88,52 @@ def test_the_example_writes_its_pages(tmp_path, capsys):
         tracks = [c for c in commands if c["type"] == "set_animation"][0]["animations"]
         assert any(t["path"].endswith("denoc_pin/contacts/3/shaft") for t in tracks)
     assert "solo12 (2.50 kg): base at" in capsys.readouterr().out
+
+
+def test_cassie_stands_with_its_loops_closed(tmp_path):
+    """Cassie (the Menagerie's cassie.xml: a free-flyer, 32 DOF, four connect loops) set on its feet under joint PD
+    on its motors and springs, the static torques as feed-forward, for 2 s: every step's loop residual ≤ 1e-8 with
+    the loops solved together with the contacts, no penetration beyond 1 mm, the feet and base at rest (≤ 1 mm),
+    every solve within tol, the four ends of the two feet carrying m g (0.1%); and its page plays the contacts."""
+    from test_viewer import scene_commands
+
+    out = CASSIE["stand"](2.0, html=tmp_path)
+    assert out["loop_residual"] <= 1e-8
+    assert out["penetration_m"] <= 1e-3
+    assert out["foot_slide_m"] <= 1e-3 and out["base_height_range_m"] <= 1e-3
+    assert out["converged_share"] == 1.0 and out["worst_residual"] <= TOL * (1 + 1e-9)
+    assert abs(out["weight_carried"] - 1) <= 1e-3 and out["contacts_at_rest"] == 4
+    commands = scene_commands((tmp_path / "cassie.html").read_text())
+    tracks = [c for c in commands if c["type"] == "set_animation"][0]["animations"]
+    assert any(t["path"].endswith("denoc_pin/contacts/3/shaft") for t in tracks)
+
+
+def test_the_cassie_twin_has_the_same_bodies_pd_and_loops():
+    """MuJoCo's twin of Cassie: with its equalities off and away from the ground, its q̈ under the PD with τ_ff is
+    our tree's (1e-12 relative); at the stance its connect sites coincide (1e-12 m): the loops are the same cuts."""
+    mujoco = pytest.importorskip("mujoco")
+    from denoc_pin.tools.mujoco_twin import MujocoTwin
+
+    model = CASSIE["load"]()
+    q0, tau_ff = CASSIE["stance"](model)
+    pd = CASSIE["controller"](model, q0, tau_ff)
+    assert np.abs(tau_ff).max() > 10.0  # the knees and springs carry the weight
+    twin = MujocoTwin(model, dp.Ground(), pd)
+    assert twin.model.neq == len(model.loops) == 4
+    with pytest.raises(dp.ModelError, match="same model"):
+        MujocoTwin(CASSIE["load"](), dp.Ground(), pd)
+    twin.set_state(q0, np.zeros(model.nv))
+    for i in range(twin.model.neq):
+        a, b = twin.model.eq_obj1id[i], twin.model.eq_obj2id[i]
+        assert np.linalg.norm(twin.data.site_xpos[a] - twin.data.site_xpos[b]) <= 1e-12
+    rng = np.random.default_rng(3)
+    q = dp.integrate(model, q0, rng.normal(0, 0.1, model.nv))
+    q[2] += 1.0
+    v = rng.normal(0, 1.0, model.nv)
+    twin.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_EQUALITY
+    twin.set_state(q, v)
+    assert twin.data.ncon == 0
+    a = dp.forward_dynamics(model, model.create_data(), q, v, pd(0.0, q, v))
+    _, a_mj = dp.mujoco_state(model, twin.data.qpos.copy(), twin.data.qacc.copy())
+    a_mj[:3] -= np.cross(v[3:6], v[:3])  # ours is d/dt of the body-frame velocity
+    assert np.abs(a - a_mj).max() <= 1e-12 * np.abs(a).max()

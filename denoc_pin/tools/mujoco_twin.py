@@ -5,9 +5,11 @@ bodies (``benchmarks/compare.py --contacts``, ``docs/contacts.md``).
 What is the same: the tree (a body per joint, named as the joint, its inertia about its centre of mass), the joints
 (free, hinge, slide, ball), gravity, the collision shapes (a mesh as the vertices of its convex hull, which MuJoCo
 hulls again), which pairs touch (``group``/``mask`` as ``contype``/``conaffinity``), the ground's plane and Coulomb
-friction (an elliptic cone, ``condim`` 3), dt, and the PD: a ``position``-style actuator per driven joint, τ = K_p
-(q_ref − q) − K_d v (v_ref = 0, τ_ff = 0).  What is MuJoCo's own: its contacts are soft (``solref``, ``solimp``
-defaults), so a body at rest sinks until the constraint's spring carries it, and its solver is its Newton method.
+friction (an elliptic cone, ``condim`` 3), dt, the PD: an actuator per driven 1-DOF joint, τ = K_p (q_ref − q) +
+K_d (v_ref − v) + τ_ff (gain K_p on the control q_ref, bias τ_ff + K_d v_ref − K_p q − K_d v), and the closed loops:
+a spherical cut joint as a ``connect`` equality between two sites at its frames.  What is MuJoCo's own: its contacts
+and equalities are soft (``solref``, ``solimp`` defaults), so a body at rest sinks until the contact's spring carries
+it and a loop opens until the equality's spring holds it, and its solver is its Newton method.
 
 MuJoCo is a test dependency of denoc_pin (``pip install mujoco``), imported when a twin is built.
 """
@@ -19,6 +21,7 @@ import numpy as np
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
 from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere
 from ..loaders.mjcf import mujoco_state
+from ..loops.kernel import loop_residual
 from ..model import Model, ModelError
 from ..simulation.control import JointPD
 from ..simulation.simulate import simulate
@@ -36,18 +39,35 @@ class MujocoTwin:
     """``model``'s scene in MuJoCo: ``.model`` (``MjModel``), ``.data`` (``MjData``), and the conversions of a state
     between Pinocchio's layout (ours) and MuJoCo's (``set_state``, ``state``).
 
-    ground: a flat ``dp.Ground`` (MuJoCo's plane, its normal z); pd: a ``dp.JointPD`` of ``model`` with v_ref and
-    τ_ff zero, or None; dt: MuJoCo's timestep (Euler, semi-implicit like ours)."""
+    ground: a flat ``dp.Ground`` (MuJoCo's plane, its normal z); pd: a ``dp.JointPD`` of ``model`` (its gains,
+    v_ref and τ_ff on 1-DOF joints only), or None; dt: MuJoCo's timestep (Euler, semi-implicit like ours).  The
+    model's loops must be spherical cut joints (an MJCF ``connect``); equality_timeconst: their ``solref`` time
+    constant (s), None for MuJoCo's default (0.02 s)."""
 
-    def __init__(self, model: Model, ground: Ground, pd: JointPD | None = None, dt: float = 1e-3):
+    def __init__(self, model: Model, ground: Ground, pd: JointPD | None = None, dt: float = 1e-3,
+                 equality_timeconst: float | None = None):  # fmt: skip
         try:
             import mujoco
         except ImportError as e:  # pragma: no cover - mujoco is in the test extra
             raise ImportError(f"MujocoTwin needs MuJoCo: pip install mujoco ({e})") from None
         if not np.allclose(ground.normal, (0.0, 0.0, 1.0)):
             raise ModelError(f"MujocoTwin builds a flat ground (normal (0, 0, 1)); got normal {ground.normal}")
-        if pd is not None and (pd.model is not model or pd.v_ref.any() or pd.tau_ff.any()):
-            raise ModelError("MujocoTwin's PD is a dp.JointPD of the same model with v_ref and tau_ff zero")
+        if pd is not None and pd.model is not model:
+            raise ModelError("MujocoTwin's PD is a dp.JointPD of the same model")
+        if pd is not None:
+            multi = [
+                k
+                for k in range(1, model.njoints)
+                if model.nvs[k] != 1
+                and any(
+                    x[model.idx_v[k] : model.idx_v[k] + model.nvs[k]].any() for x in (pd.kp, pd.kd, pd.v_ref, pd.tau_ff)
+                )
+            ]
+            if multi:
+                raise ModelError(f"MujocoTwin drives 1-DOF joints; the PD drives {model.names[multi[0]]!r}")
+        other = [lp for lp in model.loops if lp.type != "spherical"] + list(model.couplings)
+        if other:
+            raise ModelError(f"MujocoTwin closes spherical loops (MJCF connect) only; {other[0]!r} is not one")
         self._mj = mujoco
         spec = mujoco.MjSpec()
         spec.modelname = model.name
@@ -87,12 +107,21 @@ class MujocoTwin:
         if pd is not None:
             for k in range(1, model.njoints):
                 iv = int(model.idx_v[k])
-                if model.nvs[k] != 1 or not (pd.kp[iv] or pd.kd[iv]):
+                if model.nvs[k] != 1 or not (pd.kp[iv] or pd.kd[iv] or pd.tau_ff[iv]):
                     continue
+                bias = pd.tau_ff[iv] + pd.kd[iv] * pd.v_ref[iv]
                 spec.add_actuator(name=model.names[k], target=model.names[k], trntype=mujoco.mjtTrn.mjTRN_JOINT,
                                   gaintype=mujoco.mjtGain.mjGAIN_FIXED, biastype=mujoco.mjtBias.mjBIAS_AFFINE,
                                   gainprm=[pd.kp[iv]] + [0] * 9,
-                                  biasprm=[0, -pd.kp[iv], -pd.kd[iv]] + [0] * 7)  # fmt: skip
+                                  biasprm=[bias, -pd.kp[iv], -pd.kd[iv]] + [0] * 7)  # fmt: skip
+        for cut in model.cuts:  # the cut joint's two frames' origins (in their bodies' frames) held together
+            name = cut.loop.name
+            bodies[cut.body1].add_site(name=f"{name}/1", pos=cut.p1)
+            bodies[cut.body2].add_site(name=f"{name}/2", pos=cut.p2)
+            eq = spec.add_equality(name=name, type=mujoco.mjtEq.mjEQ_CONNECT, objtype=mujoco.mjtObj.mjOBJ_SITE,
+                                   name1=f"{name}/1", name2=f"{name}/2")  # fmt: skip
+            if equality_timeconst is not None:
+                eq.solref = [equality_timeconst, 1.0]
         self.model = spec.compile()
         self.data = mujoco.MjData(self.model)
         self._ours = model
@@ -174,27 +203,34 @@ class MujocoTwin:
 
 
 def side_by_side(model: Model, q0, pd: JointPD, ground: Ground, seconds: float, dt: float = 1e-3,
-                 contact=None) -> dict:  # fmt: skip
+                 contact=None, equality_timeconst: float | None = None) -> dict:  # fmt: skip
     """The same drop in denoc_pin (``dp.simulate``) and in MuJoCo (``MujocoTwin``, ``mj_step``) from (q0, 0):
     "t", and per engine ("denoc_pin", "mujoco") the base height "z" (the first joint's q[2]) and the total vertical
-    contact force "fz" at each step (N), the final state "q", and MuJoCo's deepest penetration "penetration" over the
-    last tenth of the run (m)."""
+    contact force "fz" at each step (N), the final state "q", the largest loop residual of any step "loop" (m or rad;
+    0 without loops), and MuJoCo's deepest penetration "penetration" over the last tenth of the run (m)."""
     import mujoco
 
     n = int(round(seconds / dt))
     v0 = np.zeros(model.nv)
     tr = simulate(model, q0, v0, n * dt, dt, tau=pd, ground=ground, contact=contact, progress=False)
-    ours = {"z": tr.q[:, 2].copy(), "fz": np.array([c["forces"][:, 2].sum() for c in tr.contacts]), "q": tr.q[-1]}
+
+    def loop(q) -> float:
+        return float(np.abs(loop_residual(model, q)).max()) if model.n_constraints else 0.0
+
+    ours = {"z": tr.q[:, 2].copy(), "fz": np.array([c["forces"][:, 2].sum() for c in tr.contacts]), "q": tr.q[-1],
+            "loop": max(loop(q) for q in tr.q)}  # fmt: skip
     ours["fz"][-1] = ours["fz"][-2]  # the last row: no step leaves it
-    twin = MujocoTwin(model, ground, pd, dt)
+    twin = MujocoTwin(model, ground, pd, dt, equality_timeconst)
     twin.set_state(q0, v0)
-    z, fz, deepest = np.empty(n + 1), np.empty(n + 1), 0.0
+    z, fz, deepest, opened = np.empty(n + 1), np.empty(n + 1), 0.0, 0.0
     for i in range(n + 1):
         if i:
             mujoco.mj_step(twin.model, twin.data)
             mujoco.mj_forward(twin.model, twin.data)  # the contact forces of this state, as ours are of the next step
         z[i], fz[i] = twin.data.qpos[2], twin.vertical_force()
+        if model.n_constraints:
+            opened = max(opened, loop(twin.state()[0]))
         if i >= 0.9 * n and twin.data.ncon:
             deepest = max(deepest, -min(c.dist for c in twin.data.contact))
-    theirs = {"z": z, "fz": fz, "q": twin.state()[0], "penetration": deepest}
+    theirs = {"z": z, "fz": fz, "q": twin.state()[0], "loop": opened, "penetration": deepest}
     return {"t": tr.t, "denoc_pin": ours, "mujoco": theirs}
