@@ -48,3 +48,27 @@ def test_results_are_copies(gripper):
     t1 = dp.inverse_dynamics(gripper, data, z, z, np.ones(4))
     t2 = dp.inverse_dynamics(gripper, data, z, z, np.zeros(4))
     assert not np.array_equal(t1, t2)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"rotation": np.diag([1.0, 1.0, -1.0])}, "is not a rotation matrix"),  # a reflection
+        ({"rotation": 1.01 * np.eye(3)}, "is not a rotation matrix"),
+        ({"translation": np.array([np.nan, 0.0, 0.0])}, "must be a finite"),
+        ({"translation": np.array([1e300, 0.0, 0.0])}, "has a magnitude beyond 1e\\+12"),
+        ({"rotation": np.eye(2)}, "must be a finite"),
+    ],
+)
+def test_a_frame_with_a_bad_placement_is_refused_by_name(change, message):
+    """Every frame's placement is checked (all frames at once): the first bad one is named with its defect; a
+    rotation off by rounding (1e-7) passes."""
+    import dataclasses
+
+    m = dp.models.chain(3)
+    frames = list(m.frames)
+    frames[2] = dataclasses.replace(frames[2], **change)
+    with pytest.raises(dp.ModelError, match=f"frame {frames[2].name!r}: its .*{message}"):
+        dp.Model(**(m.fields() | {"frames": tuple(frames)}))
+    frames[2] = dataclasses.replace(m.frames[2], rotation=np.eye(3) + 1e-7)
+    dp.Model(**(m.fields() | {"frames": tuple(frames)}))

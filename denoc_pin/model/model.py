@@ -109,13 +109,24 @@ def _checked_frames(name: str, frames, njoints: int) -> tuple[Frame, ...]:
             raise ModelError(f"{what} has type {f.type!r}; frame types are: {', '.join(FRAME_TYPES)}")
         if not (isinstance(f.body, (int, np.integer)) and 0 <= f.body < njoints):
             raise ModelError(f"{what} is fixed to body {f.body!r}; bodies are 0 … {njoints - 1}")
-        R, p = np.asarray(f.rotation, dtype=float), np.asarray(f.translation, dtype=float)
-        if R.shape != (3, 3) or p.shape != (3,) or not (np.isfinite(R).all() and np.isfinite(p).all()):
+        if np.shape(f.rotation) != (3, 3) or np.shape(f.translation) != (3,):
             raise ModelError(f"{what}: its placement must be a finite (3, 3) rotation and a (3,) translation")
-        if np.abs(p).max() > MAX_MAGNITUDE:
-            raise ModelError(f"{what}: its translation {p.tolist()} has a magnitude beyond {MAX_MAGNITUDE:g}")
-        if not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
-            raise ModelError(f"{what}: its rotation {R.tolist()} is not a rotation matrix")
+    if not frames:
+        return frames
+    # the numbers of every frame at once (a check per frame cost a model of 35 frames 4 ms)
+    R = np.array([f.rotation for f in frames], dtype=float)
+    p = np.array([f.translation for f in frames], dtype=float)
+    finite = np.isfinite(R).all(axis=(1, 2)) & np.isfinite(p).all(axis=1)
+    huge = ~(np.abs(np.where(finite[:, None], p, 0.0)).max(axis=1) <= MAX_MAGNITUDE)
+    off = np.abs(np.einsum("kji,kjl->kil", R, R) - np.eye(3)) - (1e-6 + 1e-5 * np.eye(3))  # np.allclose(RᵀR, I)
+    rigid = ~(off.max(axis=(1, 2)) > 0) & ~(np.linalg.det(np.where(finite[:, None, None], R, np.eye(3))) < 0)
+    for k in np.flatnonzero(~finite | huge | ~rigid):
+        what = f"model {name!r}: frame {frames[k].name!r}"
+        if not finite[k]:
+            raise ModelError(f"{what}: its placement must be a finite (3, 3) rotation and a (3,) translation")
+        if huge[k]:
+            raise ModelError(f"{what}: its translation {p[k].tolist()} has a magnitude beyond {MAX_MAGNITUDE:g}")
+        raise ModelError(f"{what}: its rotation {R[k].tolist()} is not a rotation matrix")
     return frames
 
 

@@ -66,6 +66,8 @@ __all__ = [
 EDIT_KEYS = ("payload", "lock", "mass_scale", "friction", "ground_height")
 """The keys of an edit spec (``apply_edits``; "friction" and "ground_height" edit the run's ``dp.Ground``)."""
 GROUND_KEYS = {"friction": "friction", "ground_height": "height"}
+TASKS_PER_WORKER = 4
+"""A sweep's runs go to the workers in about this many tasks per worker thread, each a slice of consecutive runs."""
 LOCK_PD = ("a JointPD cannot follow a lock edit (the run's model has other coordinates); give the locked runs a "
            "constant tau")  # fmt: skip
 
@@ -160,14 +162,16 @@ def _close(c, own: bool) -> None:
         c.close()
 
 
-def _gather(c, futures: dict, progress, what: str):
-    """Wait for every future (key → future) with a tqdm bar over completed tasks; {key: result}."""
+def _gather(c, futures: dict, progress, what: str, sizes: dict | None = None):
+    """Wait for every future (key → future) with a tqdm bar over completed items (``sizes``: key → the items its
+    task holds, 1 each by default); {key: result}."""
     out = {}
     index = {f.key: k for k, f in futures.items()}
-    with tqdm(total=len(futures), desc=what, unit="task", disable=None if progress is None else not progress) as bar:
+    sizes = sizes or dict.fromkeys(futures, 1)
+    with tqdm(total=sum(sizes.values()), desc=what, disable=None if progress is None else not progress) as bar:
         for f in distributed.as_completed(list(futures.values())):
             out[index[f.key]] = f.result()
-            bar.update(1)
+            bar.update(sizes[index[f.key]])
     return out
 
 
@@ -288,6 +292,13 @@ def _one_run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, optio
         return _run(model, i, q0, v0, t_final, dt, method, tau, spec, options, out)
 
 
+def _some_runs(model: Model, first: int, q0s, v0s, t_final, dt, method, tau, specs, options, out) -> list:
+    """Runs first, first + 1, … of a sweep on a worker, one after another: one task for several runs, so that the
+    scheduler's cost per task (a few ms on a machine it shares with the workers) is spread over them."""
+    return [_one_run(model, first + j, q0s[j], v0s[j], t_final, dt, method, tau, specs[j], options, out)
+            for j in range(len(q0s))]  # fmt: skip
+
+
 def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, out):
     start = time.perf_counter()
     try:
@@ -373,10 +384,15 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
     try:
         shared = c.scatter(model, broadcast=True, hash=False)
         tag = uuid.uuid4().hex[:8]
-        futures = {i: c.submit(_one_run, shared, i, q0s[i], v0s[i], t_final, dt, method, tau, specs[i], options,
-                               out, key=f"denoc-run-{tag}-{i}", pure=False)  # fmt: skip
-                   for i in range(n)}  # fmt: skip
-        results = _gather(c, futures, progress, "runs")
+        per = max(1, n // (TASKS_PER_WORKER * max(1, sum(c.nthreads().values()))))
+        futures = {i: c.submit(_some_runs, shared, i, q0s[i : i + per], v0s[i : i + per], t_final, dt, method, tau,
+                               specs[i : i + per], options, out, key=f"denoc-runs-{tag}-{i}", pure=False)
+                   for i in range(0, n, per)}  # fmt: skip
+        results = {
+            r["i"]: r
+            for rs in _gather(c, futures, progress, "runs", {i: len(q0s[i : i + per]) for i in futures}).values()
+            for r in rs
+        }
     finally:
         _close(c, own)
     report = {"q": np.full((n, model.nq), np.nan), "v": np.full((n, model.nv), np.nan), "drift": np.full(n, np.nan),
