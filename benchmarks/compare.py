@@ -1027,9 +1027,10 @@ def cassie_scene(quick: bool) -> dict:
     from denoc_pin.tools.mujoco_twin import MujocoTwin, side_by_side
 
     cassie = runpy.run_path(str(HERE.parent / "examples" / "cassie_standing.py"), run_name="cassie_standing")
-    model = cassie["load"]()
-    q0, tau_ff = cassie["stance"](model)
-    pd, ground = cassie["controller"](model, q0, tau_ff), dp.Ground(friction=0.9)
+    path = HERE.parent / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
+    model = cassie["load"](path)
+    q0, tau_ff = cassie["stance"](model, path)
+    pd, ground = cassie["controller"](model, q0, tau_ff, path), dp.Ground(friction=0.9)
     weight = model.masses.sum() * -model.gravity[2]
     r = side_by_side(model, q0, pd, ground, 2.0, equality_timeconst=0.005)
     row = {"robot": "cassie", "nv": model.nv, "z0": float(q0[2])}

@@ -6,7 +6,9 @@ closed by ``dp.assemble`` with the motors and springs held, the feet turned flat
 and four leaf springs held by joint PD about that stance, with the static torques as feed-forward (the weight on the
 feet, found with the loops' and the contacts' forces by one least-squares solve).
 
-    python examples/cassie_standing.py [PATH/TO/cassie.xml] [--html FOLDER] [--seconds 2]
+    python examples/cassie_standing.py PATH/TO/mujoco_menagerie/agility_cassie/cassie.xml [--html FOLDER] [--seconds 2]
+
+(this project's tests run it on the copy in ``tests/data/menagerie``).
 
 Prints what a reader checks: how much the base moves, how far a foot slides, the deepest penetration, the largest loop
 residual of any step, the share of contact solves that converged, and the weight the feet carry; then the numbers as
@@ -26,14 +28,13 @@ from scipy.optimize import brentq
 import denoc_pin as dp
 from denoc_pin.contact import ContactStepper
 
-CASSIE = Path(__file__).resolve().parents[1] / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
 SIDES = ("left", "right")
 MOTORS = [f"{s}-{j}" for s in SIDES for j in ("hip-roll", "hip-yaw", "hip-pitch", "knee", "foot")]
 SPRINGS = [f"{s}-{j}" for s in SIDES for j in ("shin", "heel-spring")]
 GAINS = {"motor": (300.0, 1.0), "foot": (30.0, 0.1), "spring_kd": 0.1}  # K_p (N m/rad), K_d (N m s/rad)
 
 
-def load(path: Path = CASSIE) -> dp.Model:
+def load(path: Path) -> dp.Model:
     """The model with its feet's capsules as its only collisions (they touch the ground, not each other): the file's
     other capsules keep the legs apart in MuJoCo, and standing never brings them together."""
     with warnings.catch_warnings():  # the Menagerie's meshes are visual only; their files may be absent
@@ -61,7 +62,7 @@ def _foot_depths(model: dp.Model, data: dp.Data, q) -> np.ndarray:
     return np.array(out)
 
 
-def stance(model: dp.Model, path: Path = CASSIE) -> tuple[np.ndarray, np.ndarray]:
+def stance(model: dp.Model, path: Path) -> tuple[np.ndarray, np.ndarray]:
     """(q, τ_ff): the home keyframe with its loops closed and its feet flat on the ground, and the torques of the
     motors and springs that hold it still there."""
     qpos, _ = _file(path)
@@ -97,7 +98,7 @@ def stance(model: dp.Model, path: Path = CASSIE) -> tuple[np.ndarray, np.ndarray
     return q, tau_ff
 
 
-def controller(model: dp.Model, q: np.ndarray, tau_ff: np.ndarray, path: Path = CASSIE) -> dp.JointPD:
+def controller(model: dp.Model, q: np.ndarray, tau_ff: np.ndarray, path: Path) -> dp.JointPD:
     """Joint PD about q on the motors, and the leaf springs at the file's stiffness, τ_ff added."""
     _, stiffness = _file(path)
     kp, kd = np.zeros(model.nv), np.zeros(model.nv)
@@ -110,8 +111,8 @@ def controller(model: dp.Model, q: np.ndarray, tau_ff: np.ndarray, path: Path = 
     return dp.JointPD(model, kp, kd, q, tau_ff=tau_ff)
 
 
-def stand(seconds: float = 2.0, path: Path = CASSIE, html: Path | None = None) -> dict:
-    """Cassie set on the ground in its stance, watched for ``seconds``."""
+def stand(path: Path, seconds: float = 2.0, html: Path | None = None) -> dict:
+    """Cassie (``path``: the Menagerie's cassie.xml) set on the ground in its stance, watched for ``seconds``."""
     model = load(path)
     q0, tau_ff = stance(model, path)
     pd = controller(model, q0, tau_ff, path)
@@ -150,10 +151,10 @@ def stand(seconds: float = 2.0, path: Path = CASSIE, html: Path | None = None) -
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", type=Path, nargs="?", default=CASSIE, help="the Menagerie's cassie.xml")
+    parser.add_argument("path", type=Path, help="the Menagerie's agility_cassie/cassie.xml")
     parser.add_argument("--html", type=Path, help="a folder to write the run's page in")
     parser.add_argument("--seconds", type=float, default=2.0, help="how long to watch it stand")
     args = parser.parse_args()
     if args.html is not None:
         args.html.mkdir(parents=True, exist_ok=True)
-    print(json.dumps(stand(args.seconds, args.path, args.html)))
+    print(json.dumps(stand(args.path, args.seconds, args.html)))

@@ -11,6 +11,7 @@ import denoc_pin as dp
 
 EXAMPLE = runpy.run_path(str(ROOT / "examples" / "legged_standing.py"), run_name="legged_standing")
 CASSIE = runpy.run_path(str(ROOT / "examples" / "cassie_standing.py"), run_name="cassie_standing")
+CASSIE_XML = ROOT / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
 TOL = dp.ContactSettings().tol
 
 
@@ -97,7 +98,7 @@ def test_cassie_stands_with_its_loops_closed(tmp_path):
     every solve within tol, the four ends of the two feet carrying m g (0.1%); and its page plays the contacts."""
     from test_viewer import scene_commands
 
-    out = CASSIE["stand"](2.0, html=tmp_path)
+    out = CASSIE["stand"](CASSIE_XML, 2.0, html=tmp_path)
     assert out["loop_residual"] <= 1e-8
     assert out["penetration_m"] <= 1e-3
     assert out["foot_slide_m"] <= 1e-3 and out["base_height_range_m"] <= 1e-3
@@ -114,14 +115,14 @@ def test_the_cassie_twin_has_the_same_bodies_pd_and_loops():
     mujoco = pytest.importorskip("mujoco")
     from denoc_pin.tools.mujoco_twin import MujocoTwin
 
-    model = CASSIE["load"]()
-    q0, tau_ff = CASSIE["stance"](model)
-    pd = CASSIE["controller"](model, q0, tau_ff)
+    model = CASSIE["load"](CASSIE_XML)
+    q0, tau_ff = CASSIE["stance"](model, CASSIE_XML)
+    pd = CASSIE["controller"](model, q0, tau_ff, CASSIE_XML)
     assert np.abs(tau_ff).max() > 10.0  # the knees and springs carry the weight
     twin = MujocoTwin(model, dp.Ground(), pd)
     assert twin.model.neq == len(model.loops) == 4
     with pytest.raises(dp.ModelError, match="same model"):
-        MujocoTwin(CASSIE["load"](), dp.Ground(), pd)
+        MujocoTwin(CASSIE["load"](CASSIE_XML), dp.Ground(), pd)
     twin.set_state(q0, np.zeros(model.nv))
     for i in range(twin.model.neq):
         a, b = twin.model.eq_obj1id[i], twin.model.eq_obj2id[i]
