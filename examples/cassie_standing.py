@@ -52,16 +52,6 @@ def _file(path: Path) -> tuple[np.ndarray, dict]:
     return qpos, stiffness
 
 
-def _foot_depths(model: dp.Model, data: dp.Data, q) -> np.ndarray:
-    """Height above the ground of each end of each foot capsule (its axis: the collision frame's z)."""
-    dp.forward_kinematics(model, data, q)
-    out = []
-    for c in model.collisions:
-        R, p = data.oR[c.body] @ c.rotation, data.oR[c.body] @ c.translation + data.op[c.body]
-        out += [p[2] + s * R[2, 2] * c.shape.length / 2 - c.shape.radius for s in (-1.0, 1.0)]
-    return np.array(out)
-
-
 def stance(model: dp.Model, path: Path) -> tuple[np.ndarray, np.ndarray]:
     """(q, τ_ff): the home keyframe with its loops closed and its feet flat on the ground, and the torques of the
     motors and springs that hold it still there."""
@@ -69,6 +59,9 @@ def stance(model: dp.Model, path: Path) -> tuple[np.ndarray, np.ndarray]:
     home, _ = dp.mujoco_state(model, qpos)
     data = model.create_data()
     held = MOTORS + SPRINGS + [model.names[1]]
+    # the contact detection itself: each foot capsule's two end caps, their heights above the ground ("depths"),
+    # found within 1 m of it
+    stepper = ContactStepper(model, dp.Ground(), dp.ContactSettings(margin=1.0), 1e-3)
 
     def turned(delta: float) -> np.ndarray:  # both feet turned by delta, the loops closed again
         q = home.copy()
@@ -77,14 +70,13 @@ def stance(model: dp.Model, path: Path) -> tuple[np.ndarray, np.ndarray]:
         return dp.assemble(model, q, fixed=held)
 
     def tilt(delta: float) -> float:
-        d = _foot_depths(model, data, turned(delta))
+        d = stepper.contacts(turned(delta))[3]
         return d[1] - d[0]
 
     q = turned(brentq(tilt, -0.05, 0.05, xtol=1e-12))  # the keyframe's feet are 0.3° off flat
-    q[2] -= _foot_depths(model, data, q).min()  # the soles on the ground
+    q[2] -= stepper.contacts(q)[3].min()  # the soles on the ground
     # statics: J_cᵀ f + J_rᵀ λ + Sᵀ τ = g(q), the least-squares split that keeps the feet's forces normal
-    problem = ContactStepper(model, dp.Ground(), dp.ContactSettings(), 1e-3).problem(q, np.zeros(model.nv),
-                                                                                     np.zeros(model.nv))  # fmt: skip
+    problem = stepper.problem(q, np.zeros(model.nv), np.zeros(model.nv))
     J, nc = problem["J"], problem["nc"]
     driven = [int(model.idx_v[model.joint_id(n)]) for n in MOTORS + SPRINGS]
     A = np.hstack([J.T, np.eye(model.nv)[:, driven]])
