@@ -28,6 +28,22 @@ def cluster():
     c.close()
 
 
+def test_a_local_cluster_listens_on_loopback_only(cluster):
+    """Every socket the cluster's processes listen on, read from the system: the scheduler, the dashboard, the nannies
+    (in this process) and the workers (its children), all on 127.0.0.1 (the dashboard was on every interface)."""
+    import psutil
+
+    me = psutil.Process()
+    sockets = [(c.laddr.ip, c.laddr.port) for p in [me, *me.children(recursive=True)]
+               for c in p.net_connections("inet") if c.status == "LISTEN"]  # fmt: skip
+    ports = {port for _, port in sockets}
+    expected = [cluster.scheduler.address, cluster.dashboard_link.split("/")[2], *cluster.scheduler_info()["workers"]]
+    assert all(int(a.rsplit(":", 1)[1]) in ports for a in expected), (expected, sockets)
+    assert {address for address, _ in sockets} == {"127.0.0.1"}, sockets
+    with pytest.raises(ValueError, match="host"):
+        dist.client("tcp://127.0.0.1:1", host="0.0.0.0")
+
+
 def arm(payload=None, scale=1.0) -> dp.Model:
     """A 3-DOF arm; payload (mass, offset) as a body of its own on a fixed joint; scale: l3's mass and inertia."""
     b = dp.ModelBuilder("arm")

@@ -165,10 +165,26 @@ def test_bad_arguments():
         Viewer("gripper.urdf")
 
 
+def listening(pid: int) -> list[tuple[str, int]]:
+    """(address, port) of every socket process ``pid`` listens on."""
+    import psutil
+
+    return sorted((c.laddr.ip, c.laddr.port) for c in psutil.Process(pid).net_connections("inet") if c.status == "LISTEN")
+
+
 def test_live_server_on_loopback():
+    """The live server's sockets, read from the system (meshcat's own server put its web page on every interface):
+    its web page and its command socket, both on 127.0.0.1 only."""
     v = Viewer(dp.models.rope(n_links=3), live=True)
-    assert v.url.startswith("http://127.0.0.1:")
-    v.display(np.zeros(v.model.nq))  # goes through the server and is recorded
+    try:
+        assert v.url.startswith("http://127.0.0.1:")
+        v.display(np.zeros(v.model.nq))  # goes through the server and is recorded
+        sockets = listening(v._scene.live.server_proc.pid)
+        ports = {int(v.url.split(":")[2].split("/")[0]), int(v._scene.live.zmq_url.rsplit(":", 1)[1])}
+        assert {port for _, port in sockets} == ports
+        assert {address for address, _ in sockets} == {"127.0.0.1"}
+    finally:
+        v.close()
 
 
 def screenshot(html_path, png_path) -> np.ndarray:

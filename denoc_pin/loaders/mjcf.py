@@ -177,7 +177,8 @@ class _Reader:
                 raise ModelError(f"{path}: <include> (line {inc.sourceline}) has no file attribute")
             target = (path.parent / name).resolve()
             if not target.is_file():
-                raise ModelError(f"{path}: <include> (line {inc.sourceline}): no such file {target}")
+                what = "is a directory, not a file" if target.is_dir() else "no such file"
+                raise ModelError(f"{path}: <include> (line {inc.sourceline}): {what}: {target}")
             included = self._expand(target, [*stack, path])
             parent = inc.getparent()
             at = parent.index(inc)

@@ -11,6 +11,13 @@ the element and the attribute, never a traceback from inside lxml or yourdfpy, a
   ``<material>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``, ``<calibration>``
   element): a :class:`ModelWarning` naming it, the element dropped (a joint without ``<limit>`` is unbounded);
   ``strict=True`` refuses it instead.
+
+Robot files come from the internet, so every XML file the three readers open (URDF, SDF, MJCF, their includes and
+SDF's model.config) is read here under the same guards: a document type that declares entities or names an external
+DTD is refused before lxml sees it (``_doctype_problem``: an external entity would read a local file into the model,
+an entity-expansion bomb would take the memory), lxml itself resolves no entity, loads no DTD and reaches no
+network (``PARSER_OPTIONS``), and a URI with a network scheme in an include or a mesh is refused, never fetched
+(``_remote_uri``).
 """
 
 from __future__ import annotations
@@ -22,7 +29,15 @@ from pathlib import Path
 
 from ..model import MAX_MAGNITUDE, ModelError, ModelWarning
 
-__all__ = ["UrdfXml", "parse_xml", "quoted", "read_urdf_xml", "robot_file"]
+__all__ = ["LOCAL_SCHEMES", "PARSER_OPTIONS", "UrdfXml", "parse_xml", "quoted", "read_urdf_xml", "remote_uri",
+           "robot_file"]  # fmt: skip
+
+PARSER_OPTIONS = {"remove_comments": True, "huge_tree": True, "resolve_entities": False, "load_dtd": False,
+                  "no_network": True}  # fmt: skip
+"""lxml's parser for robot files: no entity resolved, no DTD loaded, no network (``docs/input-policy.md``);
+huge_tree because a CAD export's mesh-free URDF can still hold text nodes over libxml2's 10 MB default."""
+LOCAL_SCHEMES = ("package", "model", "file")
+"""The URI schemes a robot file may name a file by: resolved in local folders, never fetched."""
 
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
@@ -180,7 +195,10 @@ def _parse(path: Path, data: bytes, lenient: list[str]):
     check, in a name they still fail to match, so the dynamics cannot change unnoticed."""
     from lxml import etree
 
-    parser = etree.XMLParser(remove_comments=True, huge_tree=True)
+    problem = _doctype_problem(data)
+    if problem:
+        raise ModelError(f"{path}: {problem}: robot files are read without a DTD's entities (docs/input-policy.md)")
+    parser = etree.XMLParser(**PARSER_OPTIONS)
     try:
         return _tolerant(etree, data, parser, lenient)
     except etree.XMLSyntaxError as e:
@@ -211,7 +229,7 @@ def _tolerant(etree, data: bytes, parser, lenient: list[str]):
     try:
         return etree.fromstring(data, parser)
     except etree.XMLSyntaxError:
-        recovering = etree.XMLParser(remove_comments=True, huge_tree=True, recover=True)
+        recovering = etree.XMLParser(**PARSER_OPTIONS, recover=True)
         try:
             root = etree.fromstring(data, recovering)
         except etree.XMLSyntaxError:
@@ -222,6 +240,57 @@ def _tolerant(etree, data: bytes, parser, lenient: list[str]):
         kinds = sorted({TOLERATED_XML[err.type_name] for err in errors})
         lenient.append(f"line {errors[0].line}: {' and '.join(kinds)}: read past, as TinyXML does")
         return root
+
+
+_PROLOG = re.compile(r"\ufeff?\s*(<\?xml\b.*?\?>)?(\s|<!--.*?-->|<\?.*?\?>)*<!DOCTYPE\b", re.S)
+
+
+def _doctype_problem(data: bytes) -> str | None:
+    """What a document type declaration in ``data``'s prolog asks for that is refused: entity declarations (an
+    external one reads a file or a URL into the model, nested internal ones are an expansion bomb) or an external
+    DTD (a file or URL to load); None when there is no document type declaration or only a bare one."""
+    head = data[:4]
+    encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head else "utf-8"
+    text = data.decode(encoding, errors="replace")
+    m = _PROLOG.match(text)
+    if m is None:
+        return None
+    rest = text[m.end() :]
+    # Anywhere after the keyword: an entity value may hold "]>", which would end a search for the internal subset.
+    names = re.findall(r"<!ENTITY\s+(?:%\s+)?([^\s>]+)", rest)
+    line = text[: m.end()].count("\n") + 1
+    if names:
+        return f"line {line}: the document type declares entities ({', '.join(names[:5])})"
+    if re.match(r"[^\[>]*\b(SYSTEM|PUBLIC)\b", rest):
+        return f"line {line}: the document type names an external DTD"
+    return None
+
+
+def remote_uri(value: str) -> str | None:
+    """The scheme of a URI that names a file elsewhere than this machine (``http``, ``https``, ``ftp``, …); None for
+    a path or a ``package://``, ``model://`` or ``file://`` URI (``LOCAL_SCHEMES``)."""
+    m = re.match(r"\s*([A-Za-z][A-Za-z0-9+.-]*)://", value)
+    return m.group(1) if m and m.group(1).lower() not in LOCAL_SCHEMES else None
+
+
+URI_ATTRIBUTES = ("filename", "file")
+"""The attributes that name a file: URDF's ``<mesh filename>``, MJCF's ``<include file>``, ``<mesh file>``,
+``<texture file>``, …; SDF names its files in ``<uri>`` elements."""
+
+
+def _remote_uri(path: Path, root) -> None:
+    """A ModelError for the first file named by a network URI (never fetched: denoc_pin reads local files only)."""
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        values = [(f"{a}=", el.get(a)) for a in URI_ATTRIBUTES if el.get(a)]
+        if el.tag == "uri" and el.text:
+            values.append(("", el.text.strip()))
+        for what, value in values:
+            scheme = remote_uri(value)
+            if scheme:
+                raise ModelError(f"{path}: <{el.tag}> (line {el.sourceline}): {what}{value!r} is a {scheme}:// URI: "
+                                 "network files are never fetched; download it and name the local file")  # fmt: skip
 
 
 def robot_file(path, root_joint, root_joints) -> Path:
@@ -246,6 +315,7 @@ def parse_xml(path: Path, root_tag: str, lenient: list[str]):
     root = _parse(path, _declaration(data, lenient), lenient)
     if root.tag != root_tag:
         raise ModelError(f"{path}: no <{root_tag}> element: the root element is <{root.tag}>")
+    _remote_uri(path, root)
     return root
 
 

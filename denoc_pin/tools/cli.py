@@ -97,7 +97,7 @@ def _cluster(args):
     """A Dask client for --scheduler / --workers (``distributed.client``)."""
     if args.scheduler:
         return dist.client(args.scheduler)
-    return dist.client(n_workers=args.workers)
+    return dist.client(n_workers=args.workers, host=args.host)
 
 
 def cmd_validate(args) -> int:
@@ -244,7 +244,7 @@ def cmd_view(args) -> int:
     import time
 
     model = _load(args)
-    viewer = Viewer(model, live=True)
+    viewer = Viewer(model, live=True, host=args.host)
     print(f"MeshCat viewer: {viewer.url}")
     traj = None
     if args.traj:
@@ -364,6 +364,9 @@ def main(argv=None) -> int:
         if name in ("validate", "sweep", "dataset"):
             p.add_argument("--scheduler", help="a Dask scheduler's address (default: a local cluster)")
             p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+        if name in ("validate", "sweep", "dataset", "view"):
+            p.add_argument("--host", default="127.0.0.1", help="the address the local cluster or the live viewer "
+                           "listens on (default 127.0.0.1, this machine only; 0.0.0.0 exposes it to the network)")
         if name == "sweep":
             p.add_argument("--runs", type=int, required=True, help="number of runs")
             p.add_argument("--t", type=float, default=1.0, help="simulated time per run [s] (default 1)")

@@ -125,11 +125,14 @@ class KernelsPlugin(WorkerPlugin):
         worker.denoc_pin_warm_s = warm_kernels()
 
 
-def client(address: str | None = None, n_workers: int | None = None, **cluster_options):
+def client(address: str | None = None, n_workers: int | None = None, host: str = "127.0.0.1", **cluster_options):
     """A ``distributed.Client`` with the kernels loaded on every worker (``KernelsPlugin``).
 
     address None: a ``LocalCluster`` of ``n_workers`` processes (default: one per core), one thread each;
-    ``cluster_options`` go to ``LocalCluster``.  Otherwise the scheduler at ``address`` (``tcp://host:8786``),
+    ``cluster_options`` go to ``LocalCluster``.  Its scheduler, workers, nannies and dashboard listen on ``host``:
+    127.0.0.1 by default, this machine only.  ``host="0.0.0.0"`` exposes them to every machine that reaches this
+    one: the scheduler runs whatever code a client that connects sends it, and the dashboard shows the tasks,
+    their names and their profiles.  Otherwise the scheduler at ``address`` (``tcp://host:8786``),
     whose workers best run one thread each.  Either way every task sets numba to one thread for itself
     (``numba.set_num_threads`` holds per thread; the ``NUMBA_NUM_THREADS`` variable cannot change once numba's
     threads run, and numba reads it again at each compile).  ``client.close()`` (or the end of a ``with`` block)
@@ -138,12 +141,13 @@ def client(address: str | None = None, n_workers: int | None = None, **cluster_o
     """
     _need_dask()
     if address is None:
+        where = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets before the port
         options = {"n_workers": n_workers or os.cpu_count() or 1, "threads_per_worker": 1, "processes": True,
-                   "dashboard_address": ":0"}  # fmt: skip
+                   "host": host, "dashboard_address": f"{where}:0"}  # fmt: skip
         c = distributed.Client(**(options | cluster_options))  # the client starts the cluster, and closes it
     else:
-        if n_workers is not None or cluster_options:
-            raise ValueError("n_workers and cluster options are for a local cluster: the scheduler at "
+        if n_workers is not None or cluster_options or host != "127.0.0.1":
+            raise ValueError("n_workers, host and cluster options are for a local cluster: the scheduler at "
                              f"{address!r} has its own workers")  # fmt: skip
         c = distributed.Client(address)
     c.register_plugin(KernelsPlugin())

@@ -23,12 +23,16 @@ see-through, so that the contacts inside them show.
 Drawing uses ``pinocchio.visualize.MeshcatVisualizer`` on ``dp.to_pinocchio(model)``, whose q/v layout is
 the model's.  The meshcat scene is recorded in this process (the tree the meshcat server keeps), so
 ``save_html`` needs no server; ``display`` and ``play`` also reach a live meshcat server when the viewer
-has one (``live=True``, or ``zmq_url`` of a running ``meshcat-server``).
+has one (``live=True``, or ``zmq_url`` of a running ``meshcat-server``).  The server ``live=True`` starts
+(``meshcat_server.py``) listens on 127.0.0.1 only, its web page as its command socket.
 """
 
 from __future__ import annotations
 
 import base64
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -285,11 +289,34 @@ def _link_scale(model: Model) -> float:
     return max(0.08 * float(np.median(d)) if d.size else 0.01, 0.006 * _extent(model))
 
 
+def start_server(host: str = "127.0.0.1", timeout: float = 30.0) -> tuple[subprocess.Popen, str]:
+    """A meshcat server listening on ``host`` only (``meshcat_server.py``, a script beside this module, run without
+    importing denoc_pin): (its process, its ZeroMQ address)."""
+    script = Path(__file__).with_name("meshcat_server.py")
+    # Its output into files, not pipes: a pipe nobody reads any more would fill (or break) and stall the server.
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "-u", str(script), "--host", host], stdout=out, stderr=err,
+                            start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        out.seek(0)
+        for line in out.read().decode(errors="replace").splitlines():
+            if line.startswith("zmq_url="):
+                return proc, line.split("=", 1)[1].strip()
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    err.seek(0)
+    raise RuntimeError(f"the meshcat server did not start on {host}: {err.read().decode(errors='replace')[-2000:]}")
+
+
 class Viewer:
     """A MeshCat view of a model (``pinocchio.visualize.MeshcatVisualizer`` under the hood).
 
-    live: start a meshcat server (``meshcat-server``, on 127.0.0.1) for ``display``/``play`` in a browser;
-    ``zmq_url``: connect to a running one instead.  With neither, the scene is only recorded, for
+    live: start a meshcat server for ``display``/``play`` in a browser, listening on ``host`` (127.0.0.1: this
+    machine only; ``host="0.0.0.0"`` exposes the page, which shows the scene, and the ZeroMQ socket, which
+    takes commands that change it, to every machine that reaches this one); ``zmq_url``: connect to a running
+    one instead.  With neither, the scene is only recorded, for
     ``save_html``.  ``package_dirs``: extra folders for the URDF's ``package://`` meshes.
     ``offset``: (3,) where the drawn scene sits in meshcat's world, minus the centre of the model's box at q = 0
     (meshcat's camera looks at the origin; ``frame``).  Objects added through ``viewer.meshcat`` under
@@ -297,7 +324,8 @@ class Viewer:
     contacts)`` and ``animate`` of a contact ``Trajectory`` draw the contacts and their forces.
     """
 
-    def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None, ground=None):
+    def __init__(self, model: Model, live: bool = False, zmq_url: str | None = None, package_dirs=None, ground=None,
+                 host: str = "127.0.0.1"):  # fmt: skip
         meshcat = _import_meshcat()
         import pinocchio as pin
         from pinocchio.visualize import MeshcatVisualizer
@@ -309,9 +337,12 @@ class Viewer:
                 f"Viewer draws models of at most {MAX_BODIES} bodies; {model.name!r} has {model.njoints - 1}"
             )
         self.model = model
-        window = None
-        if live or zmq_url is not None:
-            window = meshcat.visualizer.ViewerWindow(zmq_url=zmq_url, start_server=zmq_url is None, server_args=[])
+        window, server = None, None
+        if live and zmq_url is None:
+            server, zmq_url = start_server(host)
+        if zmq_url is not None:
+            window = meshcat.visualizer.ViewerWindow(zmq_url=zmq_url, start_server=False, server_args=[])
+            window.server_proc = server  # close() stops it
         self._scene = _Scene(window)
         self.meshcat = meshcat.Visualizer(window=self._scene)
         self.pin_model, self.visual_model = visual_model(model, package_dirs)
