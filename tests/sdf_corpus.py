@@ -33,7 +33,8 @@ REASONS = {
     "several models move": r"models, \d+ of them not static",
     "not a tree": r"no joint's child|joints attach the model to the world|joins link .* to itself|fixed to the "
                   r"joint's own frame|child cannot be the world",
-    "include not found": r"only model://, file:// and paths|network files are never fetched|no such file|no folder .* in the model paths|"
+    "include not found": r"only model://, file:// and paths|network files are never fetched|no such file|"
+                         r"no folder .* in the model paths|"
                          r"names no <sdf> file|without a model.config|has no <model> to include|has no <uri>",
     "include option": r"placement_frame|merge=",
     "joint type": r"type '[^']*' is not read",

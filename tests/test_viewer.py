@@ -169,7 +169,8 @@ def listening(pid: int) -> list[tuple[str, int]]:
     """(address, port) of every socket process ``pid`` listens on."""
     import psutil
 
-    return sorted((c.laddr.ip, c.laddr.port) for c in psutil.Process(pid).net_connections("inet") if c.status == "LISTEN")
+    sockets = psutil.Process(pid).net_connections("inet")
+    return sorted((c.laddr.ip, c.laddr.port) for c in sockets if c.status == "LISTEN")
 
 
 def test_live_server_on_loopback():

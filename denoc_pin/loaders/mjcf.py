@@ -179,7 +179,10 @@ class _Reader:
             if not target.is_file():
                 what = "is a directory, not a file" if target.is_dir() else "no such file"
                 raise ModelError(f"{path}: <include> (line {inc.sourceline}): {what}: {target}")
-            included = self._expand(target, [*stack, path])
+            try:
+                included = self._expand(target, [*stack, path])
+            except ModelError as e:  # an error in the included file: both files named
+                raise ModelError(f"{path}: <include> (line {inc.sourceline}) of {e}") from None
             parent = inc.getparent()
             at = parent.index(inc)
             parent.remove(inc)

@@ -330,7 +330,10 @@ def _expand(root, path: Path, version: str, paths: list[Path], lenient: list[str
         target = _resolve_uri(where, uri, path.parent, paths)
         if target.resolve() in stack:
             raise ModelError(f"{where}: an <include> cycle through {target}")
-        inner, inner_version = _sdf_root(target, lenient)
+        try:
+            inner, inner_version = _sdf_root(target, lenient)
+        except ModelError as e:  # the included file unreadable: both files named
+            raise ModelError(f"{where}: includes {e}") from None
         _expand(inner, target, inner_version, paths, lenient, (*stack, target.resolve()))
         model = inner.find("model")
         if model is None:

@@ -365,8 +365,12 @@ def main(argv=None) -> int:
             p.add_argument("--scheduler", help="a Dask scheduler's address (default: a local cluster)")
             p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
         if name in ("validate", "sweep", "dataset", "view"):
-            p.add_argument("--host", default="127.0.0.1", help="the address the local cluster or the live viewer "
-                           "listens on (default 127.0.0.1, this machine only; 0.0.0.0 exposes it to the network)")
+            p.add_argument(
+                "--host",
+                default="127.0.0.1",
+                help="the address the local cluster or the live viewer "
+                "listens on (default 127.0.0.1, this machine only; 0.0.0.0 exposes it to the network)",
+            )
         if name == "sweep":
             p.add_argument("--runs", type=int, required=True, help="number of runs")
             p.add_argument("--t", type=float, default=1.0, help="simulated time per run [s] (default 1)")
