@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from conftest import URDF_DIR
 
 import denoc_pin as dp
+from denoc_pin.loaders.robots import example_robot_urdf as robot_urdf
 
 zarr = pytest.importorskip("zarr")  # the [dask] extra, part of the test extra
 dist = dp.distributed
@@ -328,3 +331,126 @@ def test_contact_edits_are_refused_before_any_task():
     with pytest.raises(ValueError, match=r"edits\[1\]: a JointPD cannot follow a lock edit"):
         dist.simulate_many(a, np.zeros((2, 3)), None, 0.01, tau=dp.JointPD(a, 1.0, 0.1, np.zeros(3)),
                            edits=[None, {"lock": ["j2"]}])  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Interrupted sweeps and datasets, resumed
+# ---------------------------------------------------------------------------------------------------------------
+
+SWEEP = ["sweep", "ur5", "--runs", "40", "--t", "4", "--dt", "1e-3", "--workers", "2", "--seed", "3"]
+"""40 runs of about 0.1 s each, on 2 workers: a few seconds, long enough to interrupt midway."""
+
+
+def cli(args: list[str]) -> subprocess.Popen:
+    """``denoc-pin args`` in a process of its own, in a session of its own (its Ctrl-C reaches it and its workers)."""
+    return subprocess.Popen([sys.executable, "-m", "denoc_pin.tools.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+
+
+def interrupt(proc: subprocess.Popen, out: Path, how: str, at_least: int) -> int:
+    """Once ``out`` holds ``at_least`` complete tasks, SIGKILL the client process alone (its workers then exit: their
+    pipe to it closes) or SIGINT its whole session, as Ctrl-C in a terminal does; wait until every process of it is
+    gone.  The tasks complete then."""
+    import psutil
+
+    deadline = time.monotonic() + 300
+    while dist.completed(out)[0] < at_least and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    done, total = dist.completed(out)
+    assert proc.poll() is None and done < total, "the command ended before it could be interrupted: lengthen it"
+    family = [proc.pid, *(p.pid for p in psutil.Process(proc.pid).children(recursive=True))]
+    if how == "SIGKILL":
+        os.kill(proc.pid, signal.SIGKILL)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(timeout=120)
+    gone, alive = psutil.wait_procs([psutil.Process(p) for p in family if psutil.pid_exists(p)], timeout=60)
+    assert not alive, f"processes left running: {alive}"
+    return dist.completed(out)[0]
+
+
+def chunk_times(out: Path, array: str, done: np.ndarray) -> dict:
+    """{path: modification time} of the files of the complete tasks' chunks (a rewrite would change it)."""
+    return {f: f.stat().st_mtime_ns for i in np.flatnonzero(done) for f in (out / array / "c" / str(i)).rglob("*")}
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGINT"])
+def test_an_interrupted_sweep_resumes(tmp_path, how):
+    """``denoc-pin sweep`` interrupted midway (SIGKILL of the client, or Ctrl-C); ``--resume`` computes the runs not
+    complete, none of the others (their files untouched), and every run equals a single-process ``dp.simulate``."""
+    out = tmp_path / "runs.zarr"
+    proc = cli([*SWEEP, "--out", str(out)])
+    before = interrupt(proc, out, how, at_least=6)
+    g = zarr.open_group(str(out), mode="r")
+    done = g["done"][:].astype(bool)
+    assert done.sum() == before and 6 <= before < 40
+    if how == "SIGINT":  # the cluster closed, the store consistent, a line to resume
+        err = proc.stderr.read()
+        assert proc.returncode == 130, err
+        assert f"interrupted: {before} of 40 runs complete in {out}" in err and "--resume" in err
+    times = chunk_times(out, "q", done)
+    resumed = cli([*SWEEP, "--out", str(out), "--resume"])
+    stdout, stderr = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, stderr
+    assert f"resumed: {40 - before} runs computed, {before} were complete" in stdout
+    assert chunk_times(out, "q", done) == times  # the runs complete before were not written again
+    g = zarr.open_group(str(out), mode="r")
+    assert g["done"][:].all()
+    m = dp.load_urdf(robot_urdf("ur5"))
+    q0s = dp.random_configuration(m, 3, n=40)  # the CLI's initial states: seed 3, at rest
+    for i in range(40):
+        tr = dp.simulate(m, q0s[i], np.zeros(m.nv), 4.0, dt=1e-3, progress=False)
+        np.testing.assert_array_equal(g["q"][i], tr.q)
+        np.testing.assert_array_equal(g["v"][i], tr.v)
+
+
+def test_an_interrupted_dataset_resumes(tmp_path):
+    """``denoc-pin dataset`` killed midway: ``--resume`` computes the chunks not complete, none of the others, and the
+    arrays equal a dataset computed in one go."""
+    # 40 chunks of about 0.1 s each on one worker (talos: nv = 32)
+    args = ["dataset", "talos_full_v2", "--samples", "120000", "--chunk", "3000", "--workers", "1", "--seed", "5"]
+    out = tmp_path / "data.zarr"
+    before = interrupt(cli([*args, "--out", str(out)]), out, "SIGKILL", at_least=3)
+    done = zarr.open_group(str(out), mode="r")["done"][:].astype(bool)
+    times = chunk_times(out, "ddq", done)
+    resumed = cli([*args, "--out", str(out), "--resume"])
+    stdout, stderr = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, stderr
+    assert f"resumed: {40 - before} chunks computed, {before} were complete" in stdout
+    assert chunk_times(out, "ddq", done) == times
+    g = zarr.open_group(str(out), mode="r")
+    with pytest.warns(dp.ModelWarning, match="not found"):  # collision meshes the package lacks: not read here
+        m = dp.load_urdf(robot_urdf("talos_full_v2"))
+    for c in [*np.flatnonzero(done)[:2], *np.flatnonzero(~done)[:2]]:  # chunks from both runs of the command
+        q, v, tau, ddq = dist._chunk_rows(m, 5, c, 3000 * c, 3000 * (c + 1))
+        for name, x in (("q", q), ("v", v), ("tau", tau), ("ddq", ddq)):
+            np.testing.assert_array_equal(g[name][3000 * c : 3000 * (c + 1)], x)
+
+
+def test_a_store_of_other_arguments_is_not_resumed(cluster, tmp_path):
+    m = dp.models.rope(4)
+    q0s = dp.random_configuration(m, 0, n=3)
+    out = tmp_path / "runs.zarr"
+    r = dist.simulate_many(m, q0s, None, 0.05, client=cluster, out=out, progress=False)
+    assert list(r["computed"]) == [0, 1, 2]
+    again = dist.simulate_many(m, q0s, None, 0.05, client=cluster, out=out, progress=False, resume=True)
+    assert len(again["computed"]) == 0
+    np.testing.assert_array_equal(again["q"], r["q"])
+    np.testing.assert_array_equal(again["drift"], r["drift"])
+    with pytest.raises(ValueError, match=r"other arguments.*t_final \(0\.05 there, 0\.1 here\)"):
+        dist.simulate_many(m, q0s, None, 0.1, client=cluster, out=out, resume=True)
+    with pytest.raises(ValueError, match=r"other arguments.*edits"):
+        dist.simulate_many(
+            m, q0s, None, 0.05, client=cluster, out=out, resume=True, edits={"mass_scale": {m.link_names[1]: 2.0}}
+        )
+    with pytest.raises(ValueError, match=r"other arguments.*model \('rope"):
+        dist.simulate_many(dp.models.rope(4, mass=2.0), q0s, None, 0.05, client=cluster, out=out, resume=True)
+    with pytest.raises(ValueError, match="not written by denoc_pin's dataset"):
+        dist.dataset(m, 10, 0, out, client=cluster, resume=True)
+    data = tmp_path / "data.zarr"
+    dist.dataset(m, 100, 0, data, chunk=30, client=cluster)
+    assert dist.dataset(m, 100, 0, data, chunk=30, client=cluster, resume=True)["computed"] == 0
+    with pytest.raises(ValueError, match=r"seed \(0 there, 1 here\)"):
+        dist.dataset(m, 100, 1, data, chunk=30, client=cluster, resume=True)
+    with pytest.raises(ValueError, match="resume=True needs out"):
+        dist.simulate_many(m, q0s, None, 0.05, client=cluster, resume=True)

@@ -242,7 +242,22 @@ def _tolerant(etree, data: bytes, parser, lenient: list[str]):
         return root
 
 
-_PROLOG = re.compile(r"\ufeff?\s*(<\?xml\b.*?\?>)?(\s|<!--.*?-->|<\?.*?\?>)*<!DOCTYPE\b", re.S)
+def _doctype_end(text: str) -> int | None:
+    """Where the keyword of a document type declaration in the prolog of ``text`` ends (after the XML declaration,
+    white space, comments and processing instructions), or None: a linear scan, as a regular expression over
+    comments would backtrack on a file of many."""
+    i = 1 if text.startswith("\ufeff") else 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+        elif text.startswith("<!--", i) or text.startswith("<?", i):
+            end = text.find("-->" if text[i + 1] == "!" else "?>", i + 2)
+            if end < 0:
+                return None
+            i = end + (3 if text[i + 1] == "!" else 2)
+        else:
+            return i + len("<!DOCTYPE") if text.startswith("<!DOCTYPE", i) else None
+    return None
 
 
 def _doctype_problem(data: bytes) -> str | None:
@@ -252,16 +267,16 @@ def _doctype_problem(data: bytes) -> str | None:
     head = data[:4]
     encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head else "utf-8"
     text = data.decode(encoding, errors="replace")
-    m = _PROLOG.match(text)
-    if m is None:
+    end = _doctype_end(text)
+    if end is None:
         return None
-    rest = text[m.end() :]
+    rest = text[end:]
     # Anywhere after the keyword: an entity value may hold "]>", which would end a search for the internal subset.
     names = re.findall(r"<!ENTITY\s+(?:%\s+)?([^\s>]+)", rest)
-    line = text[: m.end()].count("\n") + 1
+    line = text[:end].count("\n") + 1
     if names:
         return f"line {line}: the document type declares entities ({', '.join(names[:5])})"
-    if re.match(r"[^\[>]*\b(SYSTEM|PUBLIC)\b", rest):
+    if re.match(r"[^\[>]*\b(SYSTEM|PUBLIC)\b", rest[:1000]):
         return f"line {line}: the document type names an external DTD"
     return None
 

@@ -198,7 +198,7 @@ class Trajectory:
 
     @classmethod
     def load(cls, path) -> Trajectory:
-        with np.load(path) as f:
+        with np.load(path, allow_pickle=False) as f:  # a .npz names no code to run (docs/input-policy.md)
             energy = {k[len("energy_") :]: f[k] for k in f.files if k.startswith("energy_")}
             lam = f["lam"] if "lam" in f.files else None
             return cls(f["t"], f["q"], f["v"], f["a"], f["tau"], energy, str(f["model_name"]), lam)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import shlex
 import sys
 import time
 import warnings
@@ -161,20 +162,40 @@ def _validate_many(args) -> int:
     return 0 if all(r["passed"] for r in rows) else 1
 
 
+def _interrupted(args, group_path: str, what: str) -> int:
+    """After a Ctrl-C: how much of the store is complete, and the command that completes it."""
+    done, total = dist.completed(group_path)
+    command = [a for a in (args.argv or []) if a != "--resume"]
+    print(f"\ninterrupted: {done} of {total} {what} complete in {group_path}; the others are computed by\n  "
+          f"denoc-pin {shlex.join(command)} --resume", file=sys.stderr)  # fmt: skip
+    return 130
+
+
 def cmd_sweep(args) -> int:
+    if args.resume and not args.out:
+        raise ValueError("--resume needs --out, the store that holds the runs already complete")
     model = _load(args)
     q0s = random_configuration(model, args.seed, n=args.runs)
     if model.n_constraints:  # random joint angles do not close the loops
         q0s = np.stack([assemble(model, q, seed=args.seed) for q in q0s])
     c = _cluster(args)
     try:
-        r = dist.simulate_many(model, q0s, None, args.t, args.dt, args.method, client=c, out=args.out)
+        r = dist.simulate_many(model, q0s, None, args.t, args.dt, args.method, client=c, out=args.out,
+                               resume=args.resume)  # fmt: skip
+    except KeyboardInterrupt:
+        c.close()  # before the message: the workers stop writing
+        if not args.out:
+            print("\ninterrupted: no store (--out) holds the runs done", file=sys.stderr)
+            return 130
+        return _interrupted(args, args.out, "runs")
     finally:
         c.close()
     ok = ~np.isnan(r["drift"])
     print(f"{args.runs} runs of {args.t} s ({args.method}, dt = {args.dt}) from random q0 (seed {args.seed}), at rest: "
           f"{r['wall'].sum():.2f} s of simulation on the workers, median energy drift "
           f"{np.median(r['drift'][ok]) if ok.any() else float('nan'):.1e}")  # fmt: skip
+    if args.resume:
+        print(f"resumed: {len(r['computed'])} runs computed, {args.runs - len(r['computed'])} were complete")
     for i, message in sorted(r["errors"].items()):
         print(f"run {i}: {message}", file=sys.stderr)
     if args.out:
@@ -186,11 +207,16 @@ def cmd_dataset(args) -> int:
     model = _load(args)
     c = _cluster(args)
     try:
-        r = dist.dataset(model, args.samples, args.seed, args.out, chunk=args.chunk, client=c)
+        r = dist.dataset(model, args.samples, args.seed, args.out, chunk=args.chunk, client=c, resume=args.resume)
+    except KeyboardInterrupt:
+        c.close()
+        return _interrupted(args, args.out, "chunks")
     finally:
         c.close()
     print(f"{r['samples']} samples of {model.name!r} (q, v, tau, ddq) in {r['chunks']} chunks, {r['wall_s']:.2f} s "
           f"({r['rate']:.0f} samples/s) -> {args.out}")  # fmt: skip
+    if args.resume:
+        print(f"resumed: {r['computed']} chunks computed, {r['chunks'] - r['computed']} were complete")
     return 0
 
 
@@ -378,6 +404,12 @@ def main(argv=None) -> int:
             p.add_argument("--method", choices=["rk4", "rk45", "dop853"], default="rk4")
             p.add_argument("--seed", type=int, default=0, help="random initial configurations' seed (default 0)")
             p.add_argument("--out", help="Zarr store of the trajectories (a folder, e.g. runs.zarr)")
+        if name in ("sweep", "dataset"):
+            p.add_argument(
+                "--resume",
+                action="store_true",
+                help="keep the runs or chunks --out holds complete and compute the others (the same arguments)",
+            )
         if name == "dataset":
             p.add_argument("--samples", type=int, required=True, help="number of samples")
             p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -398,6 +430,7 @@ def main(argv=None) -> int:
     d.add_argument("--out", default="out", help="folder for the figures (default out/)")
     d.add_argument("--quick", action="store_true", help="shortened runs")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # a resume line repeats it
     if getattr(args, "samples", 1) < 1:
         parser.error("--samples must be at least 1")
     if getattr(args, "runs", 1) < 1 or (getattr(args, "workers", None) or 1) < 1:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import os
 import time
 import uuid
@@ -54,6 +55,7 @@ __all__ = [
     "KernelsPlugin",
     "apply_edits",
     "client",
+    "completed",
     "dataset",
     "format_rows",
     "ground_for",
@@ -180,6 +182,90 @@ def _gather(c, futures: dict, progress, what: str, sizes: dict | None = None):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Stores that resume
+# ---------------------------------------------------------------------------------------------------------------
+
+ARGUMENTS = "denoc_pin_arguments"
+"""The store attribute holding what wrote it (``_arguments``): a resume with other arguments is refused."""
+
+
+def _digest_into(h, x) -> None:
+    """Feed ``x`` to the hash ``h`` by its contents: arrays by dtype, shape and bytes, containers item by item, other
+    objects by their class and pickled state (a Model's arrays), so that equal arguments give equal digests in any
+    process, also after a pickle round trip."""
+    if isinstance(x, np.ndarray):
+        h.update(f"a{x.dtype.str}{x.shape}".encode())
+        h.update(np.ascontiguousarray(x).tobytes())
+    elif isinstance(x, dict):
+        h.update(f"d{len(x)}".encode())
+        for k in sorted(x, key=repr):
+            _digest_into(h, k)
+            _digest_into(h, x[k])
+    elif isinstance(x, list | tuple):
+        h.update(f"l{len(x)}".encode())
+        for y in x:
+            _digest_into(h, y)
+    elif isinstance(x, set | frozenset):
+        _digest_into(h, sorted(x, key=repr))
+    elif x is None or isinstance(x, str | bytes | bool | int | float | complex | np.generic):
+        h.update(repr(x).encode())
+    else:
+        h.update(f"o{type(x).__module__}.{type(x).__qualname__}".encode())
+        _digest_into(h, x.__getstate__())
+
+
+def _digest(x) -> str:
+    h = hashlib.sha256()
+    _digest_into(h, x)
+    return h.hexdigest()[:16]
+
+
+def _open_store(out, arguments: dict, arrays: dict, done: int, resume: bool):
+    """The Zarr group at ``out`` for a sweep or a dataset, and which of its ``done`` tasks are complete.
+
+    resume False (or no store at ``out``): a new group, every earlier content gone: ``arrays`` {name: (shape, chunks)}
+    float64 filled with NaN, a ``done`` array of ``done`` zeros (chunks of 1: each task marks its own) and the
+    ``arguments``.  resume True: the group as it is, after its arguments are checked to be these."""
+    out = str(out)
+    if resume and os.path.exists(out):
+        try:
+            group = zarr.open_group(out, mode="r+")
+        except Exception as e:  # zarr's own error types: not a store, a damaged one
+            raise ValueError(f"{out}: cannot be resumed: not a Zarr group ({type(e).__name__}: {e})") from None
+        stored = dict(group.attrs.get(ARGUMENTS, {}))
+        if not stored or "done" not in group:
+            raise ValueError(f"{out}: cannot be resumed: it was not written by denoc_pin's {arguments['by']} "
+                             "(no record of its arguments or of its complete tasks)")  # fmt: skip
+        differ = [f"{k} ({stored.get(k)!r} there, {v!r} here)" for k, v in arguments.items() if stored.get(k) != v]
+        if differ:
+            raise ValueError(f"{out}: written by other arguments, so it cannot be resumed: {'; '.join(differ)}. "
+                             "Give the same arguments, or resume=False to write it anew")  # fmt: skip
+        return group, np.asarray(group["done"][:], dtype=bool)
+    group = zarr.open_group(out, mode="w")
+    for name, (shape, chunks) in arrays.items():
+        group.create_array(name, shape=shape, chunks=chunks, dtype="f8", fill_value=np.nan, compressors=None)
+    group.create_array("done", shape=(done,), chunks=(1,), dtype="u1", fill_value=0, compressors=None)
+    group.attrs[ARGUMENTS] = arguments
+    return group, np.zeros(done, dtype=bool)
+
+
+def completed(out) -> tuple[int, int]:
+    """(tasks complete, tasks) of the sweep or dataset store at ``out``: runs, or chunks; (0, 0) where there is no
+    store yet (an interruption before its creation)."""
+    _need_dask()
+    try:
+        done = np.asarray(zarr.open_group(str(out), mode="r")["done"][:])
+    except Exception:  # zarr's errors for a missing or foreign store  # noqa: BLE001
+        return 0, 0
+    return int(done.sum()), len(done)
+
+
+def _slices(indices, per: int) -> list[list[int]]:
+    """``indices`` in lists of ``per``, each of consecutive runs where they are."""
+    return [list(indices[k : k + per]) for k in range(0, len(indices), per)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Edits of a run's model
 # ---------------------------------------------------------------------------------------------------------------
 
@@ -296,11 +382,11 @@ def _one_run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, optio
         return _run(model, i, q0, v0, t_final, dt, method, tau, spec, options, out)
 
 
-def _some_runs(model: Model, first: int, q0s, v0s, t_final, dt, method, tau, specs, options, out) -> list:
-    """Runs first, first + 1, … of a sweep on a worker, one after another: one task for several runs, so that the
+def _some_runs(model: Model, runs: list, q0s, v0s, t_final, dt, method, tau, specs, options, out) -> list:
+    """Runs ``runs`` (indices) of a sweep on a worker, one after another: one task for several runs, so that the
     scheduler's cost per task (a few ms on a machine it shares with the workers) is spread over them."""
-    return [_one_run(model, first + j, q0s[j], v0s[j], t_final, dt, method, tau, specs[j], options, out)
-            for j in range(len(q0s))]  # fmt: skip
+    return [_one_run(model, i, q0s[j], v0s[j], t_final, dt, method, tau, specs[j], options, out)
+            for j, i in enumerate(runs)]  # fmt: skip
 
 
 def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, out):
@@ -325,10 +411,13 @@ def _run(model: Model, i: int, q0, v0, t_final, dt, method, tau, spec, options, 
     scale = float(np.abs(traj.energy["kinetic"]).max()) or max(abs(float(E[0])), 1.0)
     result = {"i": i, "q": Q[-1], "v": V[-1], "drift": float(np.abs(E - E[0]).max() / scale),
               "wall": time.perf_counter() - start}  # fmt: skip
-    if out is not None:
+    if out is not None:  # the trajectory, its numbers, and last the mark that run i is complete
         group = zarr.open_group(out, mode="r+")
         group["q"][i] = Q
         group["v"][i] = V
+        group["drift"][i] = result["drift"]
+        group["wall"][i] = result["wall"]
+        group["done"][i] = 1
     return result
 
 
@@ -344,7 +433,7 @@ def _time_grid(t_final: float, dt: float, record_every: int) -> np.ndarray:
 
 def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float = 1e-3, method: str = "rk4",
                   tau=None, edits=None, client=None, out=None, progress: bool | None = None, record_every: int = 1,
-                  **options) -> dict:  # fmt: skip
+                  resume: bool = False, **options) -> dict:  # fmt: skip
     """One ``dp.simulate`` per row of ``q0s`` (N, nq) and ``v0s`` (N, nv; default zeros), on a Dask cluster.
 
     edits: None, one edit spec for every run, or a list of N (``apply_edits``: payloads, scaled link masses,
@@ -355,13 +444,19 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
     client: a ``distributed.Client`` (``client()``); None starts a local cluster for this call and closes it.
     record_every, options: as ``dp.simulate``'s (rtol, atol, baumgarte).
     out: a path: a Zarr group with ``q`` (N, T, nq), ``v`` (N, T, nv) and ``t`` (T,), T being ``dp.simulate``'s
-    time grid, run i at index i, chunks (1, T, ·); the worker that ran it writes each run when it ends, so the
-    store is readable while the sweep runs (a run not written yet reads NaN).  The path must be reachable from
-    every worker (a shared file system on a cluster).
+    time grid, run i at index i, chunks (1, T, ·); ``drift`` and ``wall`` (N,); ``done`` (N,), 1 once run i is
+    complete.  The worker that ran it writes each run when it ends, ``done[i]`` last, so the store is readable
+    while the sweep runs (a run not written yet reads NaN) and an interruption at any instant leaves no run marked
+    complete that is not.  The path must be reachable from every worker (a shared file system on a cluster).
+    resume: with ``out``, keep the runs the store marks complete and compute the others only; the store must
+    have been written by the same arguments (model, q0s, v0s, t_final, dt, method, tau, edits, record_every,
+    options), else a ValueError names those that differ.  A run that raised is not marked complete: a resume
+    runs it again.
 
     Returns a dict: ``q`` (N, nq) and ``v`` (N, nv) the final states, ``drift`` (N,) the largest change of the
-    total energy relative to the largest kinetic energy, ``wall`` (N,) seconds per run, and ``errors`` {i:
-    message} for the runs that raised (their rows NaN).
+    total energy relative to the largest kinetic energy, ``wall`` (N,) seconds per run, ``errors`` {i:
+    message} for the runs that raised (their rows NaN), and ``computed`` the indices of the runs this call ran
+    (all of them, but for a resume).
     """
     _need_dask()
     q0s, v0s, tau = run_inputs(model, q0s, v0s, tau, "simulate_many")
@@ -374,33 +469,55 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
         ground_for(options.get("ground"), spec)  # a ground edit without a ground: refused before any task runs
         if spec and spec.get("lock") and isinstance(tau, JointPD):  # a lock always removes coordinates
             raise ValueError(f"edits[{i}]: {LOCK_PD}")
+    if resume and out is None:
+        raise ValueError("resume=True needs out=, the store that holds the runs already complete")
     t = _time_grid(t_final, dt, record_every)
     options = options | {"record_every": int(record_every)}
+    done = np.zeros(n, dtype=bool)
+    group = None
     if out is not None:
         out = str(out)
-        group = zarr.open_group(out, mode="w")
-        for name, width in (("q", model.nq), ("v", model.nv)):
-            group.create_array(name, shape=(n, len(t), width), chunks=(1, len(t), width), dtype="f8",
-                               fill_value=np.nan, compressors=None)  # fmt: skip
-        group.create_array("t", data=t)
-        group.attrs.update({"model": model.name, "dt": dt, "method": method, "t_final": t_final})
-    c, own = _client_or_local(client)
-    try:
-        shared = c.scatter(model, broadcast=True, hash=False)
-        tag = uuid.uuid4().hex[:8]
-        per = max(1, n // (TASKS_PER_WORKER * max(1, sum(c.nthreads().values()))))
-        futures = {i: c.submit(_some_runs, shared, i, q0s[i : i + per], v0s[i : i + per], t_final, dt, method, tau,
-                               specs[i : i + per], options, out, key=f"denoc-runs-{tag}-{i}", pure=False)
-                   for i in range(0, n, per)}  # fmt: skip
-        results = {
-            r["i"]: r
-            for rs in _gather(c, futures, progress, "runs", {i: len(q0s[i : i + per]) for i in futures}).values()
-            for r in rs
+        arguments = {
+            "by": "simulate_many",
+            "model": f"{model.name} ({_digest(model)})",
+            "runs": n,
+            "q0s": _digest(q0s),
+            "v0s": _digest(v0s),
+            "t_final": float(t_final),
+            "dt": float(dt),
+            "method": str(method),
+            "tau": _digest(tau),
+            "edits": _digest(specs),
+            "options": _digest(options),
         }
-    finally:
-        _close(c, own)
+        T = len(t)
+        arrays = {"q": ((n, T, model.nq), (1, T, model.nq)), "v": ((n, T, model.nv), (1, T, model.nv)),
+                  "drift": ((n,), (1,)), "wall": ((n,), (1,))}  # fmt: skip
+        group, done = _open_store(out, arguments, arrays, n, resume)
+        if "t" not in group:
+            group.create_array("t", data=t)
+            group.attrs.update({"model": model.name, "dt": dt, "method": method, "t_final": t_final})
+    todo = np.flatnonzero(~done)
+    results = {}
+    if len(todo):
+        c, own = _client_or_local(client)
+        try:
+            shared = c.scatter(model, broadcast=True, hash=False)
+            tag = uuid.uuid4().hex[:8]
+            per = max(1, len(todo) // (TASKS_PER_WORKER * max(1, sum(c.nthreads().values()))))
+            futures = {runs[0]: c.submit(_some_runs, shared, runs, q0s[runs], v0s[runs], t_final, dt, method, tau,
+                                         [specs[i] for i in runs], options, out, key=f"denoc-runs-{tag}-{runs[0]}",
+                                         pure=False)
+                       for runs in _slices(todo, per)}  # fmt: skip
+            sizes = {runs[0]: len(runs) for runs in _slices(todo, per)}
+            results = {r["i"]: r for rs in _gather(c, futures, progress, "runs", sizes).values() for r in rs}
+        finally:
+            _close(c, own)
     report = {"q": np.full((n, model.nq), np.nan), "v": np.full((n, model.nv), np.nan), "drift": np.full(n, np.nan),
-              "wall": np.zeros(n), "errors": {}}  # fmt: skip
+              "wall": np.zeros(n), "errors": {}, "computed": np.array(sorted(results), dtype=int)}  # fmt: skip
+    for i in np.flatnonzero(done):  # complete before this call: from the store
+        report["q"][i], report["v"][i] = group["q"][i, -1], group["v"][i, -1]
+        report["drift"][i], report["wall"][i] = group["drift"][i], group["wall"][i]
     for i, r in results.items():
         report["wall"][i] = r["wall"]
         if "error" in r:
@@ -444,20 +561,23 @@ def _dataset_chunk(model: Model, seed: int, c: int, lo: int, hi: int, out: str) 
     group = zarr.open_group(out, mode="r+")
     for name, x in (("q", q), ("v", v), ("tau", tau), ("ddq", ddq)):
         group[name][lo:hi] = x
+    group["done"][c] = 1  # last: the chunk is complete
     return hi - lo
 
 
 def dataset(model: Model, n_samples: int, seed: int, out, chunk: int = 100_000, client=None,
-            progress: bool | None = None) -> dict:  # fmt: skip
+            progress: bool | None = None, resume: bool = False) -> dict:  # fmt: skip
     """Random states and their dynamics for learning, as a Zarr group at ``out`` with arrays ``q`` (N, nq),
     ``v``, ``tau`` and ``ddq`` (N, nv), chunked (chunk, ·), float64, uncompressed (random doubles do not
-    compress).
+    compress), and ``done`` (chunks,): 1 once a chunk's rows are all written.
 
     Each row: q uniform within the position limits (``dp.random_configuration``), v and τ uniform within ±the
     velocity and effort limits (±1 and ±10 where a joint has none), and q̈ = FD(q, v, τ), so that τ = ID(q, v,
     q̈) too: one sample serves a learned forward and a learned inverse model.  Chunk c draws from
     ``numpy.random.default_rng([seed, c])``: the same seed and chunk give the same arrays whatever the number of
-    workers.  Returns {"samples", "chunks", "wall_s", "rate"} (rate in samples/s).
+    workers.  resume: keep the chunks the store at ``out`` marks complete and compute the others (the same model,
+    n_samples, seed and chunk, else a ValueError names those that differ).  Returns {"samples", "chunks",
+    "computed" (chunks computed by this call), "wall_s", "rate"} (rate in samples/s, of the samples computed).
     """
     _need_dask()
     n, chunk = int(n_samples), int(chunk)
@@ -466,26 +586,32 @@ def dataset(model: Model, n_samples: int, seed: int, out, chunk: int = 100_000, 
     if model.n_constraints:
         raise ValueError(f"model {model.name!r} has loops: random states would not close them; dataset takes trees")
     out = str(out)
-    group = zarr.open_group(out, mode="w")
-    for name, width in (("q", model.nq), ("v", model.nv), ("tau", model.nv), ("ddq", model.nv)):
-        group.create_array(name, shape=(n, width), chunks=(chunk, width), dtype="f8", fill_value=np.nan,
-                           compressors=None)  # fmt: skip
+    starts = list(range(0, n, chunk))
+    arguments = {"by": "dataset", "model": f"{model.name} ({_digest(model)})", "samples": n, "seed": int(seed),
+                 "chunk": chunk}  # fmt: skip
+    arrays = {name: ((n, width), (chunk, width)) for name, width in
+              (("q", model.nq), ("v", model.nv), ("tau", model.nv), ("ddq", model.nv))}  # fmt: skip
+    group, done = _open_store(out, arguments, arrays, len(starts), resume)
     group.attrs.update({"model": model.name, "seed": int(seed), "chunk": chunk,
                         "velocity_bound": list(_bounds(model.velocity_limit, V_DEFAULT)),
                         "effort_bound": list(_bounds(model.effort_limit, TAU_DEFAULT))})  # fmt: skip
-    c, own = _client_or_local(client)
+    todo = [i for i in range(len(starts)) if not done[i]]
     start = time.perf_counter()
-    try:
-        shared = c.scatter(model, broadcast=True, hash=False)
-        tag = uuid.uuid4().hex[:8]
-        futures = {i: c.submit(_dataset_chunk, shared, int(seed), i, lo, min(lo + chunk, n), out,
-                               key=f"denoc-chunk-{tag}-{i}", pure=False)  # fmt: skip
-                   for i, lo in enumerate(range(0, n, chunk))}  # fmt: skip
-        _gather(c, futures, progress, "chunks")
-    finally:
-        _close(c, own)
+    if todo:
+        c, own = _client_or_local(client)
+        try:
+            shared = c.scatter(model, broadcast=True, hash=False)
+            tag = uuid.uuid4().hex[:8]
+            futures = {i: c.submit(_dataset_chunk, shared, int(seed), i, starts[i], min(starts[i] + chunk, n), out,
+                                   key=f"denoc-chunk-{tag}-{i}", pure=False)  # fmt: skip
+                       for i in todo}  # fmt: skip
+            _gather(c, futures, progress, "chunks")
+        finally:
+            _close(c, own)
     wall = time.perf_counter() - start
-    return {"samples": n, "chunks": len(futures), "wall_s": wall, "rate": n / wall}
+    computed = sum(min(starts[i] + chunk, n) - starts[i] for i in todo)
+    return {"samples": n, "chunks": len(starts), "computed": len(todo), "wall_s": wall,
+            "rate": computed / wall if wall > 0 else float("nan")}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ with warnings.catch_warnings():  # a pyzmq event-loop DeprecationWarning on impo
     warnings.simplefilter("ignore", DeprecationWarning)
     from meshcat.servers.zmqserver import ZMQWebSocketBridge
 
+__all__ = ["LocalBridge", "main"]
+
 
 class LocalBridge(ZMQWebSocketBridge):
     """meshcat's bridge whose web server listens on ``host`` only, as its ZeroMQ socket does."""
