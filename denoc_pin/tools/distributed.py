@@ -236,6 +236,8 @@ def _open_store(out, arguments: dict, arrays: dict, done: int, resume: bool):
         if not stored or "done" not in group:
             raise ValueError(f"{out}: cannot be resumed: it was not written by denoc_pin's {arguments['by']} "
                              "(no record of its arguments or of its complete tasks)")  # fmt: skip
+        if stored["by"] != arguments["by"]:
+            raise ValueError(f"{out}: cannot be resumed by {arguments['by']}: it was written by {stored['by']}")
         differ = [f"{k} ({stored.get(k)!r} there, {v!r} here)" for k, v in arguments.items() if stored.get(k) != v]
         if differ:
             raise ValueError(f"{out}: written by other arguments, so it cannot be resumed: {'; '.join(differ)}. "
