@@ -380,10 +380,11 @@ def test_an_interrupted_sweep_resumes(tmp_path, how):
     complete, none of the others (their files untouched), and every run equals a single-process ``dp.simulate``."""
     out = tmp_path / "runs.zarr"
     proc = cli([*SWEEP, "--out", str(out)])
-    before = interrupt(proc, out, how, at_least=6)
+    before = interrupt(proc, out, how, at_least=6 if how == "SIGKILL" else 2)
     g = zarr.open_group(str(out), mode="r")
     done = g["done"][:].astype(bool)
-    assert done.sum() == before and 6 <= before < 40
+    # A Ctrl-C closes the cluster gracefully: the tasks running then may finish, on a slow machine all of them.
+    assert done.sum() == before and (6 <= before < 40 if how == "SIGKILL" else 2 <= before <= 40)
     if how == "SIGINT":  # the cluster closed, the store consistent, a line to resume
         err = proc.stderr.read()
         assert proc.returncode == 130, err

@@ -13,6 +13,7 @@ import http.server
 import resource
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -147,10 +148,8 @@ def network_uris(fmt: str, url: str) -> dict:
     """Files that name a file by a network URI: {what: (robot keywords, ...)}."""
     if fmt == "urdf":
         return {"mesh": {"extra": f'<visual><geometry><mesh filename="{url}/arm.stl"/></geometry></visual>'}}
-    if fmt == "sdf":
-        return {"mesh": {"extra": f"<visual name='v'><geometry><mesh><uri>{url}/arm.stl</uri></mesh></geometry>"
-                                  "</visual>"},
-                "include": {"top": f"<include><uri>{url}/models/evil</uri></include>"}}  # fmt: skip
+    if fmt == "sdf":  # an SDF mesh on a server: below (test_an_sdf_mesh_on_a_server_is_never_fetched)
+        return {"include": {"top": f"<include><uri>{url}/models/evil</uri></include>"}}
     return {"mesh": {"top": f'<asset><mesh name="m" file="{url}/arm.stl"/></asset>'},
             "include": {"top": f'<include file="{url}/evil.xml"/>'}}  # fmt: skip
 
@@ -219,3 +218,15 @@ def test_without_the_parse_guard_a_binary_file_escapes_as_lxml_error(tmp_path, m
     blob.write_bytes(bytes(range(256)) * 64)
     with pytest.raises(etree.XMLSyntaxError):
         dp.load(blob)
+
+
+def test_an_sdf_mesh_on_a_server_is_never_fetched(tmp_path, server):
+    """gz-sim's own worlds name Fuel meshes (scenery, visuals): an SDF mesh's network URI is looked up in local
+    folders only, a mesh not found, and the file loads; the server gets no request."""
+    url, hits = server
+    extra = (f"<visual name='v'><geometry><mesh><uri>{url}/arm.stl</uri></mesh></geometry></visual>"
+             f"<collision name='c'><geometry><mesh><uri>{url}/arm.stl</uri></mesh></geometry></collision>")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.ModelWarning)
+        assert dp.load(robot(tmp_path, "sdf", extra=extra)).nv == 1
+    assert hits == []

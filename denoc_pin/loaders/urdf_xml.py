@@ -290,7 +290,7 @@ def remote_uri(value: str) -> str | None:
 
 URI_ATTRIBUTES = ("filename", "file")
 """The attributes that name a file: URDF's ``<mesh filename>``, MJCF's ``<include file>``, ``<mesh file>``,
-``<texture file>``, …; SDF names its files in ``<uri>`` elements."""
+``<texture file>``, …; SDF names its files in ``<uri>`` elements (an include's is checked here)."""
 
 
 def _remote_uri(path: Path, root) -> None:
@@ -299,7 +299,10 @@ def _remote_uri(path: Path, root) -> None:
         if not isinstance(el.tag, str):
             continue
         values = [(f"{a}=", el.get(a)) for a in URI_ATTRIBUTES if el.get(a)]
-        if el.tag == "uri" and el.text:
+        parent = el.getparent()
+        if el.tag == "uri" and el.text and parent is not None and parent.tag == "include":
+            # An SDF include; an SDF mesh's <uri> on Fuel (gz-sim's own worlds name them for scenery) is looked up
+            # in local folders only, never fetched: a mesh not found (robots.mesh_file).
             values.append(("", el.text.strip()))
         for what, value in values:
             scheme = remote_uri(value)
