@@ -266,6 +266,8 @@ def _doctype_problem(data: bytes) -> str | None:
     DTD (a file or URL to load); None when there is no document type declaration or only a bare one."""
     head = data[:4]
     encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head else "utf-8"
+    if encoding == "utf-8" and b"<!DOCTYPE" not in data:  # nearly every robot file: not decoded a second time
+        return None
     text = data.decode(encoding, errors="replace")
     end = _doctype_end(text)
     if end is None:

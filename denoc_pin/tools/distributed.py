@@ -186,7 +186,8 @@ def _gather(c, futures: dict, progress, what: str, sizes: dict | None = None):
 # ---------------------------------------------------------------------------------------------------------------
 
 ARGUMENTS = "denoc_pin_arguments"
-"""The store attribute holding what wrote it (``_arguments``): a resume with other arguments is refused."""
+"""The store attribute recording the call and the arguments that wrote it (``_open_store``): a resume with other
+arguments is refused."""
 
 
 def _digest_into(h, x) -> None:
@@ -507,11 +508,12 @@ def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float =
             shared = c.scatter(model, broadcast=True, hash=False)
             tag = uuid.uuid4().hex[:8]
             per = max(1, len(todo) // (TASKS_PER_WORKER * max(1, sum(c.nthreads().values()))))
+            slices = _slices(todo, per)
             futures = {runs[0]: c.submit(_some_runs, shared, runs, q0s[runs], v0s[runs], t_final, dt, method, tau,
                                          [specs[i] for i in runs], options, out, key=f"denoc-runs-{tag}-{runs[0]}",
                                          pure=False)
-                       for runs in _slices(todo, per)}  # fmt: skip
-            sizes = {runs[0]: len(runs) for runs in _slices(todo, per)}
+                       for runs in slices}  # fmt: skip
+            sizes = {runs[0]: len(runs) for runs in slices}
             results = {r["i"]: r for rs in _gather(c, futures, progress, "runs", sizes).values() for r in rs}
         finally:
             _close(c, own)

@@ -293,21 +293,23 @@ def start_server(host: str = "127.0.0.1", timeout: float = 30.0) -> tuple[subpro
     """A meshcat server listening on ``host`` only (``meshcat_server.py``, a script beside this module, run without
     importing denoc_pin): (its process, its ZeroMQ address)."""
     script = Path(__file__).with_name("meshcat_server.py")
-    # Its output into files, not pipes: a pipe nobody reads any more would fill (or break) and stall the server.
-    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    proc = subprocess.Popen([sys.executable, "-u", str(script), "--host", host], stdout=out, stderr=err,
-                            start_new_session=True)  # fmt: skip
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
-        out.seek(0)
-        for line in out.read().decode(errors="replace").splitlines():
-            if line.startswith("zmq_url="):
-                return proc, line.split("=", 1)[1].strip()
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    err.seek(0)
-    raise RuntimeError(f"the meshcat server did not start on {host}: {err.read().decode(errors='replace')[-2000:]}")
+    # Its output into files, not pipes: a pipe nobody reads any more would fill (or break) and stall the server.  The
+    # server keeps writing into its own descriptors of these unlinked files once this process closes its own.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-u", str(script), "--host", host], stdout=out, stderr=err,
+                                start_new_session=True)  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None and time.monotonic() < deadline:
+            out.seek(0)
+            for line in out.read().decode(errors="replace").splitlines():
+                if line.startswith("zmq_url="):
+                    return proc, line.split("=", 1)[1].strip()
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        err.seek(0)
+        log = err.read().decode(errors="replace")[-2000:]
+    raise RuntimeError(f"the meshcat server did not start on {host}: {log}")
 
 
 class Viewer:
