@@ -6,7 +6,7 @@ core → model → algorithms → loops → simulation, loaders → tools.  This
 
 import importlib as _importlib
 
-# kernel_cache first: on import it drops cached kernels that are stale, before any is loaded.
+# kernel_cache first: it gives numba the locator of the machine's kernel cache before any kernel is declared.
 from . import kernel_cache  # noqa: F401
 from .algorithms import (
     DENSE_LIMIT,

@@ -1,71 +1,392 @@
-"""The package's numba kernels: compiled at their first use, announced when that takes a while, and dropped from
-numba's cache when any source file of the package changed.
+"""The package's numba kernels: compiled at their first use, once per machine, kept in a cache found by what they
+were compiled from.
 
-Kernels compile at their first use, not at import (``compile_on_first_use``), and a compile that misses the cache
-for more than a second says so in one line on stderr (``CompileNotice``): what compiles and about how long.
+**Compiling at first use.**  Kernels compile at their first use, not at import (``compile_on_first_use``), and a
+compile that misses the cache for more than a second says so in one line on stderr (``CompileNotice``).
 
-numba keys a cached function by the timestamp and size of its own file, not of the files whose
-functions it compiled in.  A kernel in ``inverse.py`` therefore keeps the views of an old
-``layout.py`` after ``layout.py`` changes: in this project that showed up once as a reshape
-error, and could as well have been wrong numbers.  So the package's sources are hashed at import
-(about a millisecond), and on any change every cache file in the package's ``__pycache__``
-folders is deleted before a kernel is loaded.
+**One cache a machine, found by content.**  numba files a cached kernel next to its source (``__pycache__``) and keys
+it by that one file, so every checkout, venv and wheel install compiled everything again, and a kernel whose callee
+changed in another file kept the callee's old code.  Here numba is given one more cache *locator*
+(``KernelLocator``, first in ``numba.core.caching.CacheImpl._locator_classes``) that claims the package's own files
+only and files each module's kernels in
 
-Many processes may import the package at once (a process pool, the workers of a cluster, right
-after an upgrade).  The check holds an exclusive lock (``fcntl.flock`` on a file beside the stamp)
-from reading the stamp to writing it, so exactly one process deletes stale files, and it does so
-before any process of the new sources has passed the check and could be loading them; the stamp
-is written to a temporary file and renamed into place, so nobody reads half a stamp.  numba's own
-cache writes are atomic renames too.
+    <cache root>/<toolchain>/<module>-<digest>/
 
-This covers numba's default, in-tree cache (``pip install -e``, a writable site-packages).  A
-cache placed elsewhere (``NUMBA_CACHE_DIR``, or numba's user-wide fallback for read-only
-installs) is not touched; clear it by hand after changing the sources.
+- the cache root: ``$DENOC_PIN_CACHE_DIR``, else ``$NUMBA_CACHE_DIR/denoc_pin``, else the user's cache folder
+  (platformdirs: ``~/.cache/denoc_pin/kernels`` on Linux);
+- the toolchain: numba's, llvmlite's and Python's versions (numba also refuses an index of another version);
+- the digest: SHA-256 of the module's source and of every package module it imports, transitively (``Sources``):
+  a change to one file moves the kernels of the modules that import it, directly or not, and no other;
+- the CPU: numba's own index key holds the target triple, the CPU name and its features, so two CPUs sharing a home
+  folder keep their kernels side by side.
+
+So a second clone, a new venv, a wheel, a Dask worker or a CI run of the same sources loads what the first compiled.
+Within a folder numba's files are as numba writes them (``<file>.<function>-<line>.pyXY.nbi`` and ``.nbc``).
+
+**Many processes at once.**  numba writes an index or a kernel to a temporary file and renames it into place, so no
+reader sees half an entry.  A declared kernel (``compile_on_first_use``) compiles under an exclusive lock on a file
+beside its entry (``fcntl.flock``), taken after this process's compiler lock: of processes starting together, one
+compiles it and the others wait, then load it.
+
+**A cache folder that cannot be written** (read-only, or not creatable): one ``KernelCacheWarning``, and the kernels
+compile into a temporary folder of this process, removed at its exit.  **Its size** is capped
+(``$DENOC_PIN_CACHE_SIZE`` bytes, default ``DEFAULT_SIZE``): after a compile, the folders used least recently are
+removed until it fits; ``denoc-pin cache`` lists it, ``--clear`` empties it.
+
+numba internals this relies on, each pinned by ``tests/test_kernel_cache.py``: ``CacheImpl._locator_classes`` (a
+list numba walks in order, calling ``from_function(py_func, py_file)``), the ``_CacheLocator`` interface
+(``get_cache_path``, ``get_source_stamp``, ``get_disambiguator``, ``ensure_cache_path``), ``Dispatcher._cache`` with
+``cache_path``, the ``numba:compile`` event (fired only when the cache misses), and ``Dispatcher.compile`` looking the
+cache up before compiling.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import hashlib
 import os
+import re
+import shutil
 import sys
+import tempfile
 import threading
+import time
+import warnings
 from pathlib import Path
 
+import llvmlite
+import numba
+import numba.core.dispatcher
 import numpy as np
+import platformdirs
 from numba import types
 from numba.core import event
+from numba.core.caching import CacheImpl, FunctionCache, _CacheLocator
 from numba.core.compiler_lock import global_compiler_lock
 
 try:
     import fcntl
-except ImportError:  # Windows: no flock; the check then runs unlocked
+except ImportError:  # Windows: no flock; the locks are then no-ops (numba's renames still keep entries whole)
     fcntl = None
 
 __all__ = [
-    "COMPILED",
+    "DEFAULT_SIZE",
     "NOTICE",
     "CompileNotice",
+    "KernelCache",
+    "KernelCacheWarning",
+    "KernelLocator",
+    "Sources",
+    "cache_root",
+    "clear",
     "compile_on_first_use",
     "compiled_groups",
     "compiling_alone",
-    "drop_stale_kernels",
+    "contents",
+    "evict",
+    "install",
     "prepare",
     "record_compiled",
-    "sources_digest",
+    "sources",
+    "toolchain",
 ]
 
 PACKAGE = Path(__file__).resolve().parent
-STAMP = "denoc_pin_sources.sha1"
-LOCK = "denoc_pin_sources.lock"
+DEFAULT_SIZE = 10**9  # bytes: every kernel of the package takes about 55 MB (a toolchain, a CPU, one version)
+FORMAT = 1  # of the folders below the cache root; a new scheme takes new folders
+# Modules no kernel reads a value of: kernel_cache decides when a kernel compiles and where it is kept, never what
+# it computes (a kernel's signature is part of numba's own key).  Left out of the digests, so that changing it does
+# not recompile every kernel.
+NOT_COMPILED_IN = frozenset({"denoc_pin.kernel_cache"})
 
 
-def sources_digest(package: Path = PACKAGE) -> str:
-    digest = hashlib.sha1()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+class KernelCacheWarning(UserWarning):
+    """The kernel cache folder cannot be written: kernels compile for this process only."""
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Where: the cache root and the toolchain's folder
+# ---------------------------------------------------------------------------------------------------------------------
+
+
+def cache_root() -> Path:
+    """The machine's kernel cache: ``$DENOC_PIN_CACHE_DIR``, else ``$NUMBA_CACHE_DIR/denoc_pin``, else the user's cache
+    folder (``platformdirs.user_cache_dir``)."""
+    if os.environ.get("DENOC_PIN_CACHE_DIR"):
+        return Path(os.environ["DENOC_PIN_CACHE_DIR"]).expanduser()
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]).expanduser() / "denoc_pin"
+    return Path(platformdirs.user_cache_dir("denoc_pin", appauthor=False)) / "kernels"
+
+
+def toolchain() -> str:
+    """The folder of this toolchain under the cache root: what numba's compiled code depends on besides the sources
+    and the CPU (which numba's index key holds)."""
+    py = f"{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    return f"numba-{numba.__version__}_llvmlite-{llvmlite.__version__}_py{py}_f{FORMAT}"
+
+
+def cache_size() -> int:
+    """The cap on the cache's size in bytes (``$DENOC_PIN_CACHE_SIZE``, default ``DEFAULT_SIZE``)."""
+    text = os.environ.get("DENOC_PIN_CACHE_SIZE", "")
+    try:
+        return int(float(text)) if text else DEFAULT_SIZE
+    except ValueError:
+        raise ValueError(f"DENOC_PIN_CACHE_SIZE={text!r}: expected a number of bytes, e.g. 2e9") from None
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# By what: each module's digest over what it imports from the package
+# ---------------------------------------------------------------------------------------------------------------------
+
+# `from .x import (a, b)`, `from ..x.y import a as b`, `from denoc_pin.x import a`, `import denoc_pin.x`: the package
+# imports its own modules at module level only (tests/test_architecture.py), and ruff formats them one statement a
+# line or one parenthesized list.
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.+[\w.]*|denoc_pin\b[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+(denoc_pin\b[\w.]*)", re.M)
+
+
+class Sources:
+    """The package's modules (dotted names), their bytes' SHA-256 and what each imports from the package.
+
+    An import ``from X import a, b`` counts as an import of ``X.a`` and ``X.b`` where those are modules, else of
+    the module a package's ``__init__`` took the name from, else of ``X`` itself: ``from ..model import Data`` makes
+    a module depend on ``model/data.py``, not on everything ``model/__init__.py`` gathers.  The parent packages
+    Python initializes on the way are not counted: they bind no name in the importing module."""
+
+    def __init__(self, package: Path = PACKAGE, name: str = "denoc_pin"):
+        self.files: dict[str, Path] = {}
+        for path in sorted(package.rglob("*.py")):
+            parts = path.relative_to(package).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            self.files[".".join((name, *parts))] = path
+        self.text = {m: p.read_bytes() for m, p in self.files.items()}
+        self.sha = {m: hashlib.sha256(b).hexdigest() for m, b in self.text.items()}
+        self.origin: dict[str, dict[str, str]] = {}  # module -> {name it binds by import: module the name is from}
+        self.imports: dict[str, set[str]] = {}
+        for module, raw in self.text.items():
+            self._read_imports(module, raw.decode("utf-8", "replace"))
+        self.statements = self.imports  # module -> {(module imported from, name or None)}, as written
+        self.imports = {m: {self._resolve(*t) for t in targets} - {None} for m, targets in self.statements.items()}
+
+    def _read_imports(self, module: str, text: str) -> None:
+        package = module if self.files[module].name == "__init__.py" else module.rpartition(".")[0]
+        targets, origin = set(), {}
+        for m in _FROM.finditer(text):
+            spec, names = m.group(1), re.sub(r"#[^\n]*", "", m.group(2)).strip().strip("()")
+            if spec.startswith("."):
+                level = len(spec) - len(spec.lstrip("."))
+                base = package.rsplit(".", level - 1)[0] if level > 1 else package
+                spec = f"{base}.{spec.lstrip('.')}".rstrip(".")
+            for item in names.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                imported, _, alias = item.partition(" as ")
+                imported = imported.strip()
+                targets.add((spec, imported))
+                origin[(alias or imported).strip()] = f"{spec}.{imported}" if imported != "*" else spec
+        for m in _IMPORT.finditer(text):
+            targets.add((m.group(1), None))
+        self.imports[module] = targets
+        self.origin[module] = origin
+
+    def _resolve(self, spec: str, name: str | None, depth: int = 0) -> str | None:
+        """The module an import of ``name`` from ``spec`` reads (None: not the package's)."""
+        if spec not in self.files:
+            return None
+        if name is None or name == "*":
+            return spec
+        if f"{spec}.{name}" in self.files:
+            return f"{spec}.{name}"
+        source = self.origin.get(spec, {}).get(name)
+        if source is not None and depth < 8 and self.files[spec].name == "__init__.py":
+            found = self._resolve(*source.rsplit(".", 1), depth + 1)
+            if found is not None:
+                return found
+        return spec
+
+    @functools.cache  # noqa: B019 (one Sources a process; the cache lives as long as it)
+    def closure(self, module: str) -> frozenset[str]:
+        """``module`` and every package module it imports, directly or not."""
+        seen, todo = set(), [module]
+        while todo:
+            m = todo.pop()
+            if m not in seen and m not in NOT_COMPILED_IN:
+                seen.add(m)
+                todo.extend(self.imports.get(m, ()))
+        return frozenset(seen)
+
+    def digest(self, module: str) -> str:
+        """SHA-256 over the names and bytes of ``module``'s closure: what its kernels were compiled from."""
+        h = hashlib.sha256(f"denoc_pin kernels {FORMAT}\n".encode())
+        for m in sorted(self.closure(module)):
+            h.update(f"{m} {self.sha[m]}\n".encode())
+        return h.hexdigest()
+
+    def package_digest(self) -> str:
+        """SHA-256 over every module: the sources as a whole (``compiled_groups`` is kept per package digest)."""
+        h = hashlib.sha256()
+        for m in sorted(self.files):
+            h.update(f"{m} {self.sha[m]}\n".encode())
+        return h.hexdigest()
+
+    def dependents(self, module: str) -> set[str]:
+        """The modules whose kernels a change to ``module`` recompiles."""
+        return {m for m in self.files if module in self.closure(m)}
+
+
+@functools.cache
+def sources() -> Sources:
+    """The installed package's sources, read once a process (about 5 ms)."""
+    return Sources()
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# numba's side: a locator for the package's files
+# ---------------------------------------------------------------------------------------------------------------------
+
+_touched: set[Path] = set()
+
+
+@functools.cache
+def _writable() -> Path:
+    """This toolchain's folder in the cache, checked writable once a process; else (one ``KernelCacheWarning``) a
+    temporary folder of this process, removed at its exit."""
+    folder = cache_root() / toolchain()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+        return folder
+    except OSError as e:
+        warnings.warn(f"denoc_pin: the kernel cache {cache_root()} cannot be written ({e.strerror or e}); kernels "
+                      "compile for this process only.  Set DENOC_PIN_CACHE_DIR to a writable folder to keep them.",
+                      KernelCacheWarning, stacklevel=2)  # fmt: skip
+        temporary = Path(tempfile.mkdtemp(prefix="denoc_pin-kernels-"))
+        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
+        return temporary
+
+
+class KernelLocator(_CacheLocator):
+    """numba's cache locator for the package's own files: ``<root>/<toolchain>/<module>-<digest>/``."""
+
+    def __init__(self, py_func, py_file: str, module: str, folder: Path):
+        self._py_file, self._lineno, self.module, self.folder = py_file, py_func.__code__.co_firstlineno, module, folder
+        self._stamp = folder.name
+
+    def get_cache_path(self) -> str:
+        return str(self.folder)
+
+    def get_source_stamp(self) -> str:  # the folder is the content's already: its name stamps the index
+        return self._stamp
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        try:
+            relative = Path(py_file).resolve().relative_to(PACKAGE)
+        except (OSError, ValueError):
+            return None  # not the package's: numba's own locators
+        src = sources()
+        module = ".".join(("denoc_pin", *relative.with_suffix("").parts)).removesuffix(".__init__")
+        if module not in src.files:
+            return None
+        name = f"{module.removeprefix('denoc_pin.')}-{src.digest(module)[:24]}"
+        folder = _writable() / name
+        if folder not in _touched:  # used now: the last to be evicted (made at the first save)
+            with contextlib.suppress(OSError):
+                os.utime(folder)
+            _touched.add(folder)
+        return cls(py_func, py_file, module, folder)
+
+    def ensure_cache_path(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Locks between processes
+# ---------------------------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock between processes on the file ``path``; none where its folder cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when fd closes, also if the process dies
+        yield
+    finally:
+        os.close(fd)
+
+
+def _acquire(path: Path, patience: float = 900.0) -> int | None:
+    """An exclusive lock on the file ``path`` (its descriptor; ``_release`` it), waited for at most ``patience``
+    seconds (a process whose compile failed may hold it until its next try); None where it cannot be had."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        return None
+    if fcntl is None:
+        return fd
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
+
+
+class KernelCache(FunctionCache):
+    """numba's per-function cache (``Dispatcher._cache``), which for a package kernel also keeps processes from
+    compiling it twice: a miss takes the kernel's lock (a file beside its entry) and looks again, so a process that
+    waited loads what the first compiled; the lock is released once the compiled kernel is saved, or when its
+    compile fails (``numba:compile``'s end event, ``NOTICE``).  Functions outside the package: numba's cache as is."""
+
+    _lock: int | None = None
+
+    def load_overload(self, sig, target_context):
+        found = super().load_overload(sig, target_context)
+        if found is not None or not self._enabled or not isinstance(self._impl.locator, KernelLocator):
+            return found
+        self.release()
+        self._lock = _acquire(Path(self._cache_path) / f"{self._impl.filename_base}.lock")
+        found = super().load_overload(sig, target_context)  # compiled by the process we waited for?
+        if found is not None:
+            self.release()
+        return found
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # flock's lock goes with the descriptor
+            self._lock = None
+
+
+def compiling_alone() -> contextlib.AbstractContextManager:
+    """An exclusive lock between the processes of this machine and toolchain, held around a first use that may
+    compile kernels no declaration locks (a Dask worker's first task): one compiles, the others wait, then load."""
+    return _locked(cache_root() / toolchain() / "compile.lock")
 
 
 def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -> object:
@@ -92,7 +413,12 @@ def compile_on_first_use(dispatcher, signature, exact: bool = False, after=()) -
             raise ValueError(f"{dispatcher.__name__} is compiled for {list(dispatcher.overloads)}, not {signature}")
         return dispatcher
     compile_for = dispatcher.compile
-    details = {"dispatcher": dispatcher, "args": signature.args, "return_type": signature.return_type}
+    details = {
+        "dispatcher": dispatcher,
+        "args": signature.args,
+        "return_type": signature.return_type,
+        "declared": True,
+    }  # numba's own event for the same kernel (a cache miss) has no "declared"
 
     def compile_declared(requested):
         # Under numba's own (re-entrant) compiler lock: a thread that meets the kernel while another compiles it waits
@@ -149,54 +475,6 @@ def prepare(*kernels) -> None:
             lazy(lazy.signature.args)
 
 
-@contextlib.contextmanager
-def _locked(folder: Path, name: str = LOCK):
-    """An exclusive lock between processes on ``folder/name``; no lock where the folder is read-only."""
-    try:
-        folder.mkdir(exist_ok=True)
-        fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError:  # a read-only install: numba caches elsewhere, if at all, and nothing here is deleted
-        yield
-        return
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # released when fd closes, also if the process dies
-        yield
-    finally:
-        os.close(fd)
-
-
-def compiling_alone() -> contextlib.AbstractContextManager:
-    """An exclusive lock between the processes of this installation, held around a first use that may compile:
-    of many processes started together (a process pool, the workers of a Dask cluster), one compiles and writes
-    numba's cache while the others wait, then load it.  Concurrent writers to numba's cache can crash (numba
-    issue 4807), and N processes compiling the same kernels on fewer cores take N times as long."""
-    return _locked(PACKAGE / "__pycache__", "denoc_pin_compile.lock")
-
-
-def drop_stale_kernels(package: Path = PACKAGE) -> bool:
-    """Delete the package's cached kernels if its sources changed since they were written; True if it did."""
-    digest = sources_digest(package)
-    stamp = package / "__pycache__" / STAMP
-    with _locked(stamp.parent):
-        try:
-            if stamp.read_text() == digest:
-                return False
-        except OSError:
-            pass
-        for cache in package.rglob("__pycache__"):
-            for f in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
-                f.unlink(missing_ok=True)
-        (stamp.parent / COMPILED).unlink(missing_ok=True)
-        try:
-            tmp = stamp.with_name(f"{STAMP}.{os.getpid()}.tmp")
-            tmp.write_text(digest)
-            os.replace(tmp, stamp)
-        except OSError:  # a read-only install: numba caches elsewhere, if at all
-            pass
-    return True
-
-
 # What the first use of each kernel compiles, and for about how long, measured on a 2-core machine with nothing
 # compiled yet (less when a kernel it calls is already compiled).  Keyed by the outermost kernel numba compiles.
 COMPILES = {
@@ -238,40 +516,130 @@ class CompileNotice(event.Listener):
         if self.depth > 1 or not getattr(func, "__module__", "").startswith(self.package):
             return
         what, seconds = COMPILES.get(func.__name__, (func.__name__, 30))
-        text = (f"denoc_pin: compiling {what} for its first use, up to about {seconds} s on 2 cores; once: later "
-                "runs load it from numba's cache")  # fmt: skip
+        text = (f"denoc_pin: compiling {what} for its first use, up to about {seconds} s on 2 cores; once a "
+                "machine: later runs load it from the kernel cache (denoc-pin cache)")  # fmt: skip
         self.timer = threading.Timer(self.delay, print, (text,), {"file": sys.stderr})
         self.timer.daemon = True
         self.timer.start()
 
     def on_end(self, ev):
+        cache = getattr(ev.data.get("dispatcher"), "_cache", None)
+        # Its compile failed: no save will release the lock.  (Event.is_failed answers the opposite in numba 0.68,
+        # so the exception is read where the event keeps it.)
+        if getattr(ev, "_exc_details", None) is not None and isinstance(cache, KernelCache):
+            cache.release()
         self.depth -= 1
-        if self.depth == 0 and self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        if self.depth == 0:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            with contextlib.suppress(OSError):  # the cache grew: keep it under its cap
+                evict()
 
 
-COMPILED = "denoc_pin_compiled.txt"  # the kernel groups compiled ahead for these sources (``tools/precompile.py``)
+# ---------------------------------------------------------------------------------------------------------------------
+# What the cache holds: listing, eviction, groups compiled ahead
+# ---------------------------------------------------------------------------------------------------------------------
 
 
-def compiled_groups(package: Path = PACKAGE) -> set[str]:
-    """The kernel groups ``denoc-pin compile`` compiled for the package's current sources (a file beside the sources'
-    stamp, dropped with the cached kernels when a source changes)."""
+def _entries(root: Path) -> list[Path]:
+    """The module folders under ``root`` (``<toolchain>/<module>-<digest>``)."""
+    if not root.is_dir():
+        return []
+    return [f for tool in root.iterdir() if tool.is_dir() for f in tool.iterdir() if f.is_dir()]
+
+
+def _size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
+
+
+def evict(limit: int | None = None, root: Path | None = None) -> list[Path]:
+    """Remove the module folders used least recently (loaded or written) until the cache holds at most ``limit``
+    bytes (default ``cache_size()``); the folders this process uses stay.  Returns the folders removed.  A process
+    loading from a removed folder finds no entry and compiles (numba treats a missing file as a miss)."""
+    root = cache_root() if root is None else root
+    limit = cache_size() if limit is None else limit
+    removed = []
+    with _locked(root / "evict.lock"):
+        folders = sorted(((f.stat().st_mtime, f, _size(f)) for f in _entries(root)), key=lambda t: t[0])
+        total = sum(s for _, _, s in folders)
+        for _, folder, size in folders:
+            if total <= limit:
+                break
+            if folder in _touched:
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+            total -= size
+    return removed
+
+
+def contents(root: Path | None = None) -> dict:
+    """What the cache holds (``denoc-pin cache``): its root, size and cap, and per toolchain the module folders,
+    those of the installed sources (``current``), the kernels (numba's index files) and their compiled
+    signatures (data files), with their sizes."""
+    root = cache_root() if root is None else root
+    src = sources()
+    current = {f"{m.removeprefix('denoc_pin.')}-{src.digest(m)[:24]}" for m in src.files}
+    tools: dict[str, dict] = {}
+    for folder in _entries(root):
+        t = tools.setdefault(folder.parent.name, {"folders": 0, "current": 0, "kernels": 0, "compiled": 0, "bytes": 0})
+        files = list(folder.iterdir())
+        t["folders"] += 1
+        t["current"] += folder.name in current and folder.parent.name == toolchain()
+        t["kernels"] += sum(f.suffix == ".nbi" for f in files)
+        t["compiled"] += sum(f.suffix == ".nbc" for f in files)
+        t["bytes"] += sum(f.stat().st_size for f in files if f.is_file())
+    return {"root": str(root), "toolchain": toolchain(), "bytes": sum(t["bytes"] for t in tools.values()),
+            "limit": cache_size(), "toolchains": tools, "groups": sorted(compiled_groups(root))}  # fmt: skip
+
+
+def clear(root: Path | None = None) -> int:
+    """Empty the cache; the bytes it held."""
+    root = cache_root() if root is None else root
+    held = sum(_size(f) for f in _entries(root))
+    if root.is_dir():
+        for entry in root.iterdir():
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+    return held
+
+
+def _groups_file(root: Path | None = None) -> Path:
+    cpu = numba.config.CPU_NAME or numba.core.codegen.ll.get_host_cpu_name()
+    root = cache_root() if root is None else root
+    return root / toolchain() / f"groups-{sources().package_digest()[:24]}-{cpu}.txt"
+
+
+def compiled_groups(root: Path | None = None) -> set[str]:
+    """The kernel groups ``denoc-pin compile`` compiled into the cache for the installed sources, toolchain and CPU."""
     try:
-        return set((package / "__pycache__" / COMPILED).read_text().split())
+        return set(_groups_file(root).read_text().split())
     except OSError:
         return set()
 
 
-def record_compiled(groups, package: Path = PACKAGE) -> None:
-    """Add ``groups`` to ``compiled_groups``; nothing where the folder is read-only."""
+def record_compiled(groups, root: Path | None = None) -> None:
+    """Add ``groups`` to ``compiled_groups``; nothing where the cache cannot be written."""
     with contextlib.suppress(OSError):
-        path = package / "__pycache__" / COMPILED
-        tmp = path.with_name(f"{COMPILED}.{os.getpid()}.tmp")
-        tmp.write_text("\n".join(sorted(compiled_groups(package) | set(groups))))
+        path = _groups_file(root)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text("\n".join(sorted(compiled_groups(root) | set(groups))))
         os.replace(tmp, path)
 
 
-drop_stale_kernels()  # on import of the package, before any kernel is compiled or loaded
+def install() -> None:
+    """Give numba the package's cache, once, before any kernel of the package is declared: ``KernelLocator`` first
+    in numba's list of locators (it claims the package's files, numba's own locators the rest;
+    ``$NUMBA_CACHE_LOCATOR_CLASSES``, if the user sets it, replaces the list and this with it), and ``KernelCache``
+    as the cache ``Dispatcher.enable_caching`` makes (``cache=True``)."""
+    if KernelLocator not in CacheImpl._locator_classes:
+        CacheImpl._locator_classes.insert(0, KernelLocator)
+    numba.core.dispatcher.FunctionCache = KernelCache
+
+
+install()
 NOTICE = CompileNotice()
 event.register("numba:compile", NOTICE)

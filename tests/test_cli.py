@@ -202,6 +202,30 @@ def test_compile_runs_groups_in_worker_processes_after_what_they_call(capsys):
     assert "unknown kernel group 'nope'; the groups are: factorization, inverse_dynamics, forward_dynamics" in err
 
 
+def test_cache_shows_where_the_kernels_are_what_they_hold_and_clears(tmp_path, monkeypatch, capsys):
+    """``denoc-pin cache``: the folder, its size and cap, per toolchain the module folders (those of the installed
+    sources counted), kernels and compiled signatures; ``--clear`` empties it."""
+    from denoc_pin import kernel_cache
+
+    monkeypatch.setenv("DENOC_PIN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DENOC_PIN_CACHE_SIZE", "5e8")
+    src = kernel_cache.sources()
+    current = f"core.spatial-{src.digest('denoc_pin.core.spatial')[:24]}"
+    for tool, name in ((kernel_cache.toolchain(), current), ("numba-0.1_old", "core.spatial-" + "0" * 24)):
+        folder = tmp_path / tool / name
+        folder.mkdir(parents=True)
+        (folder / "spatial.cross-10.py311.nbi").write_bytes(b"i" * 100_000)
+        (folder / "spatial.cross-10.py311.1.nbc").write_bytes(b"c" * 900_000)
+    assert cli.main(["cache"]) == 0
+    out = capsys.readouterr().out
+    assert f"kernel cache: {tmp_path}" in out and "size: 2.0 MB of at most 500.0 MB" in out
+    assert f"{kernel_cache.toolchain()}  (this one): 1 module folders (1 of the installed sources), 1 kernels, " in out
+    assert "numba-0.1_old: 1 module folders (0 of the installed sources)" in out
+    assert cli.main(["cache", "--clear"]) == 0 and "(2.0 MB)" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+    assert cli.main(["cache"]) == 0 and "empty" in capsys.readouterr().out
+
+
 def test_compile_runs_a_group_whose_predecessors_were_compiled_before(monkeypatch):
     """After ``denoc-pin demo`` compiled its groups, ``denoc-pin compile`` of a group that follows them runs it (the
     groups it follows count as done; a scheduler that waited for them to run again would wait forever)."""

@@ -1,6 +1,6 @@
 """The ``denoc-pin`` command line: ``info``, ``validate``, ``simulate``, ``view``, ``models``, ``demo``, ``compile``,
-and on Dask ``sweep`` and ``dataset`` (``validate`` takes many files there too).  A robot is a file (URDF, SDF, MJCF)
-or a name: a bundled model's, or an example-robot-data robot's.
+``cache``, and on Dask ``sweep`` and ``dataset`` (``validate`` takes many files there too).  A robot is a file (URDF,
+SDF, MJCF) or a name: a bundled model's, or an example-robot-data robot's.
 
 Exit codes: 0 success, 1 a check failed, 2 the model could not be loaded (the message says why).
 """
@@ -20,6 +20,7 @@ import numba
 import numpy as np
 import pinocchio
 
+from .. import kernel_cache
 from ..algorithms.configuration import neutral, random_configuration
 from ..algorithms.parallel_scheme import connectivity_matrix
 from ..core.joints import JOINTS
@@ -302,6 +303,29 @@ def cmd_compile(args) -> int:
     return 0
 
 
+def _bytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n < 1e9 else f"{n / 1e9:.2f} GB"
+
+
+def cmd_cache(args) -> int:
+    if args.clear:
+        held = kernel_cache.clear()
+        print(f"cleared {kernel_cache.cache_root()} ({_bytes(held)})")
+        return 0
+    held = kernel_cache.contents()
+    print(f"kernel cache: {held['root']}")
+    print(f"size: {_bytes(held['bytes'])} of at most {_bytes(held['limit'])} (DENOC_PIN_CACHE_SIZE)")
+    if not held["toolchains"]:
+        print("empty: each kernel compiles at its first use (denoc-pin compile: all of them now)")
+    for tool, t in sorted(held["toolchains"].items()):
+        mark = "  (this one)" if tool == held["toolchain"] else ""
+        print(f"{tool}{mark}: {t['folders']} module folders ({t['current']} of the installed sources), "
+              f"{t['kernels']} kernels, {t['compiled']} compiled signatures, {_bytes(t['bytes'])}")  # fmt: skip
+    groups = held["groups"]
+    print(f"groups compiled ahead for these sources: {', '.join(groups) if groups else 'none'}")
+    return 0
+
+
 def cmd_models(args) -> int:
     print("bundled (inside the package; dp.models.bundled(name)):")
     for name, what in BUNDLED.items():
@@ -426,6 +450,8 @@ def main(argv=None) -> int:
     c.add_argument("--all", action="store_true", help="every group (the default)")
     c.add_argument("--workers", type=int, help="processes (default: one per core)")
     c.add_argument("--force", action="store_true", help="also the groups already compiled for these sources")
+    k = sub.add_parser("cache", help="the machine's kernel cache: where it is, its size and what it holds")
+    k.add_argument("--clear", action="store_true", help="empty it (every kernel then compiles again at first use)")
     d = sub.add_parser("demo", help="the seed papers' examples 1-3, checked against Pinocchio, figures in --out")
     d.add_argument("--out", default="out", help="folder for the figures (default out/)")
     d.add_argument("--quick", action="store_true", help="shortened runs")
@@ -448,8 +474,8 @@ def main(argv=None) -> int:
             warnings.simplefilter("default")
             shown, warnings.showwarning = warnings.showwarning, show
             commands = {"info": cmd_info, "validate": cmd_validate, "simulate": cmd_simulate, "view": cmd_view,
-                        "demo": cmd_demo, "compile": cmd_compile, "models": cmd_models, "sweep": cmd_sweep,
-                        "dataset": cmd_dataset}  # fmt: skip
+                        "demo": cmd_demo, "compile": cmd_compile, "cache": cmd_cache, "models": cmd_models,
+                        "sweep": cmd_sweep, "dataset": cmd_dataset}  # fmt: skip
             return commands[args.command](args)
     except ModelError as e:
         print(f"denoc-pin: error: {e}", file=sys.stderr)
