@@ -534,7 +534,7 @@ def accuracy(n: int, with_pinocchio: bool, samples: int = 3) -> dict:
 
 
 def cold_start() -> float:
-    """Seconds for import + model + first ID and FD call in a fresh process (numba cache warm)."""
+    """Seconds for import + model + first ID and FD call in a fresh process (kernel cache warm)."""
     code = (
         "import time; t=time.perf_counter(); import numpy as np, denoc_pin as dp; m=dp.models.bundled('gripper');"
         "d=m.create_data(); z=np.zeros(4); dp.forward_dynamics(m,d,z,z,dp.inverse_dynamics(m,d,z,z,z));"
@@ -546,7 +546,7 @@ def cold_start() -> float:
 
 
 def first_use() -> dict:
-    """Seconds of a first use after an install: a copy of the package with no numba cache, in a fresh process,
+    """Seconds of a first use after an install: a copy of the package with an empty kernel cache, in a fresh process,
     timing the import, loading panda (its singularity check compiles forward dynamics' kernel) and a first FD call."""
     import shutil
     import tempfile
@@ -560,7 +560,9 @@ def first_use() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         no_cache = shutil.ignore_patterns("__pycache__")
         shutil.copytree(HERE.parent / "denoc_pin", Path(tmp) / "denoc_pin", ignore=no_cache)
+        empty = Path(tmp) / "kernels"  # the kernel cache, empty: as on a machine that never ran these sources
         env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": tmp}
+        env["DENOC_PIN_CACHE_DIR"] = str(empty)
         res = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True, capture_output=True, text=True)
     imp, load, fd = map(float, res.stdout.split())
     return {"import_s": imp, "load_s": load, "fd_s": fd}
@@ -614,7 +616,7 @@ STARTUP = {  # what a short script does in a fresh process, each library its own
 
 def startup(rounds: int = 5) -> dict:
     """A fresh process's import, first model load (panda's URDF) and first calls (ID, FD, a frame Jacobian,
-    integrate), for denoc_pin (numba's cache warm), denoc_pin after ``dp.warmup(model)`` (its own column; the calls
+    integrate), for denoc_pin (kernel cache warm), denoc_pin after ``dp.warmup(model)`` (its own column; the calls
     after it), and Pinocchio: the medians of ``rounds`` alternating runs."""
     path = str(example_robot_urdf("panda"))
     scripts = {
@@ -624,7 +626,7 @@ def startup(rounds: int = 5) -> dict:
     }
     subprocess.run(
         [sys.executable, "-c", scripts["denoc_pin_warmup"]], cwd=HERE.parent, check=True, capture_output=True
-    )  # fmt: skip  (numba's cache filled)
+    )  # fmt: skip  (the kernel cache filled)
     runs: dict = {k: [] for k in scripts}
     for _ in range(rounds):
         for key, code in scripts.items():
@@ -681,8 +683,8 @@ def rope_fall(quick: bool = False) -> dict:
 def dask_scaling(quick: bool = False) -> dict:
     """``dp.distributed`` on local clusters of 1 and 2 worker processes: a sweep of the paper's rope released
     horizontal (1.0 s of RK4 each), timed in alternating rounds on warm workers; a panda dataset against the
-    in-process batch on one core; and two cold starts to a first result (fresh workers with numba's cache on
-    disk, and with an empty cache, as after an install)."""
+    in-process batch on one core; and two cold starts to a first result (fresh workers with the kernel cache
+    filled, and with an empty one, as on a machine that never ran these sources)."""
     import tempfile
 
     import dask
@@ -747,10 +749,10 @@ def dask_scaling(quick: bool = False) -> dict:
         for c in clients.values():
             c.close()
     for key, empty_cache in (("cold_start_cached_s", False), ("cold_start_no_cache_s", True)):
-        # numba reads NUMBA_CACHE_DIR at import: the variable goes into the worker processes as they start
+        # the kernel cache's folder is read at import: the variable goes into the worker processes as they start
         with (
             tempfile.TemporaryDirectory() as tmp,
-            dask.config.set({f"{PRE_SPAWN}.NUMBA_CACHE_DIR": tmp} if empty_cache else {}),
+            dask.config.set({f"{PRE_SPAWN}.DENOC_PIN_CACHE_DIR": tmp} if empty_cache else {}),
         ):
             t0 = time.perf_counter()
             with dist.client(n_workers=2) as c:
@@ -768,7 +770,7 @@ def report_dask(r: dict) -> str:
         f"{r['batch_1_core_per_s']:.0f} /s for the in-process batch on one core: {r['dataset_efficiency']:.2f} of 2x; "
         f"the same work as a chunk's (draw, FD, write) on one core here: {r['chunk_work_1_core_per_s']:.0f} /s, "
         f"{r['dataset_2_workers_per_s'] / (2 * r['chunk_work_1_core_per_s']):.2f} of 2x",
-        f"- cold start to a first result, 2 workers: {r['cold_start_cached_s']:.1f} s with numba's cache on disk, "
+        f"- cold start to a first result, 2 workers: {r['cold_start_cached_s']:.1f} s with the kernel cache filled, "
         f"{r['cold_start_no_cache_s']:.1f} s with an empty cache (after an install)",
     ])  # fmt: skip
 
@@ -1508,10 +1510,10 @@ def report(r: dict) -> str:
     for e in r["scaling"]:
         per = {k: (f"{e[k] / e['n'] * 1e9:.0f} ns" if k in e else "—") for k in ("ID", "FD", "rnea", "aba")}
         lines.append(f"| {e['n']:,} | {per['ID']} | {per['FD']} | {per['rnea']} | {per['aba']} |")
-    lines += ["", f"Cold start (fresh process, warm numba cache, import to first FD): {r['cold_start_s']:.2f} s"]
+    lines += ["", f"Cold start (fresh process, warm kernel cache, import to first FD): {r['cold_start_s']:.2f} s"]
     f = r["first_use"]
     lines.append(
-        f"First use after an install (no numba cache): import {f['import_s']:.1f} s, loading panda "
+        f"First use after an install (empty kernel cache): import {f['import_s']:.1f} s, loading panda "
         f"{f['load_s']:.1f} s, first FD {f['fd_s']:.1f} s"
     )
     if r.get("plot"):
