@@ -15,17 +15,43 @@ import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.validate import errors
 
+COMPILED: dict = {"groups": {}, "kernels": []}  # what this session compiled (the summary's last lines)
+
 
 def pytest_sessionstart(session) -> None:
     """Compile every kernel group first, in one worker process per core (``denoc-pin compile``; nothing to do when
-    numba's cache holds them for these sources): the tests would otherwise compile them one after another as each
-    first uses them.  DENOC_PIN_TEST_NO_PRECOMPILE=1 skips it."""
+    the machine's kernel cache holds them for these sources): the tests would otherwise compile them one after
+    another as each first uses them.  DENOC_PIN_TEST_NO_PRECOMPILE=1 skips it.  Then count the package's kernels
+    this process compiles (numba's compile event fires on a cache miss)."""
     import os
+
+    from numba.core import event
 
     if os.environ.get("DENOC_PIN_TEST_NO_PRECOMPILE") != "1":
         from denoc_pin.tools.precompile import compile_kernels
 
-        compile_kernels(progress=False)
+        COMPILED["groups"] = compile_kernels(progress=False)
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            f = ev.data["dispatcher"].py_func
+            if "declared" not in ev.data and f.__module__.startswith("denoc_pin"):
+                COMPILED["kernels"].append(f"{f.__module__}.{f.__qualname__}")
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Count())
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    from denoc_pin.kernel_cache import cache_root
+
+    groups, kernels = COMPILED["groups"], COMPILED["kernels"]
+    terminalreporter.write_line(
+        f"kernel cache {cache_root()}: {len(groups)} groups compiled ahead ({sum(groups.values()):.0f} s in their "
+        f"workers), {len(kernels)} kernels compiled by the tests' own process (0 and 0: everything was cached)"
+    )
 
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout (or unpacked sdist): examples/, docs/, README.md

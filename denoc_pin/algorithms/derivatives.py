@@ -41,6 +41,7 @@ from ..core.spatial import (
     rigid_inertia_times,
     transferred_wrench,
 )
+from ..kernel_cache import compile_on_first_use
 from .compositions import aba_entry, crba_entry, rnea_entry
 from .forward import factor_step, udut_solve
 from .kinematics import world_poses_into
@@ -579,6 +580,10 @@ def derivatives_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
     return run_chunks(derivatives_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
 
 
+# One signature each, the flags as runtime booleans: typed from their callers with literal flags (True from the
+# closed loops' derivatives, a bool from the tree's) each compiled twice.
+compile_on_first_use(tree_derivatives, types.boolean(MI, MF, VEC, VEC, VEC, VEC, MAT, MAT, MAT, types.boolean))
+compile_on_first_use(forward_from_inverse, types.none(MI, MF, VEC, MAT, MAT, MAT, types.boolean))
 DERIVATIVES = Entry(
     derivatives_entry,
     types.int64(MI, MF, VEC, VEC, VEC, VEC, types.boolean, types.boolean, MAT, MAT, MAT),

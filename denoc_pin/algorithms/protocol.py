@@ -177,8 +177,8 @@ def run_chunks(rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
     single-threaded caller (a Dask worker's task thread) never touches the threading layer."""
     B = Q.shape[0]
     Qb, Vb, Xb, ob, o2 = borrow(Q), borrow(V), borrow(X), borrow(out), borrow(out2)
-    if nchunks == 1:
-        return rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, 0, B)
+    if nchunks == 1:  # lo = B − B: an int64 as in the chunks below (a literal 0 would compile rows a second time)
+        return rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, B - B, B)
     status = np.zeros(nchunks, dtype=np.int64)
     for c in numba.prange(nchunks):
         status[c] = rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, c * B // nchunks,

@@ -8,13 +8,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
+from ..algorithms.protocol import CB, MF, MI, VEC
 from ..core import cuts as ck  # the cut kinds (CUT_*) and the packed buffer's columns (P_*)
 from ..core.joints import GROUP_OF, SO2
 from ..core.layout import data_views, loop_views, model_views
 from ..core.spatial import add3, cross3, dot3, log3, matmul_into, matmul_tn_into, mtv3, mv3, sub3
+from ..kernel_cache import compile_on_first_use
 from ..model import Data, Model, ModelError, check_data, configuration
 
 __all__ = ["RANK_RTOL", "independent_rows", "independent_svd", "loop_jacobian", "loop_residual"]
@@ -185,6 +187,13 @@ def loop_step(mi, mf, ws, cb, lw, q, with_bias):
     mv, dv, lv = model_views(mi, mf), data_views(ws, mi), loop_views(lw, mi)
     return loop_rows(mv.parents, mv.kinds, mv.idx_q, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR,
                      dv.op, cb, q, with_bias, lv.J, lv.res, lv.Jdv, lv.Rc1, lv.Rc2, lv.R12, lv.sel)  # fmt: skip
+
+
+# One signature, with_bias a runtime boolean: called with a literal True (the closed-loop dynamics and derivatives), a
+# literal False (the contact step) and a bool (LoopState), it compiled three times, with loop_rows inside each.
+compile_on_first_use(
+    loop_step, types.int64(MI, MF, VEC, CB, VEC, types.Array(types.float64, 1, "C", readonly=True), types.boolean)
+)  # q read only: any caller's q converts
 
 
 class LoopState:
