@@ -24,9 +24,9 @@ So a second clone, a new venv, a wheel, a Dask worker or a CI run of the same so
 Within a folder numba's files are as numba writes them (``<file>.<function>-<line>.pyXY.nbi`` and ``.nbc``).
 
 **Many processes at once.**  numba writes an index or a kernel to a temporary file and renames it into place, so no
-reader sees half an entry.  A declared kernel (``compile_on_first_use``) compiles under an exclusive lock on a file
-beside its entry (``fcntl.flock``), taken after this process's compiler lock: of processes starting together, one
-compiles it and the others wait, then load it.
+reader sees half an entry.  Each package kernel compiles under an exclusive lock on a file beside its entry
+(``KernelCache``, ``fcntl.flock``), taken on a miss, after this process's compiler lock: of processes starting
+together, one compiles it and the others wait, then load it.
 
 **A cache folder that cannot be written** (read-only, or not creatable): one ``KernelCacheWarning``, and the kernels
 compile into a temporary folder of this process, removed at its exit.  **Its size** is capped
@@ -166,10 +166,9 @@ class Sources:
         self.text = {m: p.read_bytes() for m, p in self.files.items()}
         self.sha = {m: hashlib.sha256(b).hexdigest() for m, b in self.text.items()}
         self.origin: dict[str, dict[str, str]] = {}  # module -> {name it binds by import: module the name is from}
-        self.imports: dict[str, set[str]] = {}
+        self.statements: dict[str, set] = {}  # module -> {(module imported from, name or None)}, as written
         for module, raw in self.text.items():
             self._read_imports(module, raw.decode("utf-8", "replace"))
-        self.statements = self.imports  # module -> {(module imported from, name or None)}, as written
         self.imports = {m: {self._resolve(*t) for t in targets} - {None} for m, targets in self.statements.items()}
 
     def _read_imports(self, module: str, text: str) -> None:
@@ -191,7 +190,7 @@ class Sources:
                 origin[(alias or imported).strip()] = f"{spec}.{imported}" if imported != "*" else spec
         for m in _IMPORT.finditer(text):
             targets.add((m.group(1), None))
-        self.imports[module] = targets
+        self.statements[module] = targets
         self.origin[module] = origin
 
     def _resolve(self, spec: str, name: str | None, depth: int = 0) -> str | None:

@@ -72,11 +72,16 @@ def _run(root: Path, cache: Path | None, *args: str, n: int = 1) -> list[dict]:
     return [json.loads(o.splitlines()[-1]) | {"stderr": e} for o, e in outs]
 
 
-def _seeded_cache(tmp_path: Path) -> Path:
-    """A cache of its own holding the machine's kernels of the installed sources (compiled first if missing)."""
+def _warm() -> None:
+    """The worker's kernels in the machine's cache (compiled here if missing)."""
     m = dp.models.chain(3)
     dp.energy(m, m.create_data(), np.zeros(3), np.zeros(3))
     dp.forward_dynamics(m, m.create_data(), np.zeros(3), np.zeros(3), np.zeros(3))
+
+
+def _seeded_cache(tmp_path: Path) -> Path:
+    """A cache of its own holding the machine's kernels of the installed sources."""
+    _warm()
     cache = tmp_path / "cache"
     mine = kc.cache_root() / kc.toolchain()
     src = kc.sources()
@@ -97,8 +102,7 @@ def _edit(root: Path, module: str, old: str, new: str) -> None:
 def test_a_second_clone_of_the_same_sources_compiles_nothing(tmp_path):
     """The machine's cache serves a copy of the package in another folder (a fresh clone, a new venv, a wheel) with
     every kernel it uses: no compile, the same numbers bit for bit."""
-    here = _seeded_cache(tmp_path)  # makes sure the machine's cache holds them
-    assert here.exists()
+    _warm()
     m = dp.models.chain(3)
     q, v = np.array([0.3, -0.2, 0.5]), np.array([1.0, -2.0, 0.5])
     (out,) = _run(_copy(tmp_path, "clone"), None, "fd")
