@@ -227,9 +227,10 @@ class Sources:
         return h.hexdigest()
 
     def package_digest(self) -> str:
-        """SHA-256 over every module: the sources as a whole (``compiled_groups`` is kept per package digest)."""
+        """SHA-256 over every module compiled in: the sources as a whole (``compiled_groups`` is kept per package
+        digest)."""
         h = hashlib.sha256()
-        for m in sorted(self.files):
+        for m in sorted(set(self.files) - NOT_COMPILED_IN):
             h.update(f"{m} {self.sha[m]}\n".encode())
         return h.hexdigest()
 
