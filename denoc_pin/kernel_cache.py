@@ -46,6 +46,7 @@ import atexit
 import contextlib
 import functools
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -234,6 +235,10 @@ class Sources:
             h.update(f"{m} {self.sha[m]}\n".encode())
         return h.hexdigest()
 
+    def folder(self, module: str) -> str:
+        """The name of ``module``'s folder in the cache: ``<module>-<digest>``."""
+        return f"{module.removeprefix('denoc_pin.')}-{self.digest(module)[:24]}"
+
     def dependents(self, module: str) -> set[str]:
         """The modules whose kernels a change to ``module`` recompiles."""
         return {m for m in self.files if module in self.closure(m)}
@@ -249,7 +254,8 @@ def sources() -> Sources:
 # numba's side: a locator for the package's files
 # ---------------------------------------------------------------------------------------------------------------------
 
-_touched: set[Path] = set()
+_touched: set[Path] = set()  # the folders this process uses (eviction keeps them)
+_grew = [False]  # whether this process wrote to the cache since it last checked the cap
 
 
 @functools.cache
@@ -296,8 +302,7 @@ class KernelLocator(_CacheLocator):
         module = ".".join(("denoc_pin", *relative.with_suffix("").parts)).removesuffix(".__init__")
         if module not in src.files:
             return None
-        name = f"{module.removeprefix('denoc_pin.')}-{src.digest(module)[:24]}"
-        folder = _writable() / name
+        folder = _writable() / src.folder(module)
         if folder not in _touched:  # used now: the last to be evicted (made at the first save)
             with contextlib.suppress(OSError):
                 os.utime(folder)
@@ -313,26 +318,10 @@ class KernelLocator(_CacheLocator):
 # ---------------------------------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    """An exclusive lock between processes on the file ``path``; none where its folder cannot be written."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError:
-        yield
-        return
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # released when fd closes, also if the process dies
-        yield
-    finally:
-        os.close(fd)
-
-
 def _acquire(path: Path, patience: float = 900.0) -> int | None:
-    """An exclusive lock on the file ``path`` (its descriptor; ``_release`` it), waited for at most ``patience``
-    seconds (a process whose compile failed may hold it until its next try); None where it cannot be had."""
+    """An exclusive lock on the file ``path`` (its descriptor: closing it releases the lock, also if the process
+    dies), waited for at most ``patience`` seconds (a process whose compile failed may hold a kernel's lock until
+    its next try); None where it cannot be had."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -350,6 +339,18 @@ def _acquire(path: Path, patience: float = 900.0) -> int | None:
                 os.close(fd)
                 return None
             time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock between processes on the file ``path``, held for the block; none where its folder cannot
+    be written."""
+    fd = _acquire(path, patience=math.inf)
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 class KernelCache(FunctionCache):
@@ -374,6 +375,7 @@ class KernelCache(FunctionCache):
     def save_overload(self, sig, data):
         try:
             super().save_overload(sig, data)
+            _grew[0] = True
         finally:
             self.release()
 
@@ -533,8 +535,10 @@ class CompileNotice(event.Listener):
             if self.timer is not None:
                 self.timer.cancel()
                 self.timer = None
-            with contextlib.suppress(OSError):  # the cache grew: keep it under its cap
-                evict()
+            if _grew[0]:  # the cache grew: keep it under its cap (a compile that only loaded leaves it)
+                _grew[0] = False
+                with contextlib.suppress(OSError):
+                    evict()
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -580,7 +584,7 @@ def contents(root: Path | None = None) -> dict:
     signatures (data files), with their sizes."""
     root = cache_root() if root is None else root
     src = sources()
-    current = {f"{m.removeprefix('denoc_pin.')}-{src.digest(m)[:24]}" for m in src.files}
+    current = {src.folder(m) for m in src.files}
     tools: dict[str, dict] = {}
     for folder in _entries(root):
         t = tools.setdefault(folder.parent.name, {"folders": 0, "current": 0, "kernels": 0, "compiled": 0, "bytes": 0})
@@ -589,7 +593,7 @@ def contents(root: Path | None = None) -> dict:
         t["current"] += folder.name in current and folder.parent.name == toolchain()
         t["kernels"] += sum(f.suffix == ".nbi" for f in files)
         t["compiled"] += sum(f.suffix == ".nbc" for f in files)
-        t["bytes"] += sum(f.stat().st_size for f in files if f.is_file())
+        t["bytes"] += _size(folder)
     return {"root": str(root), "toolchain": toolchain(), "bytes": sum(t["bytes"] for t in tools.values()),
             "limit": cache_size(), "toolchains": tools, "groups": sorted(compiled_groups(root))}  # fmt: skip
 

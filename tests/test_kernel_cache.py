@@ -86,7 +86,7 @@ def _seeded_cache(tmp_path: Path) -> Path:
     mine = kc.cache_root() / kc.toolchain()
     src = kc.sources()
     for module in src.files:
-        folder = mine / f"{module.removeprefix('denoc_pin.')}-{src.digest(module)[:24]}"
+        folder = mine / src.folder(module)
         if folder.is_dir():
             shutil.copytree(folder, cache / kc.toolchain() / folder.name, ignore=shutil.ignore_patterns("*.lock"))
     return cache
