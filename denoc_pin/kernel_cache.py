@@ -75,11 +75,13 @@ except ImportError:  # Windows: no flock; the locks are then no-ops (numba's ren
 __all__ = [
     "DEFAULT_SIZE",
     "NOTICE",
+    "NOTICES",
     "CompileNotice",
     "KernelCache",
     "KernelCacheWarning",
     "KernelLocator",
     "Sources",
+    "announce",
     "cache_root",
     "clear",
     "compile_on_first_use",
@@ -477,30 +479,19 @@ def prepare(*kernels) -> None:
             lazy(lazy.signature.args)
 
 
-# What the first use of each kernel compiles, and for about how long, measured on a 2-core machine with nothing
-# compiled yet (less when a kernel it calls is already compiled).  Keyed by the outermost kernel numba compiles.
-COMPILES = {
-    "factor_entry": ("the UDUᵀ factors", 20),
-    "aba_fast": ("forward dynamics (the kernel a new model's singularity check runs too)", 25),
-    "aba_entry": ("forward dynamics (the kernel a new model's singularity check runs too)", 25),
-    "rnea_fast": ("inverse dynamics", 10),
-    "rnea_entry": ("inverse dynamics", 10),
-    "crba_fast": ("the generalized inertia matrix", 10),
-    "crba_entry": ("the generalized inertia matrix", 10),
-    "rnea_batch": ("batches of inverse dynamics", 15),
-    "aba_batch": ("batches of forward dynamics", 15),
-    "rk4_kernel": ("the RK4 simulation loop", 15),
-    "dp_kernel": ("the adaptive Dormand–Prince integrators", 30),
-    "energy_entry": ("the energy", 10),
-    "cfd_fast": ("the closed-loop dynamics", 40),
-    "cfd_entry": ("the closed-loop dynamics", 40),
-    "cfd_batch": ("batches of closed-loop states", 45),
-    "vector_fast": ("frames and Jacobians", 25),
-    "placement_fast": ("frames and Jacobians", 25),
-    "matrix_fast": ("frames and Jacobians", 25),
-    "kinematics_call": ("frames and Jacobians", 25),
-    "kinematics_batch": ("batches of frames and Jacobians", 40),
-}
+NOTICES: dict[str, tuple[str, int]] = {}
+"""What the first use of a kernel compiles and for about how long on 2 cores with nothing compiled yet (less when a
+kernel it calls is compiled already), by the kernel's qualified name: from its declaration (``announce``)."""
+
+
+def _qualified(func) -> str:
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def announce(dispatcher, what: str, seconds: int) -> None:
+    """Let the first compile of ``dispatcher`` say on stderr what compiles and for about how long (``CompileNotice``):
+    the entries of the call protocol declare theirs."""
+    NOTICES.setdefault(_qualified(dispatcher.py_func), (what, seconds))  # a kernel two entries share: the first says
 
 
 class CompileNotice(event.Listener):
@@ -517,7 +508,7 @@ class CompileNotice(event.Listener):
         func = getattr(ev.data.get("dispatcher"), "py_func", None)
         if self.depth > 1 or not getattr(func, "__module__", "").startswith(self.package):
             return
-        what, seconds = COMPILES.get(func.__name__, (func.__name__, 30))
+        what, seconds = NOTICES.get(_qualified(func), (func.__name__, 30))
         text = (f"denoc_pin: compiling {what} for its first use, up to about {seconds} s on 2 cores; once a "
                 "machine: later runs load it from the kernel cache (denoc-pin cache)")  # fmt: skip
         self.timer = threading.Timer(self.delay, print, (text,), {"file": sys.stderr})

@@ -202,6 +202,43 @@ def test_compile_runs_groups_in_worker_processes_after_what_they_call(capsys):
     assert "unknown kernel group 'nope'; the groups are: factorization, inverse_dynamics, forward_dynamics" in err
 
 
+def test_each_entry_is_compiled_by_the_group_it_names_and_says_what_compiles():
+    """Every entry of the call protocol declares how it compiles, and the declaration holds: its group (and its rows'
+    group) is a task of ``denoc-pin compile``, each of its kernels has its compile notice, an entry compiled for its
+    caller's buffers has a first use in its group; running each group leaves every kernel of its entries compiled or
+    loaded; an entry declared without a group is refused."""
+    from numba import njit, types
+
+    from denoc_pin.algorithms.protocol import ENTRIES, Entry
+    from denoc_pin.kernel_cache import NOTICES
+    from denoc_pin.tools import precompile
+
+    named = {e.group for e in ENTRIES} | {e.rows_group for e in ENTRIES if e.rows is not None}
+    assert named == set(precompile.TASKS), named ^ set(precompile.TASKS)
+    assert set(precompile.FIRST_USES) <= named
+    kernels = {"aba_entry", "rnea_rows", "cfd_derivatives_rows", "rk4_kernel", "contact_run", "integrate_fast"}
+    assert kernels <= {k.__name__ for e in ENTRIES for k in e.kernels}
+    for e in ENTRIES:
+        for k in e.kernels:
+            assert f"{k.py_func.__module__}.{k.py_func.__qualname__}" in NOTICES, k
+        if e.kernel is not None and e.signature is None:
+            assert e.group in precompile.FIRST_USES, e.name
+    for name, task in precompile.TASKS.items():  # loads from the kernel cache the test run compiled first
+        task.run()
+        for e in ENTRIES:
+            if e.group == name:
+                assert all(k.signatures for k in e.kernels if k is not e.rows), (name, e.name)
+            if e.rows_group == name:
+                assert e.rows.signatures, (name, e.name)
+
+    @njit
+    def kernel(mi, mf, ws):
+        return 0
+
+    with pytest.raises(ValueError, match="entry kernel: declare its group and what it computes"):
+        Entry(kernel, types.int64(types.int64[:], types.float64[:], types.float64[:]))
+
+
 def test_cache_shows_where_the_kernels_are_what_they_hold_and_clears(tmp_path, monkeypatch, capsys):
     """``denoc-pin cache``: the folder, its size and cap, per toolchain the module folders (those of the installed
     sources counted), kernels and compiled signatures; ``--clear`` empties it."""

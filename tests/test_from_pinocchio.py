@@ -230,7 +230,7 @@ def test_the_small_calls_fast_path_and_checked_path_are_pinocchios(name):
             dp.normalize(model, np.where((np.arange(model.nq) >= 3) & (np.arange(model.nq) < 7), 0.0, q0))
 
 
-WARMED = """
+LOADED = """
 import sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
@@ -244,7 +244,10 @@ def loaded():
                 if isinstance(x, CPUDispatcher) and x.signatures:
                     found.add(f"{name}.{attr}")
     return found
-
+"""  # the package's compiled kernels a process has loaded
+WARMED = (
+    LOADED
+    + """
 model = dp.load_urdf(sys.argv[1], "free-flyer")
 dp.warmup(model)
 before = loaded()
@@ -265,15 +268,43 @@ dp.energy(model, data, q, v)
 dp.difference(model, q, dp.integrate(model, q, v, 0.01))
 print(sorted(loaded() - before))
 """
+)
 
 
-def test_warmup_loads_every_kernel_the_first_calls_need():
-    """In a fresh process, after dp.warmup(model) the calls of a control loop load no kernel they did not have."""
+WARMED_LOOPS = (
+    LOADED
+    + """
+model = dp.models.spatial_four_bar()
+q = dp.assemble(model, np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], fixed=["crank"])
+dp.warmup(model, derivatives=True, batches=True)
+before = loaded()
+data = model.create_data()
+v, tau = np.zeros(model.nv), np.ones(model.nv)
+Q, V, T = np.tile(q, (3, 1)), np.zeros((3, model.nv)), np.ones((3, model.nv))
+for x in ((q, v, tau), (Q, V, T)):
+    a = dp.forward_dynamics(model, data, *x)
+    dp.inverse_dynamics(model, data, x[0], x[1], a)
+    dp.inverse_dynamics_derivatives(model, data, x[0], x[1], a)
+    dp.forward_dynamics_derivatives(model, data, *x)
+    dp.constrained_forward_dynamics(model, data, *x)
+    dp.constrained_forward_dynamics_derivatives(model, data, *x)
+    dp.frame_jacobian(model, data, x[0], len(model.frames) - 1)
+dp.gim(model, data, q)
+dp.energy(model, data, q, v)
+print(sorted(loaded() - before))
+"""
+)
+
+
+@pytest.mark.parametrize("script", ["tree", "loops"])
+def test_warmup_loads_every_kernel_the_first_calls_need(script):
+    """In a fresh process, after dp.warmup(model) the calls of a control loop load no kernel they did not have: on
+    solo's tree, and on a closed mechanism warmed with its derivatives and batches (one state and a batch each)."""
     import subprocess
     import sys
 
-    path = str(example_robot_urdf("solo"))
-    out = subprocess.run([sys.executable, "-c", WARMED, path], capture_output=True, text=True, timeout=600)
+    args = [WARMED, str(example_robot_urdf("solo"))] if script == "tree" else [WARMED_LOOPS]
+    out = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.layout import borrow, data_views, model_views
+from ..core.layout import FMA, borrow, data_views, model_views
 from ..core.spatial import add_transformed_rigid_inertia, rigid_inertia_into, rigid_inertia_times, transferred_wrench
 
 __all__: list[str] = []
@@ -110,7 +110,7 @@ def ancestor_blocks(parents, idx_v, nvs, E, r, S, B, out):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FMA)  # a call of crba_entry's: inlined, numba copied its IR (15 s) for no speed
 def gim_step(mi, mf, ws, out):
     """Composite inertias (eq. 17) and the GIM (eq. 16) into out, with the kinematics already in ws."""
     mv = model_views(mi, mf)

@@ -25,7 +25,7 @@ from .composite import gim_step
 from .forward import factor_step
 from .inverse import inverse_dynamics_step
 from .kinematics import kinematics_entry
-from .protocol import MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks, set_fext, states
+from .protocol import MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer, set_fext, states
 
 __all__ = [
     "ABA",
@@ -80,7 +80,7 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     return SINGULAR + k if k else 0
 
 
-@njit(cache=True, fastmath=FMA)  # gim_step is inlined here, and compiled with FMA contraction
+@njit(cache=True, fastmath=FMA)
 def crba_entry(mi, mf, ws, q, out):
     """Kinematics, composite inertias (eq. 17) and the GIM (eq. 16) into out; NOT_FINITE, BAD_LENGTH."""
     if len(q) != mi[HEAD_NQ]:
@@ -110,9 +110,10 @@ def crba_fast(mb, ws, q, out):
     return on_model_buffer(crba_entry, mb, ws, (q, out))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rnea_rows(mi, mf, ws, lw, fixed, Q, V, A, out, out2, lo, hi):
     """Rows lo … hi−1 of a batch of inverse dynamics (``protocol.run_chunks``); fixed = (with_fext,)."""
+    Q, V, A, out, out2 = borrowed(Q, V, A, out, out2)
     tau, status = data_views(ws, mi).tau, 0
     for i in range(lo, hi):
         s = rnea_entry(mi, mf, ws, Q[i], V[i], A[i], fixed[0])
@@ -121,9 +122,10 @@ def rnea_rows(mi, mf, ws, lw, fixed, Q, V, A, out, out2, lo, hi):
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def aba_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
     """Rows lo … hi−1 of a batch of forward dynamics; fixed = (with_fext,)."""
+    Q, V, T, out, out2 = borrowed(Q, V, T, out, out2)
     ddq, status = data_views(ws, mi).ddq, 0
     for i in range(lo, hi):
         s = aba_entry(mi, mf, ws, Q[i], V[i], T[i], fixed[0])
@@ -132,25 +134,71 @@ def aba_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
     return status
 
 
-@njit(cache=True, parallel=True)
-def rnea_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
-    return run_chunks(rnea_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
-
-
-@njit(cache=True, parallel=True)
-def aba_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
-    return run_chunks(aba_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
-
-
 _STATE = types.int64(MI, MF, VEC, VEC, VEC, VEC, types.boolean)  # (mi, mf, ws, q, v, x, with_fext)
+_FAST_STATE = types.int64(MB, VEC, VEC, VEC, VEC)  # (mb, ws, q, v, x), no external forces
+_WITH_FEXT = types.Tuple((types.boolean,))  # the rows' fixed arguments: (with_fext,)
+# Table 1 with step 2 (inverse dynamics) and without (forward dynamics' step 1): one compile, step2 a runtime flag
+# (a literal True and a literal False compiled it twice, 10 s, for a branch a call).
+compile_on_first_use(inverse_dynamics_step, types.none(MI, MF, VEC, VEC, VEC, types.boolean, types.boolean))
 # factor_step serves the singularity check (no right side) and forward dynamics: one compile of the factorization,
 # the longest of the package, for both (a literal True and a literal False would each compile it).
-compile_on_first_use(factor_step, types.int64(MI, MF, VEC, VEC, types.boolean))
-_FAST_STATE = types.int64(MB, VEC, VEC, VEC, VEC)  # (mb, ws, q, v, x), no external forces
-RNEA = Entry(rnea_entry, _STATE, rnea_fast, _FAST_STATE, rnea_batch, ("q", "v", "a"), ("nv",))
-ABA = Entry(aba_entry, _STATE, aba_fast, _FAST_STATE, aba_batch, ("q", "v", "tau"), ("nv",), after=(factor_step,))
-CRBA = Entry(crba_entry, types.int64(MI, MF, VEC, VEC, MAT), crba_fast, types.int64(MB, VEC, VEC, MAT), states=("q",))
-FACTOR = Entry(factor_entry, types.int64(MI, MF, VEC, VEC), states=("q",), after=(factor_step,))
+FACTORIZATION = Entry(
+    factor_step,
+    types.int64(MI, MF, VEC, VEC, types.boolean),
+    states=("q",),
+    group="factorization",
+    what="the UDUᵀ factorization (Table 3)",
+    seconds=20,
+)
+RNEA = Entry(
+    rnea_entry,
+    _STATE,
+    rnea_fast,
+    _FAST_STATE,
+    rnea_rows,
+    ("q", "v", "a"),
+    ("nv",),
+    after=(inverse_dynamics_step,),
+    group="inverse_dynamics",
+    what="inverse dynamics (Table 1)",
+    seconds=10,
+    fixed=_WITH_FEXT,
+    rows_group="batches",
+)
+ABA = Entry(
+    aba_entry,
+    _STATE,
+    aba_fast,
+    _FAST_STATE,
+    aba_rows,
+    ("q", "v", "tau"),
+    ("nv",),
+    after=(factor_step, inverse_dynamics_step),
+    group="forward_dynamics",
+    what="forward dynamics",
+    seconds=40,
+    fixed=_WITH_FEXT,
+    rows_group="batches",
+)
+CRBA = Entry(
+    crba_entry,
+    types.int64(MI, MF, VEC, VEC, MAT),
+    crba_fast,
+    types.int64(MB, VEC, VEC, MAT),
+    states=("q",),
+    group="gim",
+    what="the generalized inertia matrix (eq. 16-17)",
+    seconds=10,
+)
+FACTOR = Entry(
+    factor_entry,
+    types.int64(MI, MF, VEC, VEC),
+    states=("q",),
+    after=(factor_step,),
+    group="udut",
+    what="the UDUᵀ factors alone (udut, gim_inverse)",
+    seconds=5,
+)
 
 
 def run_states(forward: bool, model: Model, data: Data, q, v, x, fext) -> np.ndarray:

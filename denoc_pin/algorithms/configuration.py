@@ -20,11 +20,10 @@ from ..core.joints import (
     random_qs,
 )
 from ..core.layout import HEAD_NQ, HEAD_NV, all_finite, model_views, split_model
-from ..kernel_cache import compile_on_first_use
 from ..model import Model, configuration, vector
 from ..model.mimic import MimicModel
 from ..model.status import BAD_LENGTH, NOT_FINITE
-from .protocol import MB, VEC
+from .protocol import MB, VEC, Entry
 
 __all__ = ["dexp_inv", "difference", "integrate", "neutral", "normalize", "random_configuration"]
 
@@ -85,9 +84,10 @@ def normalize_fast(mb, q, out):
     return 0
 
 
-compile_on_first_use(integrate_fast, _I(MB, VEC, VEC, types.float64, VEC), exact=True)
-compile_on_first_use(difference_fast, _I(MB, VEC, VEC, VEC), exact=True)
-compile_on_first_use(normalize_fast, _I(MB, VEC, VEC), exact=True)
+_CONFIGURATION = {"group": "configuration", "what": "integrate, difference, normalize", "seconds": 10}
+INTEGRATE = Entry(fast=integrate_fast, fast_signature=_I(MB, VEC, VEC, types.float64, VEC), **_CONFIGURATION)
+DIFFERENCE = Entry(fast=difference_fast, fast_signature=_I(MB, VEC, VEC, VEC), **_CONFIGURATION)
+NORMALIZE = Entry(fast=normalize_fast, fast_signature=_I(MB, VEC, VEC), **_CONFIGURATION)
 
 
 def _joints(model: Model):

@@ -43,9 +43,9 @@ from ..core.spatial import (
 )
 from ..kernel_cache import compile_on_first_use
 from .compositions import aba_entry, crba_entry, rnea_entry
-from .forward import factor_step, udut_solve
+from .forward import udut_solve
 from .kinematics import world_poses_into
-from .protocol import MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
+from .protocol import MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 
 __all__ = ["DENSE_PRODUCT", "DERIVATIVES"]
 
@@ -560,10 +560,11 @@ def derivatives_fast(mb, ws, q, v, x, forward, d1, d2, d3):
     return on_model_buffer(derivatives_entry, mb, ws, (q, v, x, False, forward, d1, d2, d3))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def derivatives_rows(mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi):
     """Rows lo … hi−1 of a batch of derivatives (``protocol.run_chunks``); fixed = (with_fext, forward); out
     (B, 3 nv²): the three nv x nv matrices of each row."""
+    Q, V, X, out, out2 = borrowed(Q, V, X, out, out2)
     nv = mi[HEAD_NV]
     n2 = nv * nv
     status = 0
@@ -575,11 +576,6 @@ def derivatives_rows(mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi):
     return status
 
 
-@njit(cache=True, parallel=True)
-def derivatives_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
-    return run_chunks(derivatives_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2)
-
-
 # One signature each, the flags as runtime booleans: typed from their callers with literal flags (True from the
 # closed loops' derivatives, a bool from the tree's) each compiled twice.
 compile_on_first_use(tree_derivatives, types.boolean(MI, MF, VEC, VEC, VEC, VEC, MAT, MAT, MAT, types.boolean))
@@ -589,7 +585,13 @@ DERIVATIVES = Entry(
     types.int64(MI, MF, VEC, VEC, VEC, VEC, types.boolean, types.boolean, MAT, MAT, MAT),
     derivatives_fast,
     types.int64(MB, VEC, VEC, VEC, VEC, types.boolean, MAT, MAT, MAT),
-    derivatives_batch,
+    derivatives_rows,
     ("q", "v", "x"),
-    after=(factor_step,),
+    after=(aba_entry, rnea_entry, crba_entry, tree_derivatives, forward_from_inverse),
+    group="derivatives",
+    what="the dynamics' derivatives (Table 1 differentiated)",
+    seconds=120,
+    fixed=types.Tuple((types.boolean, types.boolean)),  # (with_fext, forward)
+    rows_group="derivative_batches",
+    derivatives=True,
 )

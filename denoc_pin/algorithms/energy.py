@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..core.layout import data_views, model_views
 from ..core.spatial import mass_matrix_into
 from ..model import Data, Model, check_data, configuration, vector
 from .kinematics import kinematics_entry, twist_and_rate, world_poses_into
+from .protocol import MF, MI, VEC, Entry, kernel_array
 
 __all__ = ["energy"]
 
@@ -51,11 +52,21 @@ def energy_entry(mi, mf, ws, q, v):
     return energy_core(model_views(mi, mf), data_views(ws, mi), v)
 
 
+ENERGY = Entry(
+    energy_entry,
+    types.UniTuple(types.float64, 2)(MI, MF, VEC, VEC, VEC),
+    states=("q", "v"),
+    group="energy",
+    what="kinetic and potential energy",
+    seconds=10,
+)
+
+
 def energy(model: Model, data: Data, q, v) -> tuple[float, float]:
     """(kinetic, potential) energy at (q, v), in O(n): ½ q̇ᵀ I(q) q̇ from the body twists and
     −Σ m_k g·c_k (Pinocchio's computeKineticEnergy / computePotentialEnergy)."""
     check_data(model, data)
-    q = np.ascontiguousarray(configuration(model, q))
-    v = np.ascontiguousarray(vector(v, model.nv, "v"))
+    q = kernel_array(configuration(model, q))
+    v = kernel_array(vector(v, model.nv, "v"))
     kinetic, potential = energy_entry(model.mi, model.mf, data.ws, q, v)
     return float(kinetic), float(potential)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..core.joints import joint_kinematics, pdot_column
+from ..core.joints import pdot_column
 from ..core.layout import (
     FMA,
     FRAME_BODY,
@@ -45,8 +45,8 @@ from ..core.spatial import (
     store_motion,
 )
 from ..model.status import BAD_FRAME, BAD_LENGTH, NO_MASS, NOT_FINITE
-from .kinematics import base_pose_into, kinematics_entry, twist_and_rate, world_pose_of, world_poses_into
-from .protocol import FB, MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
+from .kinematics import base_pose_into, kinematics_entry, kinematics_of, twist_and_rate, world_pose_of, world_poses_into
+from .protocol import FB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 
 __all__: list[str] = []
 
@@ -371,8 +371,7 @@ def kinematics_call(mi, mf, ws, what, fb, q, v, a, frame, ref, out):
             path[n] = j
             n += 1
             j = mv.parents[j]
-        joint_kinematics(mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.unrotated,
-                         mv.placement_translation, q, dv.E, dv.r, S, dv.joint_rotations, path[:n])  # fmt: skip
+        kinematics_of(mi, mf, ws, q, path[:n])
         base_pose_into(oR, op)
         t[0, :] = 0.0
         tdot[0, :] = 0.0  # no gravity: Pinocchio's data.a
@@ -532,9 +531,10 @@ def matrix_fast(mb, ws, what, fb, q, v, frame, ref, out):
     return on_model_buffer(kinematics_call, mb, ws, (what, fb, q, v, q[:0], frame, ref, out.reshape(-1)))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def kinematics_rows(mi, mf, ws, lw, fixed, Q, V, A, out, out2, lo, hi):
     """Rows lo … hi−1 of a batch (``protocol.run_chunks``); fixed = (what, fb, frame, ref), out: the flat results."""
+    Q, V, A, out, out2 = borrowed(Q, V, A, out, out2)
     what, fb, frame, ref = fixed
     status = 0
     for i in range(lo, hi):
@@ -543,16 +543,14 @@ def kinematics_rows(mi, mf, ws, lw, fixed, Q, V, A, out, out2, lo, hi):
     return status
 
 
-@njit(cache=True, parallel=True)
-def kinematics_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2):
-    return run_chunks(kinematics_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, A, out, out2)
-
-
 # subtree_inertias, composite_map and com_of (once a call each) are calls of their own rather than inlined code: numba
 # copies an inlined function's IR with all its variables for every block, which lengthens kinematics_call's compile for
-# no speed.  joint_kinematics stays inlined: it runs on every body of every call.
+# no speed; likewise the kinematics of a frame's support (kinematics_of).
 # kinematics_call compiles once for all its callers, at its first use; a process that never asks for a frame compiles
 # and loads none of these.
-KINEMATICS = Entry(kinematics_call, KINEMATICS_CALL, vector_fast, FAST_VECTOR, kinematics_batch, ("q", "v", "a"))
-PLACEMENT_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, placement_fast, FAST_PLACEMENT, states=("q",))
-MATRIX_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, matrix_fast, FAST_MATRIX, states=("q", "v"))
+_FRAMES = {"group": "kinematics", "what": "frames, Jacobians, centroidal quantities", "seconds": 45}
+KINEMATICS = Entry(kinematics_call, KINEMATICS_CALL, vector_fast, FAST_VECTOR, kinematics_rows, ("q", "v", "a"),
+                   fixed=types.Tuple((types.int64, FB, types.int64, types.int64)),  # (what, fb, frame, ref)
+                   rows_group="kinematics_batches", **_FRAMES)  # fmt: skip
+PLACEMENT_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, placement_fast, FAST_PLACEMENT, states=("q",), **_FRAMES)
+MATRIX_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, matrix_fast, FAST_MATRIX, states=("q", "v"), **_FRAMES)

@@ -24,6 +24,19 @@ def kinematics_entry(mi, mf, ws, q):
     )  # fmt: skip
 
 
+@njit(cache=True, fastmath=FMA)
+def kinematics_of(mi, mf, ws, q, bodies):
+    """joint_kinematics of q for ``bodies`` alone (a frame's support, root last) into ws: a call of the frame
+    kernels', so that they do not each copy joint_kinematics' IR (the package's longest inlined function)."""
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    joint_kinematics(
+        mv.kinds, mv.idx_q, mv.axes, mv.axes2, mv.pitches, mv.placement_rotation, mv.unrotated,
+        mv.placement_translation, q,
+        dv.E, dv.r, dv.S, dv.joint_rotations, bodies,
+    )  # fmt: skip
+
+
 @njit(cache=True, inline="always")
 def world_poses_into(parents, E, r, R, o):
     """R_k = R_β E_kᵀ and o_k = o_β + R_β r_k: every body's orientation and origin in the base frame, from the

@@ -14,10 +14,9 @@ declaration:
   arguments that all were is a bug, raised again.
 - **the checked path**: ``states`` converts one state or a batch (B, ·) and checks shapes; ``raise_for_status``
   turns a status into the user's error.
-- **the batch** over all cores: ``Entry.run_batch``, through the entry's ``batch`` function, which is one line,
-  ``run_chunks(rows, …)`` with the entry's ``rows`` (the kernel on rows lo … hi−1 of the batch, each row's results
-  into that row of ``out`` and ``out2``).  ``run_chunks`` is written once: one chunk per thread, each on private
-  copies of the workspaces.
+- **the batch** over all cores: ``Entry.run_batch``, ``run_chunks`` with the entry's ``rows`` (the kernel on rows
+  lo … hi−1 of the batch, compiled with ``nogil``, each row's results into that row of ``out`` and ``out2``).
+  ``run_chunks`` is written once: one chunk per thread, each on private copies of the workspaces.
 - **compiling at first use** (``kernel_cache.compile_on_first_use``): the kernel for its signature, then the fast
   entry, each at its first use, the kernels it calls first (``after``).
 
@@ -28,6 +27,9 @@ of the entry's own, so that the views it copies results from are made once a chu
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numba
@@ -35,7 +37,7 @@ import numpy as np
 from numba import njit, types
 
 from ..core.layout import WS_STAMP, borrow, split_model, stamped_for
-from ..kernel_cache import compile_on_first_use, prepare
+from ..kernel_cache import announce, compile_on_first_use, prepare
 from ..model import Data, Model, check_data, configuration, external_forces, vector
 from ..model.status import NOT_READY, NOT_STAMPED
 
@@ -47,12 +49,14 @@ __all__ = [
     "MF",
     "MI",
     "VEC",
+    "ENTRIES",
     "Entry",
     "kernel_array",
     "on_model_buffer",
     "ready",
     "refused",
     "restamp",
+    "rows_signature",
     "run_chunks",
     "set_fext",
     "states",
@@ -167,58 +171,130 @@ def on_model_buffer(kernel, mb, ws, args):
     return kernel(mi, mf, ws, *args)
 
 
-@njit(inline="always")
-def run_chunks(rows, nchunks, mi, mf, ws, lw, fixed, Q, V, X, out, out2):
+@njit(cache=True, inline="always")
+def borrowed(Q, V, X, out, out2):
+    """The batch's arrays as views that take no reference (``layout.borrow``), at the top of every ``rows``: the
+    threads read the states and write disjoint rows of the results, and a view of a shared array would update its
+    reference count atomically, a cache line the threads would contend for."""
+    return borrow(Q), borrow(V), borrow(X), borrow(out), borrow(out2)
+
+
+_POOL: list = [None, 0, 0]  # the threads the chunks run on: (executor, its threads, the process that made it)
+_POOL_LOCK = threading.Lock()
+
+
+def _threads(n: int) -> ThreadPoolExecutor:
+    """A pool of at least n threads (numba's thread count: it makes a thread at a submit, up to that), made once per
+    process; a forked child makes its own, as its parent's threads are not in it."""
+    with _POOL_LOCK:
+        pool, size, pid = _POOL
+        if pool is None or size < n or pid != os.getpid():  # a pool once made is left to its running chunks
+            size = max(n, numba.config.NUMBA_NUM_THREADS)
+            _POOL[:] = ThreadPoolExecutor(size, thread_name_prefix="denoc_pin-batch"), size, os.getpid()
+        return _POOL[0]
+
+
+def run_chunks(rows, nchunks: int, mi, mf, ws, lw, fixed, Q, V, X, out, out2) -> int:
     """``rows`` over a batch Q (B, ·), V, X, results into out, out2 (B, ·), the batch cut into ``nchunks`` pieces
-    over the threads; the worst status.  Each chunk works on private copies of the workspaces ws and lw.  The
-    shared arrays are read (model, states) or written in disjoint rows (out, out2) through views that take no
-    reference (``layout.borrow``): a view of a shared array would update its reference count atomically, and the
-    threads would contend for that cache line.  One chunk runs without entering a parallel region, so a
-    single-threaded caller (a Dask worker's task thread) never touches the threading layer."""
+    run on Python threads (``rows`` is compiled with ``nogil``: the chunks run on all cores at once), the first on the
+    calling thread; the worst status.  Each chunk works on private copies of the workspaces ws and lw.  One chunk
+    runs on the calling thread alone, so a single-threaded caller (a Dask worker's task thread) starts no thread.
+    Threads rather than a numba ``prange``: a parallel region compiles the whole entry under it once more, for
+    each entry, and this takes no compile at all."""
     B = Q.shape[0]
-    Qb, Vb, Xb, ob, o2 = borrow(Q), borrow(V), borrow(X), borrow(out), borrow(out2)
-    if nchunks == 1:  # lo = B − B: an int64 as in the chunks below (a literal 0 would compile rows a second time)
-        return rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, B - B, B)
-    status = np.zeros(nchunks, dtype=np.int64)
-    for c in numba.prange(nchunks):
-        status[c] = rows(mi, mf, ws.copy(), lw.copy(), fixed, Qb, Vb, Xb, ob, o2, c * B // nchunks,
-                         (c + 1) * B // nchunks)  # fmt: skip
-    return status.max()
+    bounds = [c * B // nchunks for c in range(nchunks + 1)]
+
+    def chunk(c: int) -> int:
+        return rows(mi, mf, ws.copy(), lw.copy(), fixed, Q, V, X, out, out2, bounds[c], bounds[c + 1])
+
+    if nchunks == 1:
+        return chunk(0)
+    pool = _threads(nchunks - 1)
+    futures = [pool.submit(chunk, c) for c in range(1, nchunks)]
+    try:
+        first = chunk(0)
+    finally:
+        statuses = [f.result() for f in futures]  # every chunk has finished before the results are read
+    return max(first, *statuses)
+
+
+ENTRIES: list[Entry] = []
+"""Every declared entry, in the order of declaration: what ``denoc-pin compile`` groups and ``dp.warmup`` loads."""
+CMAT = types.Array(types.float64, 2, "C", readonly=True)  # a batch's states, read only
+
+
+def rows_signature(fixed):
+    """The signature of an entry's rows: (mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi) -> status."""
+    return types.int64(MI, MF, VEC, VEC, fixed, CMAT, CMAT, CMAT, MAT, MAT, types.int64, types.int64)
 
 
 @dataclass(eq=False)
 class Entry:
-    """A compiled entry, declared once.
+    """A compiled entry, declared once: how Python calls it, and how it compiles.
 
-    kernel: ``kernel(mi, mf, ws, …) -> status`` with ``signature``; fast: ``fast(mb, ws, …)``, its fast path, with
-    ``fast_signature`` (exact: other types are refused); batch: ``batch(nchunks, mi, mf, ws, lw, fixed, Q, V, X,
-    out, out2)``, one line of ``run_chunks`` with the entry's rows; states: the names of its per-state arrays (each
-    with a batch axis in a batch, the first nq long and the others nv; the third names the array in errors);
-    results: the length of each result row of a batch, as a Model attribute (() where the caller shapes them);
-    after: kernels it calls, compiled first.
+    kernel: ``kernel(mi, mf, ws, …) -> status`` with ``signature`` (None: compiled for its caller's types at its first
+    use, a loop of the simulation or of contact whose arguments are its run's buffers; no kernel: a fast entry
+    alone); fast: ``fast(mb, ws, …)``, its fast path, with ``fast_signature`` (exact: other types are refused);
+    rows: ``rows(mi, mf, ws, lw, fixed, Q, V, X, out, out2, lo, hi)``, the kernel on rows lo … hi−1 of a batch
+    (``run_chunks``), compiled with ``nogil`` for ``rows_signature(fixed)``; states: the names of its per-state
+    arrays (each with a batch axis in a batch, the first nq long and the others nv; the third names the array in
+    errors); results: the length of each result row of a batch, as a Model attribute (() where the caller shapes
+    them); after: kernels it calls, compiled first.
+
+    How it compiles: ``group``, the group of ``denoc-pin compile`` whose first use compiles it (``rows_group`` its
+    rows); ``what`` and ``seconds``, the notice a compile of it prints (what compiles, for about how long on 2 cores
+    with nothing compiled yet); ``loops``: it needs a model with loops; ``derivatives``: ``dp.warmup`` loads it when
+    asked for the derivatives.
     """
 
-    kernel: object
-    signature: object
+    kernel: object = None
+    signature: object = None
     fast: object = None
     fast_signature: object = None
-    batch: object = None
+    rows: object = None
     states: tuple[str, ...] = ("q", "v", "x")
     results: tuple[str, ...] = ()
     after: tuple = field(default=())
+    group: str = ""
+    what: str = ""
+    seconds: int = 30
+    fixed: object = None
+    rows_group: str = ""
+    loops: bool = False
+    derivatives: bool = False
 
     def __post_init__(self):
-        compile_on_first_use(self.kernel, self.signature, after=self.after)
+        if not (self.group and self.what) or (self.rows is not None and not (self.rows_group and self.fixed)):
+            raise ValueError(f"entry {self.name}: declare its group and what it computes (and its rows' group and "
+                             "fixed types)")  # fmt: skip
+        if self.signature is not None:
+            compile_on_first_use(self.kernel, self.signature, after=self.after)
+        if self.kernel is not None:
+            announce(self.kernel, self.what, self.seconds)
         if self.fast is not None:
-            compile_on_first_use(self.fast, self.fast_signature, exact=True, after=(self.kernel,))
+            kernel = () if self.kernel is None else (self.kernel,)
+            compile_on_first_use(self.fast, self.fast_signature, exact=True, after=kernel)
+            announce(self.fast, self.what, self.seconds)
+        if self.rows is not None:
+            compile_on_first_use(self.rows, rows_signature(self.fixed), after=(self.kernel,))
+            announce(self.rows, f"batches of {self.what}", self.seconds)
+        ENTRIES.append(self)
 
     @property
     def name(self) -> str:
-        return self.kernel.__name__
+        return (self.fast if self.kernel is None else self.kernel).__name__
 
-    def prepare(self) -> None:
-        """Compile the kernel and the fast entry now, if not compiled yet (what ``denoc-pin compile`` runs)."""
-        prepare(self.kernel, *(() if self.fast is None else (self.fast,)))
+    @property
+    def kernels(self) -> tuple:
+        """The dispatchers it declares: kernel, fast entry, rows (those given)."""
+        return tuple(k for k in (self.kernel, self.fast, self.rows) if k is not None)
+
+    def prepare(self, rows: bool = False) -> None:
+        """Compile the kernel and the fast entry now (and with ``rows`` the rows of its batches), if not compiled
+        yet, or load them from the kernel cache: what ``denoc-pin compile`` and ``dp.warmup`` run."""
+        prepare(*(k for k in (self.kernel, self.fast) if k is not None))
+        if rows and self.rows is not None:
+            prepare(self.rows)
 
     def run_batch(self, model: Model, data: Data, fixed: tuple, Q, V, X, out=None, out2=None) -> tuple:
         """The batch over all cores (one chunk a thread: each copies the workspace): (the worst status, the results,
@@ -230,7 +306,7 @@ class Entry:
             outs = [out] if out2 is None else [out, out2]
         outs += [np.empty((B, 0))] * (2 - len(outs))
         nchunks = max(1, min(B, numba.get_num_threads()))
-        prepare(self.kernel)  # on its own, before the batch compiles
+        prepare(self.kernel, self.rows)  # on the calling thread, each on its own, before the chunks start
         lw = EMPTY if data.lw is None else data.lw
-        status = self.batch(nchunks, model.mi, model.mf, data.ws, lw, fixed, Q, V, X, outs[0], outs[1])
+        status = run_chunks(self.rows, nchunks, model.mi, model.mf, data.ws, lw, fixed, Q, V, X, outs[0], outs[1])
         return (status, *outs[: max(1, len(self.results), 1 if out2 is None else 2)])

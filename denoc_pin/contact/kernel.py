@@ -22,13 +22,16 @@ import numpy as np
 from numba import njit
 
 from ..algorithms.compositions import aba_entry
-from ..algorithms.energy import energy_core
+from ..algorithms.configuration import INTEGRATE
+from ..algorithms.energy import ENERGY, energy_core
 from ..algorithms.forward import eliminate_rhs, udut_solve
 from ..algorithms.frames import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
+from ..algorithms.protocol import Entry
 from ..core.joints import difference_kernel, integrate_kernel
 from ..core.layout import all_finite, data_views, loop_views, model_views
 from ..core.shapes import COL
+from ..loops.compositions import cfd_entry
 from ..loops.kernel import loop_step
 from ..model.status import NOT_FINITE
 from .detection import ground_contacts
@@ -387,6 +390,15 @@ def contact_run(mi, mf, ws, cb, lw, geo, gp, sp, warm, now, q0, v0, law, dt, nst
         q[:] = q1
         v[:] = v1
     return 0
+
+
+# Compiled for its caller's buffers, for a tree (no loop buffers) or a closed mechanism.
+_CONTACTS = {"what": "the contact step and run (detection, Delassus, PGS, ADMM)", "seconds": 60}
+CONTACT_STEP = Entry(contact_step, group="contacts", after=(aba_entry, ENERGY.kernel, INTEGRATE.fast), **_CONTACTS)
+CONTACT_RUN = Entry(contact_run, group="contacts", after=(contact_step,), **_CONTACTS)
+CONTACT_LOOPS = Entry(
+    contact_run, group="closed_loop_contacts", after=(contact_run, cfd_entry), loops=True, **_CONTACTS
+)
 
 
 @njit(cache=True)

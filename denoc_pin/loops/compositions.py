@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, types
 
 from ..algorithms.compositions import ABA, aba_entry
-from ..algorithms.protocol import CB, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
+from ..algorithms.protocol import CB, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 from ..core import cuts as ck
 from ..core.layout import LW_M, data_views, loop_views
 from ..core.memory import copy_into
@@ -58,10 +58,11 @@ def cfd_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond):
     return on_model_buffer(cfd_entry, mb, ws, (cb, lw, q, v, tau, kp, kd, rcond, False))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cfd_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
     """Rows lo … hi−1 of a batch (``protocol.run_chunks``): q̈ into out, λ into out2; fixed = (cb, kp, kd, rcond,
     with_fext)."""
+    Q, V, T, out, out2 = borrowed(Q, V, T, out, out2)
     cb, kp, kd, rcond, with_fext = fixed
     ddq, lam, status = data_views(ws, mi).ddq, loop_views(lw, mi).lam, 0
     for i in range(lo, hi):
@@ -72,15 +73,12 @@ def cfd_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
     return status
 
 
-@njit(cache=True, parallel=True)
-def cfd_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2):
-    return run_chunks(cfd_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2)
-
-
 # Compiled at its first use: most users never close a loop, and cfd_entry takes about half a minute to compile; the
 # fast entry, the batches and the simulation share it.
 _F = types.float64
 CFD = Entry(cfd_entry, types.int64(MI, MF, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, types.boolean),
-            cfd_fast, types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F), cfd_batch, ("q", "v", "tau"),
-            ("nv", "n_constraints"),
-            after=(ABA.kernel,))  # fmt: skip
+            cfd_fast, types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F), cfd_rows, ("q", "v", "tau"),
+            ("nv", "n_constraints"), after=(ABA.kernel,), group="closed_loops",
+            what="the closed-loop dynamics (Schiehlen eq. 17-20)", seconds=60,
+            fixed=types.Tuple((CB, _F, _F, _F, types.boolean)),  # (cb, kp, kd, rcond, with_fext)
+            rows_group="closed_loop_batches", loops=True)  # fmt: skip

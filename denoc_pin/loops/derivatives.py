@@ -39,7 +39,7 @@ from ..algorithms.derivatives import (
     to_world,
     tree_derivatives,
 )
-from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, on_model_buffer, run_chunks
+from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 from ..core import cuts as ck
 from ..core.dense import symmetric_product_into
 from ..core.joints import dS_dq
@@ -369,10 +369,11 @@ def cfd_derivatives_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond, d1, d2, d3, l
                                                             l2, l3))  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cfd_derivatives_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
     """Rows lo … hi−1 of a batch (``protocol.run_chunks``); fixed = (cb, kp, kd, rcond, with_fext); out (B, 3 nv²):
     the three nv x nv matrices of q̈'s, out2 (B, 3 m nv) the three m x nv of λ's."""
+    Q, V, T, out, out2 = borrowed(Q, V, T, out, out2)
     cb, kp, kd, rcond, with_fext = fixed
     nv = mi[HEAD_NV]
     m = int(lw[LW_M])
@@ -388,19 +389,21 @@ def cfd_derivatives_rows(mi, mf, ws, lw, fixed, Q, V, T, out, out2, lo, hi):
     return status
 
 
-@njit(cache=True, parallel=True)
-def cfd_derivatives_batch(nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2):
-    return run_chunks(cfd_derivatives_rows, nchunks, mi, mf, ws, lw, fixed, Q, V, T, out, out2)
-
-
 _F = types.float64
 CFD_DERIVATIVES = Entry(
     cfd_derivatives_entry,
     types.int64(MI, MF, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, types.boolean, MAT, MAT, MAT, MAT, MAT, MAT),
     cfd_derivatives_fast,
     types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, MAT, MAT, MAT, MAT, MAT, MAT),
-    cfd_derivatives_batch,
+    cfd_derivatives_rows,
     ("q", "v", "tau"),
-    after=(CFD.kernel,),
+    after=(CFD.kernel, tree_derivatives),
+    group="closed_loop_derivatives",
+    what="the closed-loop derivatives (Schiehlen eq. 19-20 differentiated)",
+    seconds=90,
+    fixed=CFD.fixed,
+    rows_group="closed_loop_derivatives",
+    loops=True,
+    derivatives=True,
 )
 """The closed-loop derivatives, declared once (``algorithms.protocol.Entry``); compiled at first use."""

@@ -21,7 +21,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..algorithms.energy import energy_core
+from ..algorithms.compositions import aba_entry
+from ..algorithms.energy import ENERGY, energy_core
+from ..algorithms.protocol import Entry
 from ..core.joints import dexp_inv_kernel, integrate_kernel
 from ..core.layout import data_views, loop_views, model_views
 from ..model.status import TOO_SMALL_STEP
@@ -318,3 +320,12 @@ def dp_kernel(dop, S, exponent, order, At, B, C, E, E3, P, mi, mf, ws, cb, lw, k
         st[9] = 1.0 if len(rot) else 0.0
         st[10] = 0.0
     return 0
+
+
+DORMAND_PRINCE = Entry(
+    dp_kernel,
+    group="adaptive",
+    what="the adaptive Dormand–Prince integrators",
+    seconds=30,
+    after=(aba_entry, ENERGY.kernel),
+)

@@ -46,6 +46,7 @@ from ..algorithms.api import forward_dynamics, inverse_dynamics
 from ..algorithms.compositions import aba_entry
 from ..algorithms.configuration import dexp_inv, integrate
 from ..algorithms.energy import energy, energy_core
+from ..algorithms.protocol import Entry
 from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
 from ..core.layout import data_views, loop_views, model_views
 from ..kernel_cache import prepare
@@ -156,6 +157,13 @@ def rk4_kernel(mi, mf, ws, cb, lw, kp, kd, q0, v0, tau, dt, nsteps, stride, Q, V
         v[:] = vs
         work += dt * P / 6.0
     return 0
+
+
+# Compiled for its caller's buffers: a tree's (no loop buffers: its kernel holds no closed-loop code) or a closed
+# mechanism's.
+RK4 = Entry(rk4_kernel, group="simulation", what="the RK4 simulation loop", seconds=15, after=(aba_entry,))
+RK4_LOOPS = Entry(rk4_kernel, group="closed_loop_simulation", what="the RK4 loop of a closed mechanism", seconds=15,
+                  after=(cfd_entry,), loops=True)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,15 +1,19 @@
 """Compile the package's kernels ahead of their first use, in worker processes (``denoc-pin compile``).
 
-Each kernel compiles at its first use and is cached by numba next to the sources; later processes load it in about a
-second.  A container image, a Dask worker image or a CI job can pay that once, in parallel: the kernels are grouped
-into tasks (``TASKS``), each a first use on a small model, each run once, in a pool of worker processes (one per
-core), a task only after the tasks whose kernels it calls (``after``), so that no two workers compile the same kernel
-and every worker loads what another already wrote to numba's cache.
+Each kernel compiles at its first use and is cached in the machine's kernel cache; later processes load it.  A
+container image, a Dask worker image or a CI job can pay that once, in parallel.  The kernels come in groups
+(``TASKS``), and each entry of the call protocol (``algorithms.protocol.Entry``) names the group that compiles it
+(its ``group``, and its rows' ``rows_group``): a group's task compiles its entries' declared signatures, or for an
+entry compiled for its caller's buffers (the simulation and contact loops) runs a first use on a small model
+(``FIRST_USES``).  The tasks run once each, in a pool of worker processes (one per core), a task only after the tasks
+whose kernels it calls (from the entries' ``after``), the longest chain first, so that no two workers compile the
+same kernel and every worker loads what another already wrote to the cache.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import time
@@ -21,30 +25,22 @@ import numpy as np
 from numba.core import event
 from tqdm.auto import tqdm
 
-from ..algorithms.api import forward_dynamics, inverse_dynamics
-from ..algorithms.compositions import ABA, CRBA, FACTOR, RNEA
-from ..algorithms.configuration import difference, integrate, neutral, normalize
-from ..algorithms.derivatives import DERIVATIVES
-from ..algorithms.derivatives_api import inverse_dynamics_derivatives
-from ..algorithms.energy import energy
-from ..algorithms.forward import factor_step
-from ..algorithms.frames import KINEMATICS, MATRIX_ENTRY, PLACEMENT_ENTRY
-from ..algorithms.kinematics_api import frame_jacobian
+from ..algorithms.protocol import ENTRIES
+from ..contact import kernel as _contact_entries  # noqa: F401 (declares the contact step and run)
 from ..core.shapes import Collision, Ground, Sphere
-from ..kernel_cache import NOTICE, compiled_groups, prepare, record_compiled
+from ..kernel_cache import NOTICE, compiled_groups, record_compiled
 from ..loaders.models import chain, spatial_four_bar
-from ..loops import assemble, constrained_forward_dynamics, constrained_forward_dynamics_derivatives
-from ..loops.compositions import CFD
-from ..loops.derivatives import CFD_DERIVATIVES
+from ..loops import assemble
+from ..loops import derivatives as _loop_derivative_entries  # noqa: F401 (declares the closed-loop derivatives)
 from ..model import Model
 from ..simulation.simulate import simulate
 
-__all__ = ["DEMO", "TASKS", "Task", "compile_kernels"]
+__all__ = ["DEMO", "FIRST_USES", "TASKS", "Task", "compile_kernels"]
 
 
 @dataclass(frozen=True)
 class Task:
-    """What one first use compiles (``what``), the tasks it must follow (``after``), and the first use itself."""
+    """What one group compiles (``what``), the groups it must follow (``after``), and its first use (``run``)."""
 
     what: str
     after: tuple[str, ...]
@@ -54,60 +50,6 @@ class Task:
 def _four_bar():
     model = spatial_four_bar()
     return model, assemble(model, np.r_[0.4, 0.0, 0.3, 0.0, 1.0, 0.8], fixed=["crank"])
-
-
-def _states(model, n: int = 2):
-    """n states of ``model`` (neutral, at rest) and its data."""
-    return model.create_data(), np.tile(neutral(model), (n, 1)), np.zeros((n, model.nv))
-
-
-def _kinematics() -> None:
-    for entry in (KINEMATICS, PLACEMENT_ENTRY, MATRIX_ENTRY):
-        entry.prepare()
-
-
-def _configuration() -> None:
-    model = chain(2)
-    q = neutral(model)
-    difference(model, q, integrate(model, q, np.zeros(2)))
-    normalize(model, q)
-
-
-def _energy() -> None:
-    model = chain(2)
-    energy(model, model.create_data(), np.zeros(2), np.zeros(2))
-
-
-def _batches() -> None:
-    model = chain(2)
-    data, Q, Z = _states(model)
-    inverse_dynamics(model, data, Q, Z, Z)
-    forward_dynamics(model, data, Q, Z, Z)
-
-
-def _kinematics_batches() -> None:
-    model = chain(2)
-    data, Q, _ = _states(model)
-    frame_jacobian(model, data, Q, len(model.frames) - 1)
-
-
-def _derivative_batches() -> None:
-    model = chain(2)
-    data, Q, Z = _states(model)
-    inverse_dynamics_derivatives(model, data, Q, Z, Z)
-
-
-def _closed_loop_derivatives() -> None:
-    model, q = _four_bar()
-    Q, Z = np.tile(q, (2, 1)), np.zeros((2, model.nv))
-    CFD_DERIVATIVES.prepare()
-    constrained_forward_dynamics_derivatives(model, model.create_data(), Q, Z, Z)
-
-
-def _cfd_batch() -> None:
-    model, q = _four_bar()
-    Q, Z = np.tile(q, (2, 1)), np.zeros((2, model.nv))
-    constrained_forward_dynamics(model, model.create_data(), Q, Z, Z)
 
 
 def _simulate(method: str, loops: bool = False) -> None:
@@ -125,41 +67,64 @@ def _contacts(loops: bool = False) -> None:
         simulate(model, q, np.zeros(model.nv), 0.002, dt=1e-3, tau=tau, ground=Ground(height=-10.0), progress=False)
 
 
-def _adaptive() -> None:
-    for method in ("rk45", "dop853"):
-        _simulate(method)
+FIRST_USES: dict[str, Callable[[], None]] = {
+    "simulation": lambda: _simulate("rk4"),
+    "adaptive": lambda: [_simulate(method) for method in ("rk45", "dop853")],
+    "closed_loop_simulation": lambda: _simulate("rk4", loops=True),
+    "contacts": _contacts,
+    "closed_loop_contacts": lambda: _contacts(loops=True),
+}
+"""The first uses of the groups whose entries compile for their caller's buffers (no declared signature)."""
 
 
-TASKS: dict[str, Task] = {
-    "factorization": Task("the UDUᵀ factorization (Table 3)", (), lambda: prepare(factor_step)),
-    "inverse_dynamics": Task("inverse dynamics (Table 1)", (), RNEA.prepare),
-    "forward_dynamics": Task("forward dynamics", ("factorization",), ABA.prepare),
-    "derivatives": Task("the dynamics' derivatives (Table 1 differentiated)", ("forward_dynamics", "inverse_dynamics"),
-                        DERIVATIVES.prepare),
-    "closed_loops": Task("the closed-loop dynamics (Schiehlen eq. 17-20)", ("forward_dynamics",), CFD.prepare),
-    "closed_loop_derivatives": Task("the closed-loop derivatives and their batches (Schiehlen eq. 19-20 "
-                                    "differentiated)", ("closed_loops", "derivatives"), _closed_loop_derivatives),
-    "udut": Task("the UDUᵀ factors alone (udut, gim_inverse)", ("factorization",), FACTOR.prepare),
-    "gim": Task("the generalized inertia matrix (eq. 16-17)", (), CRBA.prepare),
-    "kinematics": Task("frames, Jacobians, centroidal quantities", (), _kinematics),
-    "configuration": Task("integrate, difference, normalize", (), _configuration),
-    "energy": Task("kinetic and potential energy", (), _energy),
-    "batches": Task("batches of inverse and forward dynamics", ("forward_dynamics", "inverse_dynamics"), _batches),
-    "kinematics_batches": Task("batches of frames and Jacobians", ("kinematics",), _kinematics_batches),
-    "simulation": Task("the RK4 simulation loop", ("forward_dynamics",), lambda: _simulate("rk4")),
-    "adaptive": Task("the adaptive Dormand-Prince integrators", ("forward_dynamics", "energy"), _adaptive),
-    "derivative_batches": Task("batches of the dynamics' derivatives", ("derivatives",), _derivative_batches),
-    "closed_loop_simulation": Task("the RK4 loop of a closed mechanism", ("closed_loops",),
-                                   lambda: _simulate("rk4", loops=True)),
-    "closed_loop_batches": Task("batches of closed-loop states", ("closed_loops",), _cfd_batch),
-    "contacts": Task("the contact step and its compiled run (detection, Delassus, PGS, ADMM)",
-                     ("forward_dynamics", "energy", "configuration"), _contacts),
-    "closed_loop_contacts": Task("the contact step of a closed mechanism", ("closed_loops", "contacts"),
-                                 lambda: _contacts(loops=True)),
-}  # fmt: skip
-"""The first uses ``denoc-pin compile`` runs, by name, the longest chain first (a worker takes the first task whose
-``after`` are done): the factorization, forward dynamics, the derivatives and the closed loops lead to the closed-loop
-derivatives, the longest compile, and the other groups fill the second worker beside them."""
+def _group_of(kernel) -> str | None:
+    """The group that compiles ``kernel``: the first entry that declares it, or else that lists it in ``after``."""
+    for entry in ENTRIES:
+        if kernel in entry.kernels:
+            return entry.rows_group if kernel is entry.rows else entry.group
+    return next((entry.group for entry in ENTRIES if kernel in entry.after), None)
+
+
+def _run_group(name: str) -> None:
+    for entry in ENTRIES:
+        if entry.group == name:
+            entry.prepare()
+        if entry.rows_group == name:
+            entry.prepare(rows=True)
+    if name in FIRST_USES:
+        FIRST_USES[name]()
+
+
+def _tasks() -> dict[str, Task]:
+    """One task a group named by the entries, ordered by the longest chain of groups (their ``seconds``) that starts
+    with it: a worker takes the first task whose ``after`` are done, and the longest chain decides the wall time."""
+    groups: dict[str, list[tuple[str, int]]] = {}  # group: (what, seconds) of what it compiles
+    after: dict[str, set[str]] = {}
+    for entry in ENTRIES:
+        if entry.kernel is not None and entry.signature is None and entry.group not in FIRST_USES:
+            raise ValueError(f"entry {entry.name} compiles for its caller's buffers: group {entry.group!r} needs a "
+                             "first use in FIRST_USES")  # fmt: skip
+        declared = [(entry.group, entry.what, entry.after)]
+        if entry.rows is not None and entry.rows_group != entry.group:
+            declared.append((entry.rows_group, f"batches of {entry.what}", (entry.kernel,)))
+        for name, what, deps in declared:
+            if (what, entry.seconds) not in groups.setdefault(name, []):
+                groups[name].append((what, entry.seconds))
+            after.setdefault(name, set()).update(g for g in map(_group_of, deps) if g not in (None, name))
+
+    @functools.cache
+    def chain(name: str) -> int:  # the seconds of the longest chain of groups from this one to the last
+        followers = [g for g in groups if name in after[g]]
+        return sum(s for _, s in groups[name]) + max(map(chain, followers), default=0)
+
+    order = sorted(groups, key=lambda g: -chain(g))
+    return {g: Task("; ".join(dict.fromkeys(w for w, _ in groups[g])), tuple(sorted(after[g], key=order.index)),
+                    functools.partial(_run_group, g)) for g in order}  # fmt: skip
+
+
+TASKS: dict[str, Task] = _tasks()
+"""The groups ``denoc-pin compile`` runs, by name, the longest chain first (a worker takes the first task whose
+``after`` are done): from the entries' declarations."""
 DEMO = ("forward_dynamics", "inverse_dynamics", "batches", "simulation", "kinematics", "configuration")
 """What ``denoc-pin demo`` uses, compiled before it starts."""
 
