@@ -50,22 +50,34 @@ def _cfarray(context, builder, retty, ptr, shapety, shape):
     return np_cfarray(context, builder, signature(retty, types.CPointer(retty.dtype), shapety), (ptr, shape))
 
 
+def _shaped(what: str, a, shape) -> types.Array:
+    """The type of a C-contiguous view of ``shape`` on array ``a``'s data."""
+    ndim = parse_shape(shape)
+    if not isinstance(a, types.Array) or ndim is None:
+        raise errors.NumbaTypeError(f"{what} takes an array and a shape, not {a}, {shape}")
+    return types.Array(a.dtype, ndim, "C")
+
+
+def _lowered(retty, offset: bool):
+    """The lowering of a view of type ``retty`` on its first argument's data, from the element the second argument
+    gives (``offset``) or from the first, shaped by the last argument."""
+
+    def codegen(context, builder, sig, args):
+        ptr = context.make_array(sig.args[0])(context, builder, args[0]).data
+        if offset:
+            ptr = builder.gep(ptr, [context.cast(builder, args[1], sig.args[1], types.intp)])
+        return _cfarray(context, builder, retty, ptr, sig.args[-1], args[-1])
+
+    return codegen
+
+
 @intrinsic
 def view(typingctx, buf, offset, shape):
     """buf[offset : offset + prod(shape)] as an array of ``shape`` that takes no reference.  An intrinsic, lowered
     where it is called: the ~1,500 views of the package's kernels, as inlined functions, took numba 15 s to copy and
     type again at every compile."""
-    ndim = parse_shape(shape)
-    if not isinstance(buf, types.Array) or ndim is None:
-        raise errors.NumbaTypeError(f"view takes an array, an offset and a shape, not {buf}, {offset}, {shape}")
-    retty = types.Array(buf.dtype, ndim, "C")
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        at = context.cast(builder, args[1], sig.args[1], types.intp)
-        return _cfarray(context, builder, retty, builder.gep(ary.data, [at]), sig.args[2], args[2])
-
-    return retty(buf, offset, shape), codegen
+    retty = _shaped("view", buf, shape)
+    return retty(buf, offset, shape), _lowered(retty, offset=True)
 
 
 def numpy_view(buf: np.ndarray, offset, shape) -> np.ndarray:
@@ -78,16 +90,8 @@ def numpy_view(buf: np.ndarray, offset, shape) -> np.ndarray:
 def leading(typingctx, a, shape):
     """The first prod(shape) elements of a C-contiguous array as an array of ``shape`` that takes no reference
     (a workspace sized for the most columns, used with fewer)."""
-    ndim = parse_shape(shape)
-    if not isinstance(a, types.Array) or ndim is None:
-        raise errors.NumbaTypeError(f"leading takes an array and a shape, not {a}, {shape}")
-    retty = types.Array(a.dtype, ndim, "C")
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        return _cfarray(context, builder, retty, ary.data, sig.args[1], args[1])
-
-    return retty(a, shape), codegen
+    retty = _shaped("leading", a, shape)
+    return retty(a, shape), _lowered(retty, offset=False)
 
 
 @intrinsic
