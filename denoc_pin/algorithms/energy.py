@@ -66,7 +66,10 @@ def energy(model: Model, data: Data, q, v) -> tuple[float, float]:
     """(kinetic, potential) energy at (q, v), in O(n): ½ q̇ᵀ I(q) q̇ from the body twists and
     −Σ m_k g·c_k (Pinocchio's computeKineticEnergy / computePotentialEnergy)."""
     check_data(model, data)
-    q = kernel_array(configuration(model, q))
-    v = kernel_array(vector(v, model.nv, "v"))
-    kinetic, potential = energy_entry(model.mi, model.mf, data.ws, q, v)
+    q = np.ascontiguousarray(configuration(model, q))
+    v = np.ascontiguousarray(vector(v, model.nv, "v"))
+    try:
+        kinetic, potential = energy_entry(model.mi, model.mf, data.ws, q, v)
+    except TypeError:  # a read-only q or v (the kernel takes writable arrays): copies, rather than a check a call
+        kinetic, potential = energy_entry(model.mi, model.mf, data.ws, kernel_array(q), kernel_array(v))
     return float(kinetic), float(potential)
