@@ -97,7 +97,7 @@ __all__ = [
 ]
 
 PACKAGE = Path(__file__).resolve().parent
-DEFAULT_SIZE = 10**9  # bytes: every kernel of the package takes about 55 MB (a toolchain, a CPU, one version)
+DEFAULT_SIZE = 10**9  # bytes: every kernel of the package takes about 44 MB (a toolchain, a CPU, one version)
 FORMAT = 1  # of the folders below the cache root; a new scheme takes new folders
 # Modules no kernel reads a value of: kernel_cache decides when a kernel compiles and where it is kept, never what
 # it computes (a kernel's signature is part of numba's own key).  Left out of the digests, so that changing it does
