@@ -341,10 +341,18 @@ SWEEP = ["sweep", "ur5", "--runs", "40", "--t", "4", "--dt", "1e-3", "--workers"
 """40 runs of about 0.1 s each, on 2 workers: a few seconds, long enough to interrupt midway."""
 
 
+def _ctrl_c_heard() -> None:
+    """In the child before it runs: SIGINT back to its default, which Python makes a KeyboardInterrupt.  A test run
+    started in the background by a script inherits SIGINT ignored (as every background job of a non-interactive
+    shell), and Python keeps an ignored SIGINT ignored: the sweep would then run to its end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli(args: list[str]) -> subprocess.Popen:
     """``denoc-pin args`` in a process of its own, in a session of its own (its Ctrl-C reaches it and its workers)."""
     return subprocess.Popen([sys.executable, "-m", "denoc_pin.tools.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_ctrl_c_heard)  # fmt: skip
 
 
 def interrupt(proc: subprocess.Popen, out: Path, how: str, at_least: int) -> int:
