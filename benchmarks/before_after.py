@@ -5,8 +5,8 @@ a folder holding a ``denoc_pin`` package, e.g. ``git archive REV denoc_pin | tar
 
 Each round runs the two versions in fresh processes one after the other (alternating which goes first), each timing
 every call below as the fastest of 7 repeats of a loop of calls (the least disturbed by the machine's other work);
-the table gives each call's median over the rounds and the ratio after / before.  Both versions load their kernels from the kernel cache: compile each first
-(``denoc-pin compile``, or one round).
+the table gives each call's median over the rounds and the ratio after / before.  Both versions load their kernels
+from the kernel cache: compile each first (``denoc-pin compile``, or one round).
 """
 
 from __future__ import annotations

@@ -29,47 +29,31 @@ def main(argv=None) -> int:
 
     from numba.core import event
 
-    from denoc_pin.kernel_cache import NOTICE
+    from denoc_pin.kernel_cache import NOTICE, CompileRecord
     from denoc_pin.tools import precompile
 
     event.unregister("numba:compile", NOTICE)
-    stack: list[list] = []
-    records: list[dict] = []
-
-    class Recorder(event.Listener):
-        def on_start(self, ev):
-            if "declared" in ev.data:  # compile_on_first_use's own event around numba's
-                return
-            f = ev.data["dispatcher"].py_func
-            stack.append([f"{f.__module__}.{f.__qualname__}", str(ev.data["args"]), time.perf_counter(), 0.0])
-
-        def on_end(self, ev):
-            if "declared" in ev.data:
-                return
-            name, sig, t0, inner = stack.pop()
-            total = time.perf_counter() - t0
-            if stack:
-                stack[-1][3] += total
-            records.append({"kernel": name, "signature": sig, "total": total, "self": total - inner,
-                            "depth": len(stack), "group": group})  # fmt: skip
-
-    event.register("numba:compile", Recorder())
+    record = CompileRecord()
+    event.register("numba:compile", record)
+    group_of: list[str] = []  # the group each record was made in
     groups = precompile._needed(args.groups or precompile.TASKS)
     times = {}
     for group in groups:
         t0, c0 = time.perf_counter(), time.process_time()
         precompile.TASKS[group].run()
         times[group] = (time.perf_counter() - t0, time.process_time() - c0)
+        group_of += [group] * (len(record.records) - len(group_of))
     print("| group | wall s | CPU s |\n|---|---|---|")
     for g, (w, c) in times.items():
         print(f"| {g} | {w:.1f} | {c:.1f} |")
     total = sum(c for _, c in times.values())
     print(f"| all {len(times)} | {sum(w for w, _ in times.values()):.1f} | {total:.1f} |\n")
 
+    records = [r | {"group": g} for r, g in zip(record.records, group_of, strict=True)]
     by_kernel: dict[str, dict] = defaultdict(lambda: {"self": 0.0, "signatures": set(), "compiles": 0})
     for r in records:
         k = by_kernel[r["kernel"]]
-        k["self"] += r["self"]
+        k["self"] += r["own"]
         k["signatures"].add(r["signature"])
         k["compiles"] += 1
     own = sum(k["self"] for k in by_kernel.values())

@@ -77,6 +77,7 @@ __all__ = [
     "NOTICE",
     "NOTICES",
     "CompileNotice",
+    "CompileRecord",
     "KernelCache",
     "KernelCacheWarning",
     "KernelLocator",
@@ -492,6 +493,41 @@ def announce(dispatcher, what: str, seconds: int) -> None:
     """Let the first compile of ``dispatcher`` say on stderr what compiles and for about how long (``CompileNotice``):
     the entries of the call protocol declare theirs."""
     NOTICES.setdefault(_qualified(dispatcher.py_func), (what, seconds))  # a kernel two entries share: the first says
+
+
+class CompileRecord(event.Listener):
+    """Every compile of the package's kernels in this process, as numba's ``numba:compile`` events report them (they
+    fire on a cache miss only; ``compile_on_first_use``'s own event around a declared first use is left out):
+    ``records``, one dict a compile, in the order they end: ``kernel`` (its qualified name), ``signature``,
+    ``seconds``, ``own`` (less the kernels compiled inside it) and ``depth`` (0: compiled from Python).  Registered
+    with ``numba.core.event.register("numba:compile", record)``; ``kernels`` lists the names."""
+
+    def __init__(self, package: str = "denoc_pin"):
+        self.package = package
+        self.records: list[dict] = []
+        self._open: list[list] = []  # [name, signature, start, seconds of the compiles inside], innermost last
+
+    @property
+    def kernels(self) -> list[str]:
+        return [r["kernel"] for r in self.records]
+
+    def _ours(self, ev) -> bool:
+        return "declared" not in ev.data and ev.data["dispatcher"].py_func.__module__.startswith(self.package)
+
+    def on_start(self, ev):
+        if self._ours(ev):
+            self._open.append(
+                [_qualified(ev.data["dispatcher"].py_func), str(ev.data["args"]), time.perf_counter(), 0.0]
+            )
+
+    def on_end(self, ev):
+        if self._ours(ev):
+            name, signature, start, inner = self._open.pop()
+            seconds = time.perf_counter() - start
+            if self._open:
+                self._open[-1][3] += seconds
+            self.records.append({"kernel": name, "signature": signature, "seconds": seconds, "own": seconds - inner,
+                                 "depth": len(self._open)})  # fmt: skip
 
 
 class CompileNotice(event.Listener):

@@ -15,7 +15,7 @@ import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.validate import errors
 
-COMPILED: dict = {"groups": {}, "kernels": []}  # what this session compiled (the summary's last lines)
+COMPILED: dict = {"groups": {}, "record": None}  # what this session compiled (the summary's last lines)
 
 
 def pytest_sessionstart(session) -> None:
@@ -27,27 +27,21 @@ def pytest_sessionstart(session) -> None:
 
     from numba.core import event
 
+    from denoc_pin.kernel_cache import CompileRecord
+
     if os.environ.get("DENOC_PIN_TEST_NO_PRECOMPILE") != "1":
         from denoc_pin.tools.precompile import compile_kernels
 
         COMPILED["groups"] = compile_kernels(progress=False)
 
-    class Count(event.Listener):
-        def on_start(self, ev):
-            f = ev.data["dispatcher"].py_func
-            if "declared" not in ev.data and f.__module__.startswith("denoc_pin"):
-                COMPILED["kernels"].append(f"{f.__module__}.{f.__qualname__}")
-
-        def on_end(self, ev):
-            pass
-
-    event.register("numba:compile", Count())
+    COMPILED["record"] = CompileRecord()
+    event.register("numba:compile", COMPILED["record"])
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
     from denoc_pin.kernel_cache import cache_root
 
-    groups, kernels = COMPILED["groups"], COMPILED["kernels"]
+    groups, kernels = COMPILED["groups"], COMPILED["record"].kernels
     terminalreporter.write_line(
         f"kernel cache {cache_root()}: {len(groups)} groups compiled ahead ({sum(groups.values()):.0f} s in their "
         f"workers), {len(kernels)} kernels compiled by the tests' own process (0 and 0: everything was cached)"

@@ -31,21 +31,15 @@ import numpy as np
 from numba.core import event
 import denoc_pin as dp
 assert dp.__file__.startswith(sys.argv[1]), dp.__file__
-compiled = []
-class Compiled(event.Listener):
-    def on_start(self, ev):
-        f = ev.data["dispatcher"].py_func
-        if "declared" not in ev.data and f.__module__.startswith("denoc_pin"):
-            compiled.append(f.__module__ + "." + f.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Compiled())
+from denoc_pin.kernel_cache import CompileRecord
+record = CompileRecord()
+event.register("numba:compile", record)
 m = dp.models.chain(3)
 q, v = np.array([0.3, -0.2, 0.5]), np.array([1.0, -2.0, 0.5])
 out = {"energy": dp.energy(m, m.create_data(), q, v)}
 if "fd" in sys.argv[2:]:
     out["fd"] = dp.forward_dynamics(m, m.create_data(), q, v, np.zeros(3)).tolist()
-out["compiled"] = compiled
+out["compiled"] = record.kernels
 print(json.dumps(out))
 """
 
