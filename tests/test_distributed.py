@@ -355,10 +355,10 @@ def cli(args: list[str]) -> subprocess.Popen:
                             preexec_fn=_ctrl_c_heard)  # fmt: skip
 
 
-def interrupt(proc: subprocess.Popen, out: Path, how: str, at_least: int) -> int:
+def interrupt(proc: subprocess.Popen, out: Path, how: str, at_least: int) -> tuple[int, str]:
     """Once ``out`` holds ``at_least`` complete tasks, SIGKILL the client process alone (its workers then exit: their
     pipe to it closes) or SIGINT its whole session, as Ctrl-C in a terminal does; wait until every process of it is
-    gone.  The tasks complete then."""
+    gone.  The tasks complete then, and what the command wrote on stderr (its pipes closed)."""
     import psutil
 
     deadline = time.monotonic() + 300
@@ -374,7 +374,8 @@ def interrupt(proc: subprocess.Popen, out: Path, how: str, at_least: int) -> int
     proc.wait(timeout=120)
     gone, alive = psutil.wait_procs([psutil.Process(p) for p in family if psutil.pid_exists(p)], timeout=60)
     assert not alive, f"processes left running: {alive}"
-    return dist.completed(out)[0]
+    _, err = proc.communicate(timeout=60)  # reads the pipes to their end, and closes them
+    return dist.completed(out)[0], err
 
 
 def chunk_times(out: Path, array: str, done: np.ndarray) -> dict:
@@ -388,13 +389,12 @@ def test_an_interrupted_sweep_resumes(tmp_path, how):
     complete, none of the others (their files untouched), and every run equals a single-process ``dp.simulate``."""
     out = tmp_path / "runs.zarr"
     proc = cli([*SWEEP, "--out", str(out)])
-    before = interrupt(proc, out, how, at_least=6 if how == "SIGKILL" else 2)
+    before, err = interrupt(proc, out, how, at_least=6 if how == "SIGKILL" else 2)
     g = zarr.open_group(str(out), mode="r")
     done = g["done"][:].astype(bool)
     # A Ctrl-C closes the cluster gracefully: the tasks running then may finish, on a slow machine all of them.
     assert done.sum() == before and (6 <= before < 40 if how == "SIGKILL" else 2 <= before <= 40)
     if how == "SIGINT":  # the cluster closed, the store consistent, a line to resume
-        err = proc.stderr.read()
         assert proc.returncode == 130, err
         assert f"interrupted: {before} of 40 runs complete in {out}" in err and "--resume" in err
     times = chunk_times(out, "q", done)
@@ -419,7 +419,7 @@ def test_an_interrupted_dataset_resumes(cluster, tmp_path):
     # 40 chunks of about 0.1 s each on one worker (talos: nv = 32)
     args = ["dataset", "talos_full_v2", "--samples", "120000", "--chunk", "3000", "--workers", "1", "--seed", "5"]
     out = tmp_path / "data.zarr"
-    before = interrupt(cli([*args, "--out", str(out)]), out, "SIGKILL", at_least=3)
+    before, _ = interrupt(cli([*args, "--out", str(out)]), out, "SIGKILL", at_least=3)
     done = zarr.open_group(str(out), mode="r")["done"][:].astype(bool)
     times = chunk_times(out, "ddq", done)
     resumed = cli([*args, "--out", str(out), "--resume"])
