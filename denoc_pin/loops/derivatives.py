@@ -49,8 +49,6 @@ from ..core.spatial import (
     cross3,
     dot3,
     log3,
-    matmul_into,
-    matmul_tn_into,
     motion_cross,
     mtv3,
     mv3,
@@ -58,7 +56,7 @@ from ..core.spatial import (
     sub3,
 )
 from .compositions import CFD, cfd_entry
-from .kernel import cut_count, loop_step, selected
+from .kernel import cut_count, cut_frames, loop_step, selected
 
 __all__ = ["CFD_DERIVATIVES", "loop_derivatives"]
 
@@ -167,20 +165,8 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
             continue
         m = cut_count(kind)
         univ = kind == ck.CUT_UNIVERSAL
-        R1, p1 = c[ck.P_R1 : ck.P_R1 + 9].reshape(3, 3), c[ck.P_P1 : ck.P_P1 + 3]
-        R2, p2 = c[ck.P_R2 : ck.P_R2 + 9].reshape(3, 3), c[ck.P_P2 : ck.P_P2 + 3]
-        ax, ax2 = c[ck.P_AXIS : ck.P_AXIS + 3], c[ck.P_AXIS2 : ck.P_AXIS2 + 3]
-        B1, B2 = c[ck.P_B1 : ck.P_B1 + 3], c[ck.P_B2 : ck.P_B2 + 3]
-        sel[:, :] = c[ck.P_ROWS : ck.P_ROWS + 36].reshape(6, 6)
-        matmul_into(R[b1], R1, Rc1)
-        matmul_into(R[b2], R2, Rc2)
-        matmul_tn_into(Rc1, Rc2, R12)
-        pc1, pc2 = add3(o[b1], mv3(R[b1], p1)), add3(o[b2], mv3(R[b2], p2))
+        pc1, pc2, ax, ax2, B1, B2, u2 = cut_frames(c, R, o, kind, Rc1, Rc2, R12, sel)
         U2, Ur = mv3(Rc2, ax2), mv3(Rc2, ax)  # the universal's second axis, and C2's copy of the axis, in the world
-        u2 = mtv3(Rc1, U2)
-        if univ:
-            n = cross3(u2, ax)
-            sel[0, 0], sel[0, 1], sel[0, 2] = n[0], n[1], n[2]
         lg = log3(R12)
         om1, pd1, al1, pdd1 = point_motion(Vw[b1], Aw[b1], pc1)
         om2, pd2, al2, pdd2 = point_motion(Vw[b2], Aw[b2], pc2)

@@ -67,6 +67,29 @@ def selected(sel, i, a, l):
             + sel[i, 5] * l[2])  # fmt: skip
 
 
+@njit(cache=True, inline="always")
+def cut_frames(c, Rw, ow, kind, Rc1, Rc2, R12, sel):
+    """A packed cut ``c`` (``core.tables.CUT_ROW``) at the bodies' world placements (Rw, ow): C1's and C2's world
+    frames into Rc1, Rc2, C2's orientation in C1 into R12 (R₁₂ = Rc1ᵀ Rc2), its selection rows into sel (a
+    universal's first row the blocked rotation's axis n = (R₁₂ axis2) × axis, which turns).  Returns (pc1, pc2,
+    axis, axis2, b₁, b₂, u₂ = R₁₂ axis2): the cut points in the world and the axes in C1."""
+    b1, b2 = int(c[ck.P_BODY1]), int(c[ck.P_BODY2])
+    R1, p1 = c[ck.P_R1 : ck.P_R1 + 9].reshape(3, 3), c[ck.P_P1 : ck.P_P1 + 3]
+    R2, p2 = c[ck.P_R2 : ck.P_R2 + 9].reshape(3, 3), c[ck.P_P2 : ck.P_P2 + 3]
+    ax, ax2 = c[ck.P_AXIS : ck.P_AXIS + 3], c[ck.P_AXIS2 : ck.P_AXIS2 + 3]
+    B1, B2 = c[ck.P_B1 : ck.P_B1 + 3], c[ck.P_B2 : ck.P_B2 + 3]
+    sel[:, :] = c[ck.P_ROWS : ck.P_ROWS + 36].reshape(6, 6)
+    matmul_into(Rw[b1], R1, Rc1)
+    matmul_into(Rw[b2], R2, Rc2)
+    matmul_tn_into(Rc1, Rc2, R12)
+    pc1, pc2 = add3(ow[b1], mv3(Rw[b1], p1)), add3(ow[b2], mv3(Rw[b2], p2))
+    u2 = mv3(R12, ax2)
+    if kind == ck.CUT_UNIVERSAL:
+        n = cross3(u2, ax)
+        sel[0, 0], sel[0, 1], sel[0, 2] = n[0], n[1], n[2]
+    return pc1, pc2, ax, ax2, B1, B2, u2
+
+
 @njit(cache=True)  # called once by loop_step: a call, as copying its IR (105 blocks) to inline it lengthens the compile
 def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q, with_bias, J, res, Jdv, Rc1, Rc2,
               R12, sel):  # fmt: skip
@@ -94,19 +117,7 @@ def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q
                 Jdv[row0] = 0.0
             continue
         m = cut_count(kind)
-        R1, p1 = c[ck.P_R1 : ck.P_R1 + 9].reshape(3, 3), c[ck.P_P1 : ck.P_P1 + 3]
-        R2, p2 = c[ck.P_R2 : ck.P_R2 + 9].reshape(3, 3), c[ck.P_P2 : ck.P_P2 + 3]
-        ax, ax2 = c[ck.P_AXIS : ck.P_AXIS + 3], c[ck.P_AXIS2 : ck.P_AXIS2 + 3]
-        B1, B2 = c[ck.P_B1 : ck.P_B1 + 3], c[ck.P_B2 : ck.P_B2 + 3]
-        sel[:, :] = c[ck.P_ROWS : ck.P_ROWS + 36].reshape(6, 6)
-        matmul_into(Rw[b1], R1, Rc1)
-        matmul_into(Rw[b2], R2, Rc2)
-        matmul_tn_into(Rc1, Rc2, R12)
-        pc1, pc2 = add3(ow[b1], mv3(Rw[b1], p1)), add3(ow[b2], mv3(Rw[b2], p2))
-        u2 = mv3(R12, ax2)
-        if kind == ck.CUT_UNIVERSAL:  # the blocked rotation is about n = (R₁₂ axis2) × axis, which turns
-            n = cross3(u2, ax)
-            sel[0, 0], sel[0, 1], sel[0, 2] = n[0], n[1], n[2]
+        pc1, pc2, ax, ax2, B1, B2, u2 = cut_frames(c, Rw, ow, kind, Rc1, Rc2, R12, sel)
         # Δ = Rc1ᵀ [ω₂ − ω₁; ṗ₂ − ṗ₁] = J q̇, through the world Jacobians of the two points: first the joints
         # between C1 and C2, up to their common ancestor
         J[row0 : row0 + m, :] = 0.0
