@@ -28,8 +28,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tables import CUT_ROW
+from .views import (
+    P_AXIS,
+    P_AXIS2,
+    P_B1,
+    P_B2,
+    P_BODY1,
+    P_BODY2,
+    P_KIND,
+    P_MULTIPLIER,
+    P_OFFSET,
+    P_P1,
+    P_P2,
+    P_R1,
+    P_R2,
+    P_ROW,
+    P_ROWS,
+    P_WIDTH,
+)
+
 __all__ = ["CUT_KINDS", "CUT_WITH_AXIS", "PACKED", "Coupling", "Cut", "ResolvedLoops", "cut_rows",
-           "perpendicular_pair"]  # fmt: skip
+           "perpendicular_pair", "P_AXIS", "P_AXIS2", "P_B1", "P_B2", "P_BODY1", "P_BODY2", "P_KIND", "P_MULTIPLIER",
+           "P_OFFSET", "P_P1", "P_P2", "P_R1", "P_R2", "P_ROW", "P_ROWS", "P_WIDTH"]  # fmt: skip
 
 CUT_FIXED, CUT_REVOLUTE, CUT_PRISMATIC, CUT_UNIVERSAL, CUT_SPHERICAL, CUT_POINT_ON_LINE, CUT_COUPLING = range(7)
 CUT_KINDS: dict[str, tuple[int, int]] = {
@@ -43,28 +64,8 @@ CUT_KINDS: dict[str, tuple[int, int]] = {
 """Cut-joint type name -> (code, number of constraints)."""
 CUT_WITH_AXIS = ("revolute", "prismatic", "universal", "point_on_line")
 
-PACKED = (
-    ("body1", 1, "body of link1; a coupling: the coupled joint's body (integers held exactly as floats)"),
-    ("body2", 1, "body of link2; a coupling: the reference joint's body"),
-    ("kind", 1, "CUT_* code"),
-    ("row", 1, "its first constraint row"),
-    ("R1", 9, "rotation of C1 in link1's frame, row by row"),
-    ("p1", 3, "origin of C1 in link1's frame"),
-    ("R2", 9, "rotation of C2 in link2's frame, row by row"),
-    ("p2", 3, "origin of C2 in link2's frame"),
-    ("axis", 3, "the cut's axis, in C1"),
-    ("axis2", 3, "a universal cut's second axis, in C2"),
-    ("b1", 3, "b₁ ⟂ axis, in C1"),
-    ("b2", 3, "b₂ = axis × b₁, in C1"),
-    ("rows", 36, "the constant selection rows of Δ (``cut_rows``), 6 x 6 row by row, zero below the cut's count"),
-    ("multiplier", 1, "a coupling's multiplier"),
-    ("offset", 1, "a coupling's offset"),
-)
-"""The columns of the packed buffer: (name, width, meaning); a cut leaves multiplier and offset zero, a coupling
-everything but them, its bodies, kind and row."""
-# Each column's start, and the row's width, as constants the compiled kernel reads.
-(P_BODY1, P_BODY2, P_KIND, P_ROW, P_R1, P_P1, P_R2, P_P2, P_AXIS, P_AXIS2, P_B1, P_B2, P_ROWS, P_MULTIPLIER, P_OFFSET,
- P_WIDTH) = np.cumsum([0] + [w for _, w, _ in PACKED]).tolist()  # fmt: skip
+PACKED = CUT_ROW
+"""The columns of the packed buffer (``core.tables.CUT_ROW``); the kernels read them by the generated P_* names."""
 
 
 def perpendicular_pair(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

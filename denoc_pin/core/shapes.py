@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .tables import COLLISION_ROW, columns
+
 __all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
            "Sphere", "contact_frame", "may_touch", "pack_collisions", "unique_name"]  # fmt: skip
 
@@ -265,25 +267,9 @@ def may_touch(a: Collision, b: Collision, parents) -> bool:
     return bool((a.group & b.mask) or (b.group & a.mask))
 
 
-COLLISION_ROW = (
-    ("body", 1, "the body that carries it (an integer held as a float)"),
-    ("code", 1, "the shape's code (SPHERE, BOX, CAPSULE, CYLINDER, MESH)"),
-    ("params", 3, "sphere: r; box: half extents; capsule, cylinder: r and half length; mesh: half extents"),
-    ("R", 9, "rotation of the shape in the body frame, row by row"),
-    ("p", 3, "origin of the shape in the body frame"),
-    ("vstart", 1, "a mesh's first row in the vertex array"),
-    ("vcount", 1, "its number of support vertices"),
-    ("ground", 1, "1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0)"),
-    ("reach", 1, "a mesh: the largest distance of a support vertex from the shape's origin (its bounding sphere)"),
-    ("cstart", 1, "a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere)"),
-)
-"""The columns of a packed collision row, in order: (name, width, meaning)."""
-COL = {}
-_at = 0
-for _name, _width, _ in COLLISION_ROW:
-    COL[_name] = _at
-    _at += _width
-COLLISION_WIDTH = _at
+COL = columns(COLLISION_ROW)
+"""Each column's start in a packed collision row (``core.tables.COLLISION_ROW``), and its "width"."""
+COLLISION_WIDTH = COL["width"]
 
 
 def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -140,6 +140,307 @@ FRAME_ROW = (
 )
 """One row of ``Model.frame_buffer`` (nframes, 13): a frame as the kinematics kernels read it."""
 
+# ---------------------------------------------------------------------------------------
+# Rows: flat float arrays of named columns, (name, width, meaning); each column's start is a generated constant
+# <PREFIX>_<NAME> and the row's width <PREFIX>_WIDTH (``ROWS``).
+# ---------------------------------------------------------------------------------------
+
+COLLISION_ROW = (
+    ("body", 1, "the body that carries it (an integer held as a float)"),
+    ("code", 1, "the shape's code (SPHERE, BOX, CAPSULE, CYLINDER, MESH)"),
+    ("params", 3, "sphere: r; box: half extents; capsule, cylinder: r and half length; mesh: half extents"),
+    ("R", 9, "rotation of the shape in the body frame, row by row"),
+    ("p", 3, "origin of the shape in the body frame"),
+    ("vstart", 1, "a mesh's first row in the vertex array"),
+    ("vcount", 1, "its number of support vertices"),
+    ("ground", 1, "1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0)"),
+    ("reach", 1, "a mesh: the largest distance of a support vertex from the shape's origin (its bounding sphere)"),
+    ("cstart", 1, "a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere)"),
+)
+"""A packed collision (``shapes.pack_collisions``), as the compiled detection reads it."""
+CUT_ROW = (
+    ("body1", 1, "body of link1; a coupling: the coupled joint's body (integers held exactly as floats)"),
+    ("body2", 1, "body of link2; a coupling: the reference joint's body"),
+    ("kind", 1, "CUT_* code"),
+    ("row", 1, "its first constraint row"),
+    ("R1", 9, "rotation of C1 in link1's frame, row by row"),
+    ("p1", 3, "origin of C1 in link1's frame"),
+    ("R2", 9, "rotation of C2 in link2's frame, row by row"),
+    ("p2", 3, "origin of C2 in link2's frame"),
+    ("axis", 3, "the cut's axis, in C1"),
+    ("axis2", 3, "a universal cut's second axis, in C2"),
+    ("b1", 3, "b₁ ⟂ axis, in C1"),
+    ("b2", 3, "b₂ = axis × b₁, in C1"),
+    ("rows", 36, "the constant selection rows of Δ (``cut_rows``), 6 x 6 row by row, zero below the cut's count"),
+    ("multiplier", 1, "a coupling's multiplier"),
+    ("offset", 1, "a coupling's offset"),
+)
+"""A packed cut or coupling (``ResolvedLoops.packed``); a cut leaves multiplier and offset zero, a coupling
+everything but them, its bodies, kind and row."""
+GROUND_ROW = (
+    ("on", 1, "1, or 0: no ground"),
+    ("height", 1, "h of the plane n·x = h"),
+    ("n", 3, "its unit normal n, world, out of the ground"),
+    ("t1", 3, "the contact frame's first tangent t₁, world"),
+    ("t2", 3, "its second tangent t₂ = n × t₁"),
+    ("friction", 1, "Coulomb's μ"),
+    ("restitution", 1, "e, the ratio of the normal velocities after and before an impact"),
+)
+"""The ground as the compiled step reads it (``contact.stepping.ground_numbers``)."""
+SETTINGS_ROW = (
+    ("solver", 1, "0 ADMM, 1 PGS"),
+    ("tol", 1, "the largest residual accepted (m/s)"),
+    ("max_iter", 1, "the iteration cap"),
+    ("margin", 1, "contacts are looked for up to this distance (m)"),
+    ("beta", 1, "β, the share of a penetration corrected in one step"),
+    ("threshold", 1, "the normal approach speed (m/s) below which an impact is inelastic"),
+    ("warm", 1, "1: warm starts"),
+    ("compliant", 1, "1: the compliance (k, c) is used"),
+    ("k", 1, "stiffness k (N/m)"),
+    ("c", 1, "damping c (N s/m)"),
+)
+"""``ContactSettings`` as the compiled step reads them (``contact.stepping.settings_numbers``)."""
+INFO_ROW = (
+    ("contacts", 1, "the step's number of contacts n_c"),
+    ("iterations", 1, "the solve's iterations (0: the sticking guess held)"),
+    ("residual", 1, "the largest of the three residuals below (m/s)"),
+    ("primal", 1, "the largest distance of λ to K"),
+    ("dual", 1, "the largest distance of σ̃ to K*"),
+    ("complementarity", 1, "the largest natural-map residual of a block"),
+    ("converged", 1, "1 if all three are within tol, else 0"),
+)
+"""What a contact step reports (the solvers' ``stats`` are columns iterations … complementarity, in order)."""
+
+ROWS = (
+    ("FRAME", FRAME_ROW),
+    ("COL", COLLISION_ROW),
+    ("P", CUT_ROW),
+    ("GROUND", GROUND_ROW),
+    ("SET", SETTINGS_ROW),
+    ("INFO", INFO_ROW),
+)
+"""Each row and the prefix of its generated column constants."""
+
+
+def columns(row) -> dict:
+    """Each column's start in ``row``, and "width": the row's width (for Python code that indexes by name)."""
+    out, at = {}, 0
+    for name, width, _ in row:
+        out[name] = at
+        at += width
+    out["width"] = at
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Records: named tuples of arrays the contact step and the runs pass between stages, (name, shape in terms of the
+# record's sizes, dtype "f" float64 / "i" int64 / "b" bool, meaning); shape () is a scalar.  Generated into
+# ``core/records.py``: the named tuple and its allocator (arrays uninitialised, scalars zero), used by the stepwise
+# (Python) and the compiled routes alike.  Contact rows: per contact a block (t₁, t₂, n), the normal last.
+# ---------------------------------------------------------------------------------------
+
+CONTACT_SET = (
+    ("bodies", ("cap", 2), "i", "the two bodies in contact: the first is 0 (the world) for the ground"),
+    ("points", ("cap", 3), "f", "the contact point x_i, world (on the second body's shape)"),
+    ("frames", ("cap", 3, 3), "f", "the contact frame, world, axes as columns (t₁, t₂, n), n out of the first body"),
+    ("depth", ("cap",), "f", "the signed distance d_i (< 0: penetration)"),
+    ("mu", ("cap",), "f", "Coulomb's μ_i"),
+    ("restitution", ("cap",), "f", "e_i (0 for a shape pair)"),
+    ("keys", ("cap", 3), "i", "the warm start's key: (−1, collision, feature) on the ground, (i, j, feature) a pair"),
+    ("impulse", ("cap", 3), "f", "the impulse λ_i of the last solve, contact frame (t₁, t₂, n)"),
+    ("info", ("INFO_WIDTH",), "f", "the step's figures (INFO_ROW)"),
+)
+"""One step's contacts, for up to cap of them (``ContactSet``, ``contact_set(cap)``)."""
+SHAPE_PAIRS = (
+    ("bodies", ("npairs", 2), "i", "the two shapes' bodies"),
+    ("keys", ("npairs", 3), "i", "(collision i, collision j, feature)"),
+    ("points", ("npairs", 3), "f", "the contact point, world"),
+    ("frames", ("npairs", 3, 3), "f", "the contact frame, columns (t₁, t₂, n), n from shape i towards j"),
+    ("depth", ("npairs",), "f", "the signed distance"),
+    ("mu", ("npairs",), "f", "μ, the larger of the two shapes'"),
+    ("start", ("npairs", 3), "f", "the warm start, the impulse of the same key at the last step (0: none)"),
+)
+"""The shape pairs' contacts coal found in Python for one step (``ShapePairs``, ``shape_pairs(npairs)``)."""
+CONTACT_GEOMETRY = (
+    ("rows", ("ncol", "COL_WIDTH"), "f", "the packed collisions (COLLISION_ROW)"),
+    ("verts", ("nverts", 3), "f", "the meshes' support vertices, shape frame"),
+    ("chunks", ("nchunks", 4), "f", "the meshes' vertex chunks' spheres (centre, radius), shape frame"),
+    ("support", ("nj", "nv"), "b", "support[k, c]: column c of v moves body k (its joint and its ancestors')"),
+    ("woff", ("ncol",), "i", "collision c's first row in the ground's warm starts (a row per feature)"),
+)
+"""What the step knows of the model's collisions (``ContactGeometry``, ``contact_geometry(...)``)."""
+WARM_STARTS = (
+    ("impulse", ("features", 3), "f", "a ground feature's last impulse, contact frame (row woff[c] + feature)"),
+    ("step", ("features",), "i", "the step that impulse is from (used when it is the one before)"),
+    ("loops", ("nl",), "f", "the loops' last impulses"),
+)
+"""The warm starts a run carries from step to step (``WarmStarts``, ``warm_starts(features, nl)``)."""
+JOINT_LAW = (
+    ("kp", ("nv",), "f", "K_p"),
+    ("kd", ("nv",), "f", "K_d"),
+    ("q_ref", ("nq",), "f", "q_ref"),
+    ("v_ref", ("nv",), "f", "v_ref"),
+    ("tau_ff", ("nv",), "f", "τ_ff"),
+    ("feedback", (), "b", "K_p or K_d is not zero (else τ = τ_ff, no difference taken)"),
+)
+"""τ = τ_ff + K_p (q_ref ⊖ q) + K_d (v_ref − v), the law a compiled run evaluates (``JointLaw``)."""
+RUN_OUTPUT = (
+    ("Q", ("rows", "nq"), "f", "q of each recorded step"),
+    ("V", ("rows", "nv"), "f", "v"),
+    ("A", ("rows", "nv"), "f", "(v⁺ − v) / dt of the step that leaves it (the last row: the row before's)"),
+    ("T", ("rows", "nv"), "f", "τ"),
+    ("KE", ("rows",), "f", "kinetic energy"),
+    ("PE", ("rows",), "f", "potential energy"),
+    ("W", ("rows",), "f", "the work of τ since the start"),
+    ("LAM", ("rows", "nl"), "f", "the loops' impulses of the step that leaves it"),
+)
+"""A compiled contact run's rows (``RunOutput``, ``run_output(rows, nq, nv, nl)``)."""
+CONTACT_RECORDS = (
+    ("count", ("rows",), "i", "k, the contacts of the step that leaves the row"),
+    ("points", ("rows", "cap", 3), "f", "their points, world"),
+    ("normals", ("rows", "cap", 3), "f", "their normals n, world"),
+    ("impulses", ("rows", "cap", 3), "f", "their impulses, contact frame (t₁, t₂, n)"),
+    ("forces", ("rows", "cap", 3), "f", "the world force on the second body, impulse / dt"),
+    ("depths", ("rows", "cap"), "f", "their signed distances"),
+    ("keys", ("rows", "cap", 3), "i", "their keys (CONTACT_SET)"),
+    ("info", ("rows", "INFO_WIDTH"), "f", "the step's figures (INFO_ROW)"),
+)
+"""The contacts of a run's recorded steps (``ContactRecords``, ``contact_records(rows, cap)``)."""
+CONTACT_WORK_HEADER = (
+    ("nj", "bodies + 1"),
+    ("nv", "DOF"),
+    ("mmax", "the most rows a step can have: 3 cap + the loops' rows"),
+    ("cap", "the most contacts a step can have"),
+    ("most", "the most support vertices of one collision"),
+)
+CONTACT_WORK = (
+    ("v_free", ("nv",), "v_f = v + dt M⁻¹ (τ − h)"),
+    ("Jall", (6, "nv"), "the bodies' world Jacobian columns [linear; angular] about the world origin"),
+    ("J", ("mmax * nv",), "J (m, nv) in its first m nv entries: the contacts' rows, then the loops'"),
+    ("JT", ("nv * mmax",), "Jᵀ (nv, m)"),
+    ("G", ("mmax * mmax",), "G = J M⁻¹ Jᵀ + R (m, m)"),
+    ("g", ("mmax",), "g = J v_f + b"),
+    ("lam", ("mmax",), "λ, the impulses"),
+    ("tilde", ("nv * mmax",), "φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)"),
+    ("hat", ("nv * mmax",), "Î φ̃ (nv, m)"),
+    ("eta", ("nj * mmax * 6",), "η_k of each column (nj, m, 6)"),
+    ("active", ("nj",), "1 for the bodies a column's sweep visits"),
+    ("phi_hat", (6,), "φ̂_k of one body"),
+    ("rhs", ("nv",), "Jᵀ λ"),
+    ("dvel", ("nv",), "M⁻¹ Jᵀ λ"),
+    ("eta1", ("nj * 6",), "η_k of that solve"),
+    ("dq", ("nv",), "q_ref ⊖ q of a run's joint law"),
+    ("tau", ("nv",), "τ of a run's step"),
+    ("stats", (5,), "the solve's figures (INFO_ROW's iterations … complementarity)"),
+    ("hit_points", ("cap", 3), "a ground candidate's point on its shape, world"),
+    ("hit_depth", ("cap",), "its signed distance to the plane"),
+    ("hit_collision", ("cap",), "its collision's index (an integer held as a float)"),
+    ("hit_feature", ("cap",), "its feature: a corner, rim point, end cap or hull vertex"),
+    ("cand", ("most", 5), "one mesh's candidates (x, d, vertex) before its patch is reduced"),
+    ("keep", (5,), "the candidates a reduced patch keeps"),
+)
+"""A contact step's work area, one float buffer for up to mmax rows and cap contacts: nothing is allocated a step
+(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most)``)."""
+SOLVER_WORK_HEADER = (("mmax", "the most rows"),)
+SOLVER_WORK = (
+    ("sigma", ("mmax",), "σ = G λ + g"),
+    ("scale", ("mmax",), "ADMM's scaling D, per contact block and bilateral row"),
+    ("gs", ("mmax",), "D g"),
+    ("Gs", ("mmax * mmax",), "D G D (m, m), or G_SS of the sticking guess"),
+    ("L", ("mmax * mmax",), "its Cholesky factor"),
+    ("x", ("mmax",), "ADMM's x, or the sticking guess's λ"),
+    ("z", ("mmax",), "ADMM's z (in K)"),
+    ("u", ("mmax",), "ADMM's scaled dual u"),
+    ("s", ("mmax",), "De Saxcé's shift Φ"),
+    ("rhs", ("mmax",), "a solve's right-hand side"),
+    ("y", ("mmax",), "a solve's result"),
+    ("best", ("mmax",), "the iterate of least residual"),
+    ("rows", ("mmax",), "the sticking guess's rows (integers held as floats)"),
+)
+"""The solvers' work area, one float buffer for up to mmax rows (``SolverWork``; ``solver_work_views(sw)``,
+``solver_work(mmax)``)."""
+
+WORK_AREAS = (
+    ("ContactWork", "contact_work", "CW", CONTACT_WORK_HEADER, CONTACT_WORK),
+    ("SolverWork", "solver_work", "SW", SOLVER_WORK_HEADER, SOLVER_WORK),
+)
+"""Flat float work areas that carry their sizes in a header: (named tuple of views, allocator, header prefix,
+header, table); the views function is ``<allocator>_views``."""
+
+RECORDS = (
+    ("count", ("rows",), "i", "k, the contacts of the step that leaves the row"),
+    ("points", ("rows", "cap", 3), "f", "their points, world"),
+    ("normals", ("rows", "cap", 3), "f", "their normals n, world"),
+    ("impulses", ("rows", "cap", 3), "f", "their impulses, contact frame (t₁, t₂, n)"),
+    ("forces", ("rows", "cap", 3), "f", "the world force on the second body, impulse / dt"),
+    ("depths", ("rows", "cap"), "f", "their signed distances"),
+    ("keys", ("rows", "cap", 3), "i", "their keys (CONTACT_SET)"),
+    ("info", ("rows", "INFO_WIDTH"), "f", "the step's figures (INFO_ROW)"),
+)
+"""The contacts of a run's recorded steps (``ContactRecords``, ``contact_records(rows, cap)``)."""
+STEP_WORK = (
+    ("v_free", ("nv",), "f", "v_f = v + dt M⁻¹ (τ − h)"),
+    ("Jall", (6, "nv"), "f", "the bodies' world Jacobian columns [linear; angular] about the world origin"),
+    ("J", ("mmax * nv",), "f", "J (m, nv) in its first m nv entries: the contacts' rows, then the loops'"),
+    ("JT", ("nv * mmax",), "f", "Jᵀ (nv, m)"),
+    ("G", ("mmax * mmax",), "f", "G = J M⁻¹ Jᵀ + R (m, m)"),
+    ("g", ("mmax",), "f", "g = J v_f + b"),
+    ("lam", ("mmax",), "f", "λ, the impulses"),
+    ("tilde", ("nv * mmax",), "f", "φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)"),
+    ("hat", ("nv * mmax",), "f", "Î φ̃ (nv, m)"),
+    ("eta", ("nj * mmax * 6",), "f", "η_k of each column (nj, m, 6)"),
+    ("active", ("nj",), "b", "the bodies a column's sweep visits"),
+    ("phi_hat", (6,), "f", "φ̂_k of one body"),
+    ("rhs", ("nv",), "f", "Jᵀ λ"),
+    ("dvel", ("nv",), "f", "M⁻¹ Jᵀ λ"),
+    ("eta1", ("nj * 6",), "f", "η_k of that solve"),
+    ("dq", ("nv",), "f", "q_ref ⊖ q of a run's joint law"),
+    ("stats", (5,), "f", "the solve's figures (INFO_ROW's iterations … complementarity)"),
+)
+"""A contact step's work area, for up to mmax rows: nothing is allocated a step (``StepWork``,
+``step_work(nj, nv, mmax)``)."""
+SOLVER_WORK = (
+    ("sigma", ("mmax",), "f", "σ = G λ + g"),
+    ("scale", ("mmax",), "f", "ADMM's scaling D, per contact block and bilateral row"),
+    ("gs", ("mmax",), "f", "D g"),
+    ("Gs", ("mmax * mmax",), "f", "D G D (m, m), or G_SS of the sticking guess"),
+    ("L", ("mmax * mmax",), "f", "its Cholesky factor"),
+    ("x", ("mmax",), "f", "ADMM's x, or the sticking guess's λ"),
+    ("z", ("mmax",), "f", "ADMM's z (in K)"),
+    ("u", ("mmax",), "f", "ADMM's scaled dual u"),
+    ("s", ("mmax",), "f", "De Saxcé's shift Φ"),
+    ("rhs", ("mmax",), "f", "a solve's right-hand side"),
+    ("y", ("mmax",), "f", "a solve's result"),
+    ("best", ("mmax",), "f", "the iterate of least residual"),
+    ("rows", ("mmax",), "i", "the sticking guess's rows"),
+    ("block", (3,), "f", "one contact's block"),
+)
+"""The solvers' work area, for up to mmax rows (``SolverWork``, ``solver_work(mmax)``)."""
+
+CONTACT_SCENE = (
+    ("geometry", (), "ContactGeometry", "the model's collisions"),
+    ("ground", ("GROUND_WIDTH",), "f", "the ground (GROUND_ROW)"),
+    ("settings", ("SET_WIDTH",), "f", "the settings (SETTINGS_ROW)"),
+    ("warm", (), "WarmStarts", "the warm starts"),
+    ("contacts", (), "ContactSet", "the last step's contacts"),
+    ("work", ("CW_SIZE",), "f", "the step's work area (a ContactWork buffer)"),
+    ("solver", ("SW_SIZE",), "f", "the solvers' work area (a SolverWork buffer)"),
+)
+"""What a contact step reads and writes besides the model, its data and the state: one argument
+(``ContactScene(...)``, made by ``contact.stepping.ContactStepper``; no allocator)."""
+
+RECORDS = (
+    ("ContactScene", None, CONTACT_SCENE),
+    ("ContactSet", "contact_set", CONTACT_SET),
+    ("ShapePairs", "shape_pairs", SHAPE_PAIRS),
+    ("ContactGeometry", "contact_geometry", CONTACT_GEOMETRY),
+    ("WarmStarts", "warm_starts", WARM_STARTS),
+    ("JointLaw", "joint_law", JOINT_LAW),
+    ("RunOutput", "run_output", RUN_OUTPUT),
+    ("ContactRecords", "contact_records", CONTACT_RECORDS),
+)
+"""Each record: its named tuple, its allocator (None: made from its parts) and its table."""
+
 
 # ---------------------------------------------------------------------------------------
 # The generator of core/views.py.
@@ -212,10 +513,13 @@ def views_source() -> str:
     constants = [f"HEAD_{n.upper()} = {i}  # {meaning}" for i, (n, meaning) in enumerate(MODEL_HEADER)]
     constants += [f"WS_{n.upper()} = {i}  # ws[{i}]: {meaning}" for i, (n, meaning) in enumerate(WS_HEADER_FIELDS)]
     constants += [f"LW_{n.upper()} = {i}  # lw[{i}]: {meaning}" for i, (n, meaning) in enumerate(LOOP_HEADER_FIELDS)]
-    column = 0
-    for n, width, meaning in FRAME_ROW:
-        constants.append(f"FRAME_{n.upper()} = {column}  # {meaning} ({width} column{'s' if width > 1 else ''})")
-        column += width
+    for prefix, row in ROWS:
+        column = 0
+        for n, width, meaning in row:
+            text = f"{prefix}_{n.upper()} = {column}  # {meaning} ({width} column{'s' if width > 1 else ''})"
+            constants.append(text if len(text) <= 120 else text[:117] + "...")
+            column += width
+        constants.append(f"{prefix}_WIDTH = {column}")
     tuples = [
         f'{name} = namedtuple(\n    "{name}",\n    [\n' + "".join(f'        "{f[0]}",\n' for f in table) + "    ],\n)\n"
         for name, table in (("ModelViews", MODEL_INTS + MODEL_FLOATS), ("DataViews", DATA_FLOATS),
@@ -248,9 +552,9 @@ def views_source() -> str:
         ]
     )
     return (
-        '"""The named views of the flat buffers and the names of their header entries, generated from the tables of\n'
-        "``core/layout.py`` by ``scripts/write_views.py``: do not edit (``tests/test_layout.py`` fails when\n"
-        'this file is stale)."""\n\n'
+        '"""The named views of the flat buffers, the names of their header entries and of the rows\' columns,\n'
+        "generated from the tables of ``core/tables.py`` by ``scripts/write_views.py``: do not edit\n"
+        '(``tests/test_layout.py`` fails when this file is stale)."""\n\n'
         "from __future__ import annotations\n\nfrom collections import namedtuple\n\nfrom numba import njit\n\n"
         "from .memory import view\n\n"
         + _listed("__all__ = [", [f'"{n}"' for n in names], "]")
@@ -263,14 +567,101 @@ def views_source() -> str:
     )
 
 
+_DTYPES = {"f": ("np.float64", "0.0"), "i": ("np.int64", "0"), "b": ("np.bool_", "False")}
+
+
+def _allocator(cls: str, name: str, table) -> str:
+    """The allocator of a record: each array uninitialised, each scalar zero."""
+    text = " ".join(str(d) for _, shape, _, _ in table for d in shape)
+    sizes = list(dict.fromkeys(re.findall(r"\b[a-z]\w*\b", text)))
+    doc = f"A {cls} (``core/tables.py``), its arrays uninitialised and its scalars zero."
+    out = f'@njit(cache=True)\ndef {name}({", ".join(sizes)}):\n    """{doc}"""\n'
+    items = []
+    for _field, shape, dtype, _ in table:
+        np_type, zero = _DTYPES[dtype]
+        if not shape:
+            items.append(zero)
+        else:
+            dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+            items.append(f"np.empty(({dims}), dtype={np_type})")
+    return out + _listed(f"return {cls}(", items, ")", "    ")
+
+
+def _work_source(cls: str, alloc: str, prefix: str, header, table) -> tuple[list, str, str]:
+    """A work area's header constants, named tuple and functions: the views (its sizes read from its header), the
+    size, and the allocator (header written)."""
+    constants = [f"{prefix}_{n.upper()} = {i}  # {meaning}" for i, (n, meaning) in enumerate(header)]
+    fields = "".join(_comment(f"{f}: {_shape(sh)}; {m}", "        ") + f'        "{f}",\n' for f, sh, m in table)
+    tup = f'{cls} = namedtuple(\n    "{cls}",\n    [\n{fields}    ],\n)\n'
+    sizes = [n for n, _ in header]
+    read = "".join(f"    {n} = int(buf[{prefix}_{n.upper()}])\n" for n in sizes)
+    views_name = alloc + "_views"
+    out = f'@njit(cache=True, inline="always")\ndef {views_name}(buf):\n    """The views of a {cls} buffer."""\n{read}'
+    out += f"    o = {len(header)}\n"
+    for field, shape, meaning in table:
+        out += _comment(meaning) + f"    {field} = view(buf, o, {_shape(shape)})\n    o += {_size(shape)}\n"
+    out += _listed(f"return {cls}(", [f for f, _, _ in table], ")", "    ")
+    twin = out.replace('@njit(cache=True, inline="always")\n', "").replace(f"def {views_name}(", f"def {alloc}_arrays(")
+    twin = twin.replace("view(buf,", "numpy_view(buf,")
+    twin = twin.replace(f"The views of a {cls} buffer.", f"``{views_name}`` for Python.")
+    out += "\n\n" + twin
+    args = ", ".join(sizes)
+    size = f'def {alloc}_size({args}):\n    """The length of a {cls} buffer."""\n    n = {len(header)}\n'
+    size += "".join(f"    n += {_size(shape)}  # {field}\n" for field, shape, _ in table) + "    return n\n"
+    make = f'@njit(cache=True)\ndef {alloc}({args}):\n    """A {cls} buffer, its header written."""\n'
+    make += f"    buf = np.zeros({alloc}_size({args}))\n"
+    make += "".join(f"    buf[{prefix}_{n.upper()}] = {n}\n" for n in sizes) + "    return buf\n"
+    return constants, tup, "\n\n".join([out, "@njit(cache=True)\n" + size, make])
+
+
+def records_source() -> str:
+    """The text of ``core/records.py``, from the records' tables above."""
+    text = " ".join(str(d) for _, name, table in RECORDS if name for _, shape, _, _ in table for d in shape)
+    constants = sorted(set(re.findall(r"\b[A-Z][A-Z_]+\b", text)))
+    tuples, functions = [], []
+    for cls, name, table in RECORDS:
+        fields = "".join(_comment(f"{f}: {_shape(sh) if sh else 'scalar'} {d}; {m}", "        ") + f'        "{f}",\n'
+                         for f, sh, d, m in table)  # fmt: skip
+        tuples.append(f'{cls} = namedtuple(\n    "{cls}",\n    [\n{fields}    ],\n)\n')
+        if name:
+            functions.append(_allocator(cls, name, table))
+    header_constants = []
+    for area in WORK_AREAS:
+        c, t, f = _work_source(*area)
+        header_constants += c
+        tuples.append(t)
+        functions.append(f)
+    names = [cls for cls, _, _ in RECORDS] + [name for _, name, _ in RECORDS if name]
+    names += [c.split(" = ")[0] for c in header_constants]
+    names = sorted(names + [n for cls, a, *_ in WORK_AREAS for n in (cls, a, a + "_size", a + "_views", a + "_arrays")])
+    return (
+        '"""The records the contact step and the runs pass between their stages: named tuples of arrays, and an\n'
+        "allocator each, generated from the tables of ``core/tables.py`` by ``scripts/write_views.py``: do not edit\n"
+        '(``tests/test_layout.py`` fails when this file is stale)."""\n\n'
+        "from __future__ import annotations\n\nfrom collections import namedtuple\n\nimport numpy as np\n"
+        "from numba import njit\n\nfrom .memory import numpy_view, view\n"
+        + (f"from .views import {', '.join(constants)}\n\n" if constants else "\n")
+        + _listed("__all__ = [", [f'"{n}"' for n in names], "]")
+        + "\n"
+        + "\n".join(header_constants)
+        + "\n\n"
+        + "".join(tuples)
+        + "\n\n"
+        + "\n\n".join(functions)
+    )
+
+
 VIEWS = Path(__file__).with_name("views.py")
 """Where ``views_source`` is written."""
+RECORDS_FILE = Path(__file__).with_name("records.py")
+"""Where ``records_source`` is written."""
 
 
-def write_views(path: Path = VIEWS) -> bool:
-    """Write ``core/views.py`` from the tables; True if it changed."""
-    text = views_source()
-    if path.exists() and path.read_text() == text:
-        return False
-    path.write_text(text)
-    return True
+def write_views(path: Path = VIEWS, records: Path = RECORDS_FILE) -> bool:
+    """Write ``core/views.py`` and ``core/records.py`` from the tables; True if either changed."""
+    changed = False
+    for where, text in ((path, views_source()), (records, records_source())):
+        if not (where.exists() and where.read_text() == text):
+            where.write_text(text)
+            changed = True
+    return changed

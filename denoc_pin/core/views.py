@@ -1,6 +1,6 @@
-"""The named views of the flat buffers and the names of their header entries, generated from the tables of
-``core/layout.py`` by ``scripts/write_views.py``: do not edit (``tests/test_layout.py`` fails when
-this file is stale)."""
+"""The named views of the flat buffers, the names of their header entries and of the rows' columns,
+generated from the tables of ``core/tables.py`` by ``scripts/write_views.py``: do not edit
+(``tests/test_layout.py`` fails when this file is stale)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,75 @@ from numba import njit
 from .memory import view
 
 __all__ = [
+    "COL_BODY",
+    "COL_CODE",
+    "COL_CSTART",
+    "COL_GROUND",
+    "COL_P",
+    "COL_PARAMS",
+    "COL_R",
+    "COL_REACH",
+    "COL_VCOUNT",
+    "COL_VSTART",
+    "COL_WIDTH",
     "DataViews",
     "FRAME_BODY",
     "FRAME_ROTATION",
     "FRAME_TRANSLATION",
+    "FRAME_WIDTH",
+    "GROUND_FRICTION",
+    "GROUND_HEIGHT",
+    "GROUND_N",
+    "GROUND_ON",
+    "GROUND_RESTITUTION",
+    "GROUND_T1",
+    "GROUND_T2",
+    "GROUND_WIDTH",
     "HEAD_NJ",
     "HEAD_NMOD",
     "HEAD_NQ",
     "HEAD_NS",
     "HEAD_NV",
     "HEAD_Z",
+    "INFO_COMPLEMENTARITY",
+    "INFO_CONTACTS",
+    "INFO_CONVERGED",
+    "INFO_DUAL",
+    "INFO_ITERATIONS",
+    "INFO_PRIMAL",
+    "INFO_RESIDUAL",
+    "INFO_WIDTH",
     "LW_M",
     "LW_RANK",
     "LoopViews",
     "ModelViews",
+    "P_AXIS",
+    "P_AXIS2",
+    "P_B1",
+    "P_B2",
+    "P_BODY1",
+    "P_BODY2",
+    "P_KIND",
+    "P_MULTIPLIER",
+    "P_OFFSET",
+    "P_P1",
+    "P_P2",
+    "P_R1",
+    "P_R2",
+    "P_ROW",
+    "P_ROWS",
+    "P_WIDTH",
+    "SET_BETA",
+    "SET_C",
+    "SET_COMPLIANT",
+    "SET_K",
+    "SET_MARGIN",
+    "SET_MAX_ITER",
+    "SET_SOLVER",
+    "SET_THRESHOLD",
+    "SET_TOL",
+    "SET_WARM",
+    "SET_WIDTH",
     "WS_STAMP",
     "data_views",
     "loop_views",
@@ -46,6 +101,61 @@ LW_RANK = 1  # lw[1]: the rank r of the last reaction solve: B's columns in use 
 FRAME_BODY = 0  # the body (joint index) the frame is fixed to, as a float (1 column)
 FRAME_ROTATION = 1  # the frame's rotation in that body's frame, row by row (9 columns)
 FRAME_TRANSLATION = 10  # the frame's origin in that body's frame (3 columns)
+FRAME_WIDTH = 13
+COL_BODY = 0  # the body that carries it (an integer held as a float) (1 column)
+COL_CODE = 1  # the shape's code (SPHERE, BOX, CAPSULE, CYLINDER, MESH) (1 column)
+COL_PARAMS = 2  # sphere: r; box: half extents; capsule, cylinder: r and half length; mesh: half extents (3 columns)
+COL_R = 5  # rotation of the shape in the body frame, row by row (9 columns)
+COL_P = 14  # origin of the shape in the body frame (3 columns)
+COL_VSTART = 17  # a mesh's first row in the vertex array (1 column)
+COL_VCOUNT = 18  # its number of support vertices (1 column)
+COL_GROUND = 19  # 1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0) (1 column)
+COL_REACH = 20  # a mesh: the largest distance of a support vertex from the shape's origin (its bounding sphere) (1 c...
+COL_CSTART = 21  # a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere) (1 ...
+COL_WIDTH = 22
+P_BODY1 = 0  # body of link1; a coupling: the coupled joint's body (integers held exactly as floats) (1 column)
+P_BODY2 = 1  # body of link2; a coupling: the reference joint's body (1 column)
+P_KIND = 2  # CUT_* code (1 column)
+P_ROW = 3  # its first constraint row (1 column)
+P_R1 = 4  # rotation of C1 in link1's frame, row by row (9 columns)
+P_P1 = 13  # origin of C1 in link1's frame (3 columns)
+P_R2 = 16  # rotation of C2 in link2's frame, row by row (9 columns)
+P_P2 = 25  # origin of C2 in link2's frame (3 columns)
+P_AXIS = 28  # the cut's axis, in C1 (3 columns)
+P_AXIS2 = 31  # a universal cut's second axis, in C2 (3 columns)
+P_B1 = 34  # b₁ ⟂ axis, in C1 (3 columns)
+P_B2 = 37  # b₂ = axis × b₁, in C1 (3 columns)
+P_ROWS = 40  # the constant selection rows of Δ (``cut_rows``), 6 x 6 row by row, zero below the cut's count (36 colu...
+P_MULTIPLIER = 76  # a coupling's multiplier (1 column)
+P_OFFSET = 77  # a coupling's offset (1 column)
+P_WIDTH = 78
+GROUND_ON = 0  # 1, or 0: no ground (1 column)
+GROUND_HEIGHT = 1  # h of the plane n·x = h (1 column)
+GROUND_N = 2  # its unit normal n, world, out of the ground (3 columns)
+GROUND_T1 = 5  # the contact frame's first tangent t₁, world (3 columns)
+GROUND_T2 = 8  # its second tangent t₂ = n × t₁ (3 columns)
+GROUND_FRICTION = 11  # Coulomb's μ (1 column)
+GROUND_RESTITUTION = 12  # e, the ratio of the normal velocities after and before an impact (1 column)
+GROUND_WIDTH = 13
+SET_SOLVER = 0  # 0 ADMM, 1 PGS (1 column)
+SET_TOL = 1  # the largest residual accepted (m/s) (1 column)
+SET_MAX_ITER = 2  # the iteration cap (1 column)
+SET_MARGIN = 3  # contacts are looked for up to this distance (m) (1 column)
+SET_BETA = 4  # β, the share of a penetration corrected in one step (1 column)
+SET_THRESHOLD = 5  # the normal approach speed (m/s) below which an impact is inelastic (1 column)
+SET_WARM = 6  # 1: warm starts (1 column)
+SET_COMPLIANT = 7  # 1: the compliance (k, c) is used (1 column)
+SET_K = 8  # stiffness k (N/m) (1 column)
+SET_C = 9  # damping c (N s/m) (1 column)
+SET_WIDTH = 10
+INFO_CONTACTS = 0  # the step's number of contacts n_c (1 column)
+INFO_ITERATIONS = 1  # the solve's iterations (0: the sticking guess held) (1 column)
+INFO_RESIDUAL = 2  # the largest of the three residuals below (m/s) (1 column)
+INFO_PRIMAL = 3  # the largest distance of λ to K (1 column)
+INFO_DUAL = 4  # the largest distance of σ̃ to K* (1 column)
+INFO_COMPLEMENTARITY = 5  # the largest natural-map residual of a block (1 column)
+INFO_CONVERGED = 6  # 1 if all three are within tol, else 0 (1 column)
+INFO_WIDTH = 7
 
 ModelViews = namedtuple(
     "ModelViews",

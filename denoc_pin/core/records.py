@@ -1,0 +1,789 @@
+"""The records the contact step and the runs pass between their stages: named tuples of arrays, and an
+allocator each, generated from the tables of ``core/tables.py`` by ``scripts/write_views.py``: do not edit
+(``tests/test_layout.py`` fails when this file is stale)."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .memory import numpy_view, view
+from .views import COL_WIDTH, INFO_WIDTH
+
+__all__ = [
+    "CW_CAP",
+    "CW_MMAX",
+    "CW_MOST",
+    "CW_NJ",
+    "CW_NV",
+    "ContactGeometry",
+    "ContactRecords",
+    "ContactScene",
+    "ContactSet",
+    "ContactWork",
+    "JointLaw",
+    "RunOutput",
+    "SW_MMAX",
+    "ShapePairs",
+    "SolverWork",
+    "WarmStarts",
+    "contact_geometry",
+    "contact_records",
+    "contact_set",
+    "contact_work",
+    "contact_work_arrays",
+    "contact_work_size",
+    "contact_work_views",
+    "joint_law",
+    "run_output",
+    "shape_pairs",
+    "solver_work",
+    "solver_work_arrays",
+    "solver_work_size",
+    "solver_work_views",
+    "warm_starts",
+]
+
+CW_NJ = 0  # bodies + 1
+CW_NV = 1  # DOF
+CW_MMAX = 2  # the most rows a step can have: 3 cap + the loops' rows
+CW_CAP = 3  # the most contacts a step can have
+CW_MOST = 4  # the most support vertices of one collision
+SW_MMAX = 0  # the most rows
+
+ContactScene = namedtuple(
+    "ContactScene",
+    [
+        # geometry: scalar ContactGeometry; the model's collisions
+        "geometry",
+        # ground: (GROUND_WIDTH,) f; the ground (GROUND_ROW)
+        "ground",
+        # settings: (SET_WIDTH,) f; the settings (SETTINGS_ROW)
+        "settings",
+        # warm: scalar WarmStarts; the warm starts
+        "warm",
+        # contacts: scalar ContactSet; the last step's contacts
+        "contacts",
+        # work: (CW_SIZE,) f; the step's work area (a ContactWork buffer)
+        "work",
+        # solver: (SW_SIZE,) f; the solvers' work area (a SolverWork buffer)
+        "solver",
+    ],
+)
+ContactSet = namedtuple(
+    "ContactSet",
+    [
+        # bodies: (cap, 2) i; the two bodies in contact: the first is 0 (the world) for the ground
+        "bodies",
+        # points: (cap, 3) f; the contact point x_i, world (on the second body's shape)
+        "points",
+        # frames: (cap, 3, 3) f; the contact frame, world, axes as columns (t₁, t₂, n), n out of the first body
+        "frames",
+        # depth: (cap,) f; the signed distance d_i (< 0: penetration)
+        "depth",
+        # mu: (cap,) f; Coulomb's μ_i
+        "mu",
+        # restitution: (cap,) f; e_i (0 for a shape pair)
+        "restitution",
+        # keys: (cap, 3) i; the warm start's key: (−1, collision, feature) on the ground, (i, j, feature) a pair
+        "keys",
+        # impulse: (cap, 3) f; the impulse λ_i of the last solve, contact frame (t₁, t₂, n)
+        "impulse",
+        # info: (INFO_WIDTH,) f; the step's figures (INFO_ROW)
+        "info",
+    ],
+)
+ShapePairs = namedtuple(
+    "ShapePairs",
+    [
+        # bodies: (npairs, 2) i; the two shapes' bodies
+        "bodies",
+        # keys: (npairs, 3) i; (collision i, collision j, feature)
+        "keys",
+        # points: (npairs, 3) f; the contact point, world
+        "points",
+        # frames: (npairs, 3, 3) f; the contact frame, columns (t₁, t₂, n), n from shape i towards j
+        "frames",
+        # depth: (npairs,) f; the signed distance
+        "depth",
+        # mu: (npairs,) f; μ, the larger of the two shapes'
+        "mu",
+        # start: (npairs, 3) f; the warm start, the impulse of the same key at the last step (0: none)
+        "start",
+    ],
+)
+ContactGeometry = namedtuple(
+    "ContactGeometry",
+    [
+        # rows: (ncol, COL_WIDTH) f; the packed collisions (COLLISION_ROW)
+        "rows",
+        # verts: (nverts, 3) f; the meshes' support vertices, shape frame
+        "verts",
+        # chunks: (nchunks, 4) f; the meshes' vertex chunks' spheres (centre, radius), shape frame
+        "chunks",
+        # support: (nj, nv) b; support[k, c]: column c of v moves body k (its joint and its ancestors')
+        "support",
+        # woff: (ncol,) i; collision c's first row in the ground's warm starts (a row per feature)
+        "woff",
+    ],
+)
+WarmStarts = namedtuple(
+    "WarmStarts",
+    [
+        # impulse: (features, 3) f; a ground feature's last impulse, contact frame (row woff[c] + feature)
+        "impulse",
+        # step: (features,) i; the step that impulse is from (used when it is the one before)
+        "step",
+        # loops: (nl,) f; the loops' last impulses
+        "loops",
+    ],
+)
+JointLaw = namedtuple(
+    "JointLaw",
+    [
+        # kp: (nv,) f; K_p
+        "kp",
+        # kd: (nv,) f; K_d
+        "kd",
+        # q_ref: (nq,) f; q_ref
+        "q_ref",
+        # v_ref: (nv,) f; v_ref
+        "v_ref",
+        # tau_ff: (nv,) f; τ_ff
+        "tau_ff",
+        # feedback: scalar b; K_p or K_d is not zero (else τ = τ_ff, no difference taken)
+        "feedback",
+    ],
+)
+RunOutput = namedtuple(
+    "RunOutput",
+    [
+        # Q: (rows, nq) f; q of each recorded step
+        "Q",
+        # V: (rows, nv) f; v
+        "V",
+        # A: (rows, nv) f; (v⁺ − v) / dt of the step that leaves it (the last row: the row before's)
+        "A",
+        # T: (rows, nv) f; τ
+        "T",
+        # KE: (rows,) f; kinetic energy
+        "KE",
+        # PE: (rows,) f; potential energy
+        "PE",
+        # W: (rows,) f; the work of τ since the start
+        "W",
+        # LAM: (rows, nl) f; the loops' impulses of the step that leaves it
+        "LAM",
+    ],
+)
+ContactRecords = namedtuple(
+    "ContactRecords",
+    [
+        # count: (rows,) i; k, the contacts of the step that leaves the row
+        "count",
+        # points: (rows, cap, 3) f; their points, world
+        "points",
+        # normals: (rows, cap, 3) f; their normals n, world
+        "normals",
+        # impulses: (rows, cap, 3) f; their impulses, contact frame (t₁, t₂, n)
+        "impulses",
+        # forces: (rows, cap, 3) f; the world force on the second body, impulse / dt
+        "forces",
+        # depths: (rows, cap) f; their signed distances
+        "depths",
+        # keys: (rows, cap, 3) i; their keys (CONTACT_SET)
+        "keys",
+        # info: (rows, INFO_WIDTH) f; the step's figures (INFO_ROW)
+        "info",
+    ],
+)
+ContactWork = namedtuple(
+    "ContactWork",
+    [
+        # v_free: (nv,); v_f = v + dt M⁻¹ (τ − h)
+        "v_free",
+        # Jall: (6, nv); the bodies' world Jacobian columns [linear; angular] about the world origin
+        "Jall",
+        # J: (mmax * nv,); J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
+        "J",
+        # JT: (nv * mmax,); Jᵀ (nv, m)
+        "JT",
+        # G: (mmax * mmax,); G = J M⁻¹ Jᵀ + R (m, m)
+        "G",
+        # g: (mmax,); g = J v_f + b
+        "g",
+        # lam: (mmax,); λ, the impulses
+        "lam",
+        # tilde: (nv * mmax,); φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)
+        "tilde",
+        # hat: (nv * mmax,); Î φ̃ (nv, m)
+        "hat",
+        # eta: (nj * mmax * 6,); η_k of each column (nj, m, 6)
+        "eta",
+        # active: (nj,); 1 for the bodies a column's sweep visits
+        "active",
+        # phi_hat: (6,); φ̂_k of one body
+        "phi_hat",
+        # rhs: (nv,); Jᵀ λ
+        "rhs",
+        # dvel: (nv,); M⁻¹ Jᵀ λ
+        "dvel",
+        # eta1: (nj * 6,); η_k of that solve
+        "eta1",
+        # dq: (nv,); q_ref ⊖ q of a run's joint law
+        "dq",
+        # tau: (nv,); τ of a run's step
+        "tau",
+        # stats: (5,); the solve's figures (INFO_ROW's iterations … complementarity)
+        "stats",
+        # hit_points: (cap, 3); a ground candidate's point on its shape, world
+        "hit_points",
+        # hit_depth: (cap,); its signed distance to the plane
+        "hit_depth",
+        # hit_collision: (cap,); its collision's index (an integer held as a float)
+        "hit_collision",
+        # hit_feature: (cap,); its feature: a corner, rim point, end cap or hull vertex
+        "hit_feature",
+        # cand: (most, 5); one mesh's candidates (x, d, vertex) before its patch is reduced
+        "cand",
+        # keep: (5,); the candidates a reduced patch keeps
+        "keep",
+    ],
+)
+SolverWork = namedtuple(
+    "SolverWork",
+    [
+        # sigma: (mmax,); σ = G λ + g
+        "sigma",
+        # scale: (mmax,); ADMM's scaling D, per contact block and bilateral row
+        "scale",
+        # gs: (mmax,); D g
+        "gs",
+        # Gs: (mmax * mmax,); D G D (m, m), or G_SS of the sticking guess
+        "Gs",
+        # L: (mmax * mmax,); its Cholesky factor
+        "L",
+        # x: (mmax,); ADMM's x, or the sticking guess's λ
+        "x",
+        # z: (mmax,); ADMM's z (in K)
+        "z",
+        # u: (mmax,); ADMM's scaled dual u
+        "u",
+        # s: (mmax,); De Saxcé's shift Φ
+        "s",
+        # rhs: (mmax,); a solve's right-hand side
+        "rhs",
+        # y: (mmax,); a solve's result
+        "y",
+        # best: (mmax,); the iterate of least residual
+        "best",
+        # rows: (mmax,); the sticking guess's rows (integers held as floats)
+        "rows",
+    ],
+)
+
+
+@njit(cache=True)
+def contact_set(cap):
+    """A ContactSet (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return ContactSet(
+        np.empty((cap, 2), dtype=np.int64),
+        np.empty((cap, 3), dtype=np.float64),
+        np.empty((cap, 3, 3), dtype=np.float64),
+        np.empty((cap,), dtype=np.float64),
+        np.empty((cap,), dtype=np.float64),
+        np.empty((cap,), dtype=np.float64),
+        np.empty((cap, 3), dtype=np.int64),
+        np.empty((cap, 3), dtype=np.float64),
+        np.empty((INFO_WIDTH,), dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def shape_pairs(npairs):
+    """A ShapePairs (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return ShapePairs(
+        np.empty((npairs, 2), dtype=np.int64),
+        np.empty((npairs, 3), dtype=np.int64),
+        np.empty((npairs, 3), dtype=np.float64),
+        np.empty((npairs, 3, 3), dtype=np.float64),
+        np.empty((npairs,), dtype=np.float64),
+        np.empty((npairs,), dtype=np.float64),
+        np.empty((npairs, 3), dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def contact_geometry(ncol, nverts, nchunks, nj, nv):
+    """A ContactGeometry (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return ContactGeometry(
+        np.empty((ncol, COL_WIDTH), dtype=np.float64),
+        np.empty((nverts, 3), dtype=np.float64),
+        np.empty((nchunks, 4), dtype=np.float64),
+        np.empty((nj, nv), dtype=np.bool_),
+        np.empty((ncol,), dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def warm_starts(features, nl):
+    """A WarmStarts (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return WarmStarts(
+        np.empty((features, 3), dtype=np.float64),
+        np.empty((features,), dtype=np.int64),
+        np.empty((nl,), dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def joint_law(nv, nq):
+    """A JointLaw (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return JointLaw(
+        np.empty((nv,), dtype=np.float64),
+        np.empty((nv,), dtype=np.float64),
+        np.empty((nq,), dtype=np.float64),
+        np.empty((nv,), dtype=np.float64),
+        np.empty((nv,), dtype=np.float64),
+        False,
+    )
+
+
+@njit(cache=True)
+def run_output(rows, nq, nv, nl):
+    """A RunOutput (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return RunOutput(
+        np.empty((rows, nq), dtype=np.float64),
+        np.empty((rows, nv), dtype=np.float64),
+        np.empty((rows, nv), dtype=np.float64),
+        np.empty((rows, nv), dtype=np.float64),
+        np.empty((rows,), dtype=np.float64),
+        np.empty((rows,), dtype=np.float64),
+        np.empty((rows,), dtype=np.float64),
+        np.empty((rows, nl), dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def contact_records(rows, cap):
+    """A ContactRecords (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return ContactRecords(
+        np.empty((rows,), dtype=np.int64),
+        np.empty((rows, cap, 3), dtype=np.float64),
+        np.empty((rows, cap, 3), dtype=np.float64),
+        np.empty((rows, cap, 3), dtype=np.float64),
+        np.empty((rows, cap, 3), dtype=np.float64),
+        np.empty((rows, cap), dtype=np.float64),
+        np.empty((rows, cap, 3), dtype=np.int64),
+        np.empty((rows, INFO_WIDTH), dtype=np.float64),
+    )
+
+
+@njit(cache=True, inline="always")
+def contact_work_views(buf):
+    """The views of a ContactWork buffer."""
+    nj = int(buf[CW_NJ])
+    nv = int(buf[CW_NV])
+    mmax = int(buf[CW_MMAX])
+    cap = int(buf[CW_CAP])
+    most = int(buf[CW_MOST])
+    o = 5
+    # v_f = v + dt M⁻¹ (τ − h)
+    v_free = view(buf, o, (nv,))
+    o += nv
+    # the bodies' world Jacobian columns [linear; angular] about the world origin
+    Jall = view(buf, o, (6, nv))
+    o += 6 * nv
+    # J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
+    J = view(buf, o, (mmax * nv,))
+    o += mmax * nv
+    # Jᵀ (nv, m)
+    JT = view(buf, o, (nv * mmax,))
+    o += nv * mmax
+    # G = J M⁻¹ Jᵀ + R (m, m)
+    G = view(buf, o, (mmax * mmax,))
+    o += mmax * mmax
+    # g = J v_f + b
+    g = view(buf, o, (mmax,))
+    o += mmax
+    # λ, the impulses
+    lam = view(buf, o, (mmax,))
+    o += mmax
+    # φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)
+    tilde = view(buf, o, (nv * mmax,))
+    o += nv * mmax
+    # Î φ̃ (nv, m)
+    hat = view(buf, o, (nv * mmax,))
+    o += nv * mmax
+    # η_k of each column (nj, m, 6)
+    eta = view(buf, o, (nj * mmax * 6,))
+    o += nj * mmax * 6
+    # 1 for the bodies a column's sweep visits
+    active = view(buf, o, (nj,))
+    o += nj
+    # φ̂_k of one body
+    phi_hat = view(buf, o, (6,))
+    o += 6
+    # Jᵀ λ
+    rhs = view(buf, o, (nv,))
+    o += nv
+    # M⁻¹ Jᵀ λ
+    dvel = view(buf, o, (nv,))
+    o += nv
+    # η_k of that solve
+    eta1 = view(buf, o, (nj * 6,))
+    o += nj * 6
+    # q_ref ⊖ q of a run's joint law
+    dq = view(buf, o, (nv,))
+    o += nv
+    # τ of a run's step
+    tau = view(buf, o, (nv,))
+    o += nv
+    # the solve's figures (INFO_ROW's iterations … complementarity)
+    stats = view(buf, o, (5,))
+    o += 5
+    # a ground candidate's point on its shape, world
+    hit_points = view(buf, o, (cap, 3))
+    o += cap * 3
+    # its signed distance to the plane
+    hit_depth = view(buf, o, (cap,))
+    o += cap
+    # its collision's index (an integer held as a float)
+    hit_collision = view(buf, o, (cap,))
+    o += cap
+    # its feature: a corner, rim point, end cap or hull vertex
+    hit_feature = view(buf, o, (cap,))
+    o += cap
+    # one mesh's candidates (x, d, vertex) before its patch is reduced
+    cand = view(buf, o, (most, 5))
+    o += most * 5
+    # the candidates a reduced patch keeps
+    keep = view(buf, o, (5,))
+    o += 5
+    return ContactWork(
+        v_free,
+        Jall,
+        J,
+        JT,
+        G,
+        g,
+        lam,
+        tilde,
+        hat,
+        eta,
+        active,
+        phi_hat,
+        rhs,
+        dvel,
+        eta1,
+        dq,
+        tau,
+        stats,
+        hit_points,
+        hit_depth,
+        hit_collision,
+        hit_feature,
+        cand,
+        keep,
+    )
+
+
+def contact_work_arrays(buf):
+    """``contact_work_views`` for Python."""
+    nj = int(buf[CW_NJ])
+    nv = int(buf[CW_NV])
+    mmax = int(buf[CW_MMAX])
+    cap = int(buf[CW_CAP])
+    most = int(buf[CW_MOST])
+    o = 5
+    # v_f = v + dt M⁻¹ (τ − h)
+    v_free = numpy_view(buf, o, (nv,))
+    o += nv
+    # the bodies' world Jacobian columns [linear; angular] about the world origin
+    Jall = numpy_view(buf, o, (6, nv))
+    o += 6 * nv
+    # J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
+    J = numpy_view(buf, o, (mmax * nv,))
+    o += mmax * nv
+    # Jᵀ (nv, m)
+    JT = numpy_view(buf, o, (nv * mmax,))
+    o += nv * mmax
+    # G = J M⁻¹ Jᵀ + R (m, m)
+    G = numpy_view(buf, o, (mmax * mmax,))
+    o += mmax * mmax
+    # g = J v_f + b
+    g = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # λ, the impulses
+    lam = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)
+    tilde = numpy_view(buf, o, (nv * mmax,))
+    o += nv * mmax
+    # Î φ̃ (nv, m)
+    hat = numpy_view(buf, o, (nv * mmax,))
+    o += nv * mmax
+    # η_k of each column (nj, m, 6)
+    eta = numpy_view(buf, o, (nj * mmax * 6,))
+    o += nj * mmax * 6
+    # 1 for the bodies a column's sweep visits
+    active = numpy_view(buf, o, (nj,))
+    o += nj
+    # φ̂_k of one body
+    phi_hat = numpy_view(buf, o, (6,))
+    o += 6
+    # Jᵀ λ
+    rhs = numpy_view(buf, o, (nv,))
+    o += nv
+    # M⁻¹ Jᵀ λ
+    dvel = numpy_view(buf, o, (nv,))
+    o += nv
+    # η_k of that solve
+    eta1 = numpy_view(buf, o, (nj * 6,))
+    o += nj * 6
+    # q_ref ⊖ q of a run's joint law
+    dq = numpy_view(buf, o, (nv,))
+    o += nv
+    # τ of a run's step
+    tau = numpy_view(buf, o, (nv,))
+    o += nv
+    # the solve's figures (INFO_ROW's iterations … complementarity)
+    stats = numpy_view(buf, o, (5,))
+    o += 5
+    # a ground candidate's point on its shape, world
+    hit_points = numpy_view(buf, o, (cap, 3))
+    o += cap * 3
+    # its signed distance to the plane
+    hit_depth = numpy_view(buf, o, (cap,))
+    o += cap
+    # its collision's index (an integer held as a float)
+    hit_collision = numpy_view(buf, o, (cap,))
+    o += cap
+    # its feature: a corner, rim point, end cap or hull vertex
+    hit_feature = numpy_view(buf, o, (cap,))
+    o += cap
+    # one mesh's candidates (x, d, vertex) before its patch is reduced
+    cand = numpy_view(buf, o, (most, 5))
+    o += most * 5
+    # the candidates a reduced patch keeps
+    keep = numpy_view(buf, o, (5,))
+    o += 5
+    return ContactWork(
+        v_free,
+        Jall,
+        J,
+        JT,
+        G,
+        g,
+        lam,
+        tilde,
+        hat,
+        eta,
+        active,
+        phi_hat,
+        rhs,
+        dvel,
+        eta1,
+        dq,
+        tau,
+        stats,
+        hit_points,
+        hit_depth,
+        hit_collision,
+        hit_feature,
+        cand,
+        keep,
+    )
+
+
+@njit(cache=True)
+def contact_work_size(nj, nv, mmax, cap, most):
+    """The length of a ContactWork buffer."""
+    n = 5
+    n += nv  # v_free
+    n += 6 * nv  # Jall
+    n += mmax * nv  # J
+    n += nv * mmax  # JT
+    n += mmax * mmax  # G
+    n += mmax  # g
+    n += mmax  # lam
+    n += nv * mmax  # tilde
+    n += nv * mmax  # hat
+    n += nj * mmax * 6  # eta
+    n += nj  # active
+    n += 6  # phi_hat
+    n += nv  # rhs
+    n += nv  # dvel
+    n += nj * 6  # eta1
+    n += nv  # dq
+    n += nv  # tau
+    n += 5  # stats
+    n += cap * 3  # hit_points
+    n += cap  # hit_depth
+    n += cap  # hit_collision
+    n += cap  # hit_feature
+    n += most * 5  # cand
+    n += 5  # keep
+    return n
+
+
+@njit(cache=True)
+def contact_work(nj, nv, mmax, cap, most):
+    """A ContactWork buffer, its header written."""
+    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most))
+    buf[CW_NJ] = nj
+    buf[CW_NV] = nv
+    buf[CW_MMAX] = mmax
+    buf[CW_CAP] = cap
+    buf[CW_MOST] = most
+    return buf
+
+
+@njit(cache=True, inline="always")
+def solver_work_views(buf):
+    """The views of a SolverWork buffer."""
+    mmax = int(buf[SW_MMAX])
+    o = 1
+    # σ = G λ + g
+    sigma = view(buf, o, (mmax,))
+    o += mmax
+    # ADMM's scaling D, per contact block and bilateral row
+    scale = view(buf, o, (mmax,))
+    o += mmax
+    # D g
+    gs = view(buf, o, (mmax,))
+    o += mmax
+    # D G D (m, m), or G_SS of the sticking guess
+    Gs = view(buf, o, (mmax * mmax,))
+    o += mmax * mmax
+    # its Cholesky factor
+    L = view(buf, o, (mmax * mmax,))
+    o += mmax * mmax
+    # ADMM's x, or the sticking guess's λ
+    x = view(buf, o, (mmax,))
+    o += mmax
+    # ADMM's z (in K)
+    z = view(buf, o, (mmax,))
+    o += mmax
+    # ADMM's scaled dual u
+    u = view(buf, o, (mmax,))
+    o += mmax
+    # De Saxcé's shift Φ
+    s = view(buf, o, (mmax,))
+    o += mmax
+    # a solve's right-hand side
+    rhs = view(buf, o, (mmax,))
+    o += mmax
+    # a solve's result
+    y = view(buf, o, (mmax,))
+    o += mmax
+    # the iterate of least residual
+    best = view(buf, o, (mmax,))
+    o += mmax
+    # the sticking guess's rows (integers held as floats)
+    rows = view(buf, o, (mmax,))
+    o += mmax
+    return SolverWork(
+        sigma,
+        scale,
+        gs,
+        Gs,
+        L,
+        x,
+        z,
+        u,
+        s,
+        rhs,
+        y,
+        best,
+        rows,
+    )
+
+
+def solver_work_arrays(buf):
+    """``solver_work_views`` for Python."""
+    mmax = int(buf[SW_MMAX])
+    o = 1
+    # σ = G λ + g
+    sigma = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # ADMM's scaling D, per contact block and bilateral row
+    scale = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # D g
+    gs = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # D G D (m, m), or G_SS of the sticking guess
+    Gs = numpy_view(buf, o, (mmax * mmax,))
+    o += mmax * mmax
+    # its Cholesky factor
+    L = numpy_view(buf, o, (mmax * mmax,))
+    o += mmax * mmax
+    # ADMM's x, or the sticking guess's λ
+    x = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # ADMM's z (in K)
+    z = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # ADMM's scaled dual u
+    u = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # De Saxcé's shift Φ
+    s = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # a solve's right-hand side
+    rhs = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # a solve's result
+    y = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # the iterate of least residual
+    best = numpy_view(buf, o, (mmax,))
+    o += mmax
+    # the sticking guess's rows (integers held as floats)
+    rows = numpy_view(buf, o, (mmax,))
+    o += mmax
+    return SolverWork(
+        sigma,
+        scale,
+        gs,
+        Gs,
+        L,
+        x,
+        z,
+        u,
+        s,
+        rhs,
+        y,
+        best,
+        rows,
+    )
+
+
+@njit(cache=True)
+def solver_work_size(mmax):
+    """The length of a SolverWork buffer."""
+    n = 1
+    n += mmax  # sigma
+    n += mmax  # scale
+    n += mmax  # gs
+    n += mmax * mmax  # Gs
+    n += mmax * mmax  # L
+    n += mmax  # x
+    n += mmax  # z
+    n += mmax  # u
+    n += mmax  # s
+    n += mmax  # rhs
+    n += mmax  # y
+    n += mmax  # best
+    n += mmax  # rows
+    return n
+
+
+@njit(cache=True)
+def solver_work(mmax):
+    """A SolverWork buffer, its header written."""
+    buf = np.zeros(solver_work_size(mmax))
+    buf[SW_MMAX] = mmax
+    return buf
