@@ -49,43 +49,59 @@ import numpy as np
 from numba import njit
 
 from ..core.dense import cholesky_solve
+from ..core.memory import leading
+from ..core.records import solver_work, solver_work_views
 
-__all__ = ["STATS", "problem_residuals", "project_cone", "solve_admm", "solve_pgs", "solve_sticking"]
+__all__ = [
+    "STATS",
+    "admm",
+    "dual_cone",
+    "pgs",
+    "problem_residuals",
+    "project_cone",
+    "solve_admm",
+    "solve_pgs",
+    "solve_sticking",
+    "sticking",
+]
 
 STATS = ("iterations", "residual", "primal", "dual", "complementarity")
-"""What ``stats`` (5,) holds after a solve, in order."""
+"""What ``stats`` (5,) holds after a solve, in order (``core.tables.INFO_ROW``'s columns iterations …)."""
+
+
+@njit(cache=True, inline="always")
+def cone(mu, x0, x1, x2):
+    """Π_{K_μ}(x) for x = (t₁, t₂, n): the Euclidean projection on the second-order cone ‖t‖ ≤ μ n, as a tuple."""
+    t = np.sqrt(x0 * x0 + x1 * x1)
+    if t <= mu * x2:
+        return x0, x1, x2
+    if mu * t <= -x2:
+        return 0.0, 0.0, 0.0
+    nn = (mu * t + x2) / (mu * mu + 1.0)
+    s = mu * nn / t
+    return s * x0, s * x1, nn
 
 
 @njit(cache=True)
-def project_cone(mu, x, out):
-    """Π_{K_μ}(x) for x = (t₁, t₂, n): the Euclidean projection on the second-order cone ‖t‖ ≤ μ n."""
-    t = np.sqrt(x[0] * x[0] + x[1] * x[1])
-    n = x[2]
-    if t <= mu * n:
-        out[0], out[1], out[2] = x[0], x[1], n
-    elif mu * t <= -n:
-        out[0], out[1], out[2] = 0.0, 0.0, 0.0
-    else:
-        nn = (mu * t + n) / (mu * mu + 1.0)
-        s = mu * nn / t
-        out[0], out[1], out[2] = s * x[0], s * x[1], nn
+def project_cone(mu, x, y):
+    """Π_{K_μ}(x) into ``y`` (``cone``)."""
+    y[0], y[1], y[2] = cone(mu, x[0], x[1], x[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def dual_cone(mu, s0, s1, s2):
+    """Π_{K*_μ}(σ) for σ = (σ_t, σ_n): the projection on the dual cone K*_μ = {μ‖σ_t‖ ≤ σ_n}, the cone of friction
+    1/μ (μ = 0: the half-line σ_t = 0, σ_n ≥ 0)."""
+    if mu > 0.0:
+        return cone(1.0 / mu, s0, s1, s2)
+    return 0.0, 0.0, max(s2, 0.0)
+
+
+@njit(cache=True, inline="always")
 def _dist_dual(mu, s0, s1, s2):
-    """Distance of σ̃ to K*_μ = {μ‖σ_t‖ ≤ σ_n}, the cone of half-angle atan(1/μ) (μ = 0: the half-line σ_t = 0)."""
-    t = np.sqrt(s0 * s0 + s1 * s1)
-    if mu * t <= s2:
-        return 0.0
-    if mu == 0.0:
-        return t if s2 >= 0.0 else np.sqrt(t * t + s2 * s2)
-    # projection on the dual cone K_{1/μ}: ‖σ_t‖ ≤ σ_n / μ
-    m = 1.0 / mu
-    if m * s2 <= -t:  # in the polar cone: the projection is 0
-        return np.sqrt(t * t + s2 * s2)
-    nn = (m * t + s2) / (m * m + 1.0)
-    tt = m * nn
-    return np.sqrt((t - tt) ** 2 + (s2 - nn) ** 2)
+    """Distance of σ̃ to K*_μ (``dual_cone``)."""
+    p0, p1, p2 = dual_cone(mu, s0, s1, s2)
+    return np.sqrt((s0 - p0) ** 2 + (s1 - p1) ** 2 + (s2 - p2) ** 2)
 
 
 @njit(cache=True)
@@ -101,20 +117,18 @@ def problem_residuals(G, g, mu, nc, lam, sigma, stats):
     primal = 0.0
     dual = 0.0
     comp = 0.0
-    y = np.empty(3)
     for c in range(nc):
         r = 3 * c
         st = np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2)
         sn = sigma[r + 2] + mu[c] * st
-        project_cone(mu[c], lam[r : r + 3], y)
-        primal = max(primal, np.sqrt((y[0] - lam[r]) ** 2 + (y[1] - lam[r + 1]) ** 2 + (y[2] - lam[r + 2]) ** 2))
+        y0, y1, y2 = cone(mu[c], lam[r], lam[r + 1], lam[r + 2])
+        primal = max(primal, np.sqrt((y0 - lam[r]) ** 2 + (y1 - lam[r + 1]) ** 2 + (y2 - lam[r + 2]) ** 2))
         dual = max(dual, _dist_dual(mu[c], sigma[r], sigma[r + 1], sn))
         # the natural map of the block, in velocity units: w (λ − Π_K(λ − σ̃ / w)) with w its mean diagonal of G;
         # zero exactly when K ∋ λ ⟂ σ̃ ∈ K*, and a sticking point's velocity itself however small λ is
         w = max((G[r, r] + G[r + 1, r + 1] + G[r + 2, r + 2]) / 3.0, 1e-300)
-        y[0], y[1], y[2] = lam[r] - sigma[r] / w, lam[r + 1] - sigma[r + 1] / w, lam[r + 2] - sn / w
-        project_cone(mu[c], y, y)
-        comp = max(comp, w * np.sqrt((lam[r] - y[0]) ** 2 + (lam[r + 1] - y[1]) ** 2 + (lam[r + 2] - y[2]) ** 2))
+        y0, y1, y2 = cone(mu[c], lam[r] - sigma[r] / w, lam[r + 1] - sigma[r + 1] / w, lam[r + 2] - sn / w)
+        comp = max(comp, w * np.sqrt((lam[r] - y0) ** 2 + (lam[r + 1] - y1) ** 2 + (lam[r + 2] - y2) ** 2))
     for i in range(3 * nc, m):
         dual = max(dual, abs(sigma[i]))
     for i in range(m):
@@ -125,9 +139,9 @@ def problem_residuals(G, g, mu, nc, lam, sigma, stats):
 
 
 @njit(cache=True)
-def solve_pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
+def pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
     """Projected Gauss–Seidel from the warm start ``lam`` (module docstring); λ in place, σ and stats out.
-    Returns 1 if converged, else 0."""
+    Returns 1 if converged, else 0.  Allocates nothing."""
     m = len(g)
     scale = 0.0
     for i in range(m):
@@ -179,6 +193,12 @@ def solve_pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
 
 
 @njit(cache=True)
+def solve_pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
+    """``pgs`` (module docstring)."""
+    return pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats)
+
+
+@njit(cache=True)
 def _factor(G, shift, L):
     """Cholesky L Lᵀ = G + shift I (G positive semi-definite, shift > 0)."""
     m = G.shape[0]
@@ -194,18 +214,20 @@ def _factor(G, shift, L):
 
 
 @njit(cache=True)
-def solve_sticking(G, g, mu, nc, lam, tol, sigma, stats):
+def sticking(G, g, mu, nc, lam, tol, sw, stats):
     """The guess that the contacts pressing in the warm start ``lam`` (λ_n > 0; all of them when none does) stick
     and the others carry nothing (module docstring): σ_S = 0 on those rows and the bilateral ones, λ_S =
     −(G_SS + ε I)⁻¹ g_S, ε = 1e-11 of G's largest diagonal (where redundant contacts make G_SS singular, about the
-    least-norm split of their impulses).  Taken into ``lam`` (stats as the solvers', 0 iterations) only if it lies in
-    K and the residuals of the whole problem are ≤ tol; returns 1 then, else 0 with ``lam`` untouched."""
+    least-norm split of their impulses).  Taken into ``lam`` (σ into w.sigma, stats as the solvers', 0 iterations)
+    only if it lies in K and the residuals of the whole problem are ≤ tol; returns 1 then, else 0 with ``lam``
+    untouched.  sw: a ``SolverWork`` buffer; allocates nothing."""
+    w = solver_work_views(sw)
     m = len(g)
     pressing = 0
     for c in range(nc):
         if lam[3 * c + 2] > 0.0:
             pressing += 1
-    rows = np.empty(m, dtype=np.int64)
+    rows = w.rows
     k = 0
     for c in range(nc):
         if pressing == 0 or lam[3 * c + 2] > 0.0:
@@ -217,72 +239,84 @@ def solve_sticking(G, g, mu, nc, lam, tol, sigma, stats):
     hi = 0.0
     for i in range(m):
         hi = max(hi, G[i, i])
-    Gs, L, b, y = np.empty((k, k)), np.empty((k, k)), np.empty(k), np.empty(k)
+    Gs, L = leading(w.Gs, (k, k)), leading(w.L, (k, k))
+    b, y = leading(w.rhs, (k,)), leading(w.y, (k,))
     for i in range(k):
-        b[i] = -g[rows[i]]
+        b[i] = -g[int(rows[i])]
         for j in range(k):
-            Gs[i, j] = G[rows[i], rows[j]]
+            Gs[i, j] = G[int(rows[i]), int(rows[j])]
     _factor(Gs, 1e-11 * hi, L)  # the shift: redundant contacts (two points of a foot) make G_SS singular
     cholesky_solve(L, b, y)
-    x = np.zeros(m)
+    x = leading(w.x, (m,))
+    x[:] = 0.0
     for i in range(k):
-        x[rows[i]] = y[i]
+        x[int(rows[i])] = y[i]
     for c in range(nc):
         n = x[3 * c + 2]
         if not (n >= 0.0 and np.sqrt(x[3 * c] ** 2 + x[3 * c + 1] ** 2) <= mu[c] * n):
             return 0
-    res = problem_residuals(G, g, mu, nc, x, sigma, stats)
+    res = problem_residuals(G, g, mu, nc, x, leading(w.sigma, (m,)), stats)
     if not res <= tol:
         return 0
-    lam[:] = x
+    for i in range(m):
+        lam[i] = x[i]
     stats[0] = 0
     stats[1] = res
     return 1
 
 
 @njit(cache=True)
-def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
+def solve_sticking(G, g, mu, nc, lam, tol, sigma, stats):
+    """``sticking`` on a work area of its own, σ into ``sigma``."""
+    sw = solver_work(max(len(g), 1))
+    ok = sticking(G, g, mu, nc, lam, tol, sw, stats)
+    if ok:
+        sigma[:] = solver_work_views(sw).sigma[: len(g)]
+    return ok
+
+
+@njit(cache=True)
+def admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sw, stats):
     """ADMM with a proximal term from the warm start ``lam`` (module docstring), on the problem scaled to a unit
-    diagonal; λ (in K) in place, σ and stats out (residuals of the unscaled problem).  rho ≤ 0: 1 on the scaled
-    problem; eta: the proximal weight η, on the scaled problem (unit diagonal).  Returns 1 if converged, else 0."""
+    diagonal; λ (in K) in place, σ into w.sigma and stats out (residuals of the unscaled problem).  rho ≤ 0: 1 on the
+    scaled problem; eta: the proximal weight η, on the scaled problem (unit diagonal).  sw: a ``SolverWork`` buffer;
+    allocates nothing.  Returns 1 if converged, else 0."""
+    w = solver_work_views(sw)
     m = len(g)
+    sigma = leading(w.sigma, (m,))
     # the scaling D: per contact block 1/√(mean of its diagonal), per bilateral row 1/√G_rr (1 where it is zero);
     # a cone scaled by a positive number is the same cone, and De Saxcé's term scales with its block
-    d = np.ones(m)
+    d = leading(w.scale, (m,))
+    d[:] = 1.0
     hi = 0.0
     for i in range(m):
         hi = max(hi, G[i, i])
     for c in range(nc):
-        w = (G[3 * c, 3 * c] + G[3 * c + 1, 3 * c + 1] + G[3 * c + 2, 3 * c + 2]) / 3.0
-        if w > 1e-12 * hi:
-            d[3 * c] = d[3 * c + 1] = d[3 * c + 2] = 1.0 / np.sqrt(w)
+        wb = (G[3 * c, 3 * c] + G[3 * c + 1, 3 * c + 1] + G[3 * c + 2, 3 * c + 2]) / 3.0
+        if wb > 1e-12 * hi:
+            d[3 * c] = d[3 * c + 1] = d[3 * c + 2] = 1.0 / np.sqrt(wb)
     for i in range(3 * nc, m):
         if G[i, i] > 1e-12 * hi:
             d[i] = 1.0 / np.sqrt(G[i, i])
-    Gs = np.empty((m, m))
-    gs = np.empty(m)
+    Gs = leading(w.Gs, (m, m))
+    gs = leading(w.gs, (m,))
     for i in range(m):
         gs[i] = d[i] * g[i]
         for j in range(m):
             Gs[i, j] = d[i] * G[i, j] * d[j]
     if rho <= 0.0:
         rho = 1.0
-    L = np.empty((m, m))
+    L = leading(w.L, (m, m))
     _factor(Gs, rho + eta, L)
-    x = np.empty(m)
-    z = np.empty(m)
-    u = np.zeros(m)
-    s = np.zeros(m)
-    rhs = np.empty(m)
-    y = np.empty(3)
-    lam_s = np.empty(m)
-    for i in range(m):
-        lam_s[i] = lam[i] / d[i]
-    for c in range(nc):  # the warm start, projected on K
-        project_cone(mu[c], lam_s[3 * c : 3 * c + 3], y)
-        z[3 * c : 3 * c + 3] = y
+    x, z, u, s = leading(w.x, (m,)), leading(w.z, (m,)), leading(w.u, (m,)), leading(w.s, (m,))
+    rhs = leading(w.rhs, (m,))
+    u[:] = 0.0
+    s[:] = 0.0
+    for c in range(nc):  # the warm start, scaled and projected on K
+        r = 3 * c
+        z[r], z[r + 1], z[r + 2] = cone(mu[c], lam[r] / d[r], lam[r + 1] / d[r + 1], lam[r + 2] / d[r + 2])
     for i in range(3 * nc, m):
-        z[i] = lam_s[i]
+        z[i] = lam[i] / d[i]
     warm = False
     for i in range(m):
         x[i] = z[i]
@@ -292,15 +326,12 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
     if warm:  # the dual warm start: u = −Π_K*(σ̃(z)) / ρ, u's value at a fixed point through z (σ̃ = −ρ u ∈ K*)
         for c in range(nc):
             r = 3 * c
-            y[0], y[1] = d[r] * sigma[r], d[r + 1] * sigma[r + 1]
-            y[2] = d[r + 2] * (sigma[r + 2] + mu[c] * np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2))
-            if mu[c] > 0.0:
-                project_cone(1.0 / mu[c], y, y)  # K*_μ = {μ ‖σ_t‖ ≤ σ_n} is the cone of friction 1 / μ
-            else:
-                y[0], y[1], y[2] = 0.0, 0.0, max(y[2], 0.0)
-            for k in range(3):
-                u[r + k] = -y[k] / rho
-    best = lam.copy()  # the iterate of least residual: what a solve that does not converge returns
+            sn = sigma[r + 2] + mu[c] * np.sqrt(sigma[r] ** 2 + sigma[r + 1] ** 2)
+            y0, y1, y2 = dual_cone(mu[c], d[r] * sigma[r], d[r + 1] * sigma[r + 1], d[r + 2] * sn)
+            u[r], u[r + 1], u[r + 2] = -y0 / rho, -y1 / rho, -y2 / rho
+    best = leading(w.best, (m,))  # the iterate of least residual: what a solve that does not converge returns
+    for i in range(m):
+        best[i] = lam[i]
     best_res = res
     it = 0
     while res > tol and it < max_iter:
@@ -315,12 +346,9 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
         change = 0.0
         for c in range(nc):
             r = 3 * c
-            for k in range(3):
-                y[k] = x[r + k] + u[r + k]
-            project_cone(mu[c], y, y)
-            for k in range(3):
-                change = max(change, abs(y[k] - z[r + k]))
-                z[r + k] = y[k]
+            y0, y1, y2 = cone(mu[c], x[r] + u[r], x[r + 1] + u[r + 1], x[r + 2] + u[r + 2])
+            change = max(change, max(abs(y0 - z[r]), max(abs(y1 - z[r + 1]), abs(y2 - z[r + 2]))))
+            z[r], z[r + 1], z[r + 2] = y0, y1, y2
         for i in range(3 * nc, m):
             change = max(change, abs(x[i] + u[i] - z[i]))
             z[i] = x[i] + u[i]
@@ -333,7 +361,8 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
         res = max(problem_residuals(G, g, mu, nc, lam, sigma, stats), primal)
         if res < best_res:
             best_res = res
-            best[:] = lam
+            for i in range(m):
+                best[i] = lam[i]
         elif not res < np.inf:  # the iterates left the floats: stop at the best one
             break
         # ρ follows the residuals, every 10 iterations by a factor 2: ‖x − z‖ (primal) against ‖z − z_prev‖ (dual,
@@ -350,8 +379,18 @@ def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
                     u[i] *= 2.0
                 _factor(Gs, rho + eta, L)
     if not res <= best_res:
-        lam[:] = best
+        for i in range(m):
+            lam[i] = best[i]
         res = problem_residuals(G, g, mu, nc, lam, sigma, stats)
     stats[0] = it
     stats[1] = res
     return 1 if res <= tol else 0
+
+
+@njit(cache=True)
+def solve_admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sigma, stats):
+    """``admm`` on a work area of its own, σ into ``sigma``."""
+    sw = solver_work(max(len(g), 1))
+    ok = admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sw, stats)
+    sigma[:] = solver_work_views(sw).sigma[: len(g)]
+    return ok
