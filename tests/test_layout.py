@@ -185,3 +185,93 @@ def test_no_kernel_reads_a_buffer_at_a_literal_offset():
              for i, line in enumerate(p.read_text().splitlines(), 1) if literal.search(line)]  # fmt: skip
     assert not found, found
     assert literal.search("    return mi[4]") and literal.search("k = int(fb[f, 0])")  # the pattern can fail
+
+
+CONTACT_SOURCES = ("contact/*.py", "simulation/contact_run.py")
+
+
+def _positional_uses(text: str) -> list[str]:
+    """Where a contact or run record (core/tables.py: RECORDS, WORK_AREAS) is read by position: an integer index into
+    a name bound to one, or one unpacked into names (``a, b, c = cts``)."""
+    import ast
+
+    names = {"geo", "geometry", "cts", "contacts", "pairs", "warm", "law", "out", "rec", "scene", "hits", "det"}
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            base = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
+            if base in names and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+                found.append(f"{node.lineno}: {base}[{node.slice.value}]")
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):
+            value = node.value
+            base = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
+            if base in names:
+                found.append(f"{node.lineno}: unpacks {base}")
+    return found
+
+
+def _declared_outside(text: str) -> list[str]:
+    """Where a contact buffer is declared outside the tables: a tuple of three or more freshly allocated arrays, or
+    a table of offsets built by hand (``_offsets``)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Tuple):
+            made = [e for e in node.elts if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+                    and e.func.attr in ("empty", "zeros", "full")]  # fmt: skip
+            if len(made) >= 3 and len(made) == len(node.elts):
+                found.append(f"{node.lineno}: a tuple of {len(made)} arrays")
+        if isinstance(node, ast.FunctionDef) and node.name == "_offsets":
+            found.append(f"{node.lineno}: _offsets")
+    return found
+
+
+def test_contact_buffers_are_read_by_name_and_declared_in_the_tables():
+    """The contact and run buffers are the records of core/tables.py: no kernel or run reads one by position
+    (``geo[3]``, ``out[6]``, ``a, b = warm``) or declares one of its own (a tuple of arrays, an offsets table);
+    both checks fail on the forms they look for."""
+    from pathlib import Path
+
+    package = Path(dp.__file__).parent
+    files = [p for pattern in CONTACT_SOURCES for p in sorted(package.glob(pattern))]
+    assert any(p.name == "pipeline.py" for p in files)
+    found = [f"{p.relative_to(package)}:{hit}" for p in files for hit in _positional_uses(p.read_text())]
+    found += [f"{p.relative_to(package)}:{hit}" for p in files for hit in _declared_outside(p.read_text())]
+    assert not found, found
+    hits = sorted(_positional_uses("x = s.warm[1]\nrows, verts, support, _, chunks = geo\n"))
+    assert hits == ["1: warm[1]", "2: unpacks geo"]
+    made = "det = (np.empty((3, 3)), np.empty(3), np.zeros(3))\ndef _offsets(names):\n    pass\n"
+    assert sorted(_declared_outside(made)) == ["1: a tuple of 3 arrays", "2: _offsets"]
+
+
+def test_the_generated_records_are_up_to_date_and_a_stale_file_is_caught(monkeypatch):
+    """core/records.py is what scripts/write_views.py writes from the records' tables; a per-contact field added to
+    CONTACT_SET without rewriting it no longer matches, and the allocator gains it."""
+    from denoc_pin.core import tables
+    from denoc_pin.core.records import ContactSet, contact_set
+
+    assert tables.RECORDS_FILE.read_text() == tables.records_source(), "core/records.py is stale: run write_views"
+    cts = contact_set(4)
+    assert type(cts) is ContactSet and cts.depth.shape == (4,) and cts.keys.dtype == np.int64
+    monkeypatch.setattr(tables, "CONTACT_SET", (*tables.CONTACT_SET, ("torsion", ("cap",), "f", "μ_t")))
+    monkeypatch.setattr(tables, "RECORDS", tuple((c, n, tables.CONTACT_SET if c == "ContactSet" else t)
+                                                 for c, n, t in tables.RECORDS))  # fmt: skip
+    text = tables.records_source()
+    assert text != tables.RECORDS_FILE.read_text() and '"torsion",' in text
+
+
+def test_a_work_area_holds_its_sizes_and_its_views_tile_it():
+    """A ContactWork buffer carries (nj, nv, mmax, cap, most) in its header; its views, compiled and NumPy, are
+    the same fields end to end over the whole buffer."""
+    from denoc_pin.core.records import contact_work, contact_work_arrays, contact_work_size
+    from denoc_pin.core.tables import CONTACT_WORK, CONTACT_WORK_HEADER
+
+    buf = contact_work(3, 7, 11, 4, 6)
+    assert len(buf) == contact_work_size(3, 7, 11, 4, 6) and list(buf[:5]) == [3, 7, 11, 4, 6]
+    views = contact_work_arrays(buf)
+    assert views.J.shape == (11 * 7,) and views.Jall.shape == (6, 7) and views.cand.shape == (6, 5)
+    total = sum(getattr(views, f).size for f, _, _ in CONTACT_WORK)
+    assert total + len(CONTACT_WORK_HEADER) == len(buf)
+    views.keep[:] = 7.0
+    assert buf[-1] == 7.0  # the last field ends the buffer

@@ -51,6 +51,7 @@ __all__ = [
     "VEC",
     "ENTRIES",
     "Entry",
+    "in_pieces",
     "kernel_array",
     "on_model_buffer",
     "ready",
@@ -194,28 +195,33 @@ def _threads(n: int) -> ThreadPoolExecutor:
         return _POOL[0]
 
 
+def in_pieces(piece, n: int) -> list:
+    """[piece(0), …, piece(n − 1)] on Python threads, piece 0 on the calling thread (``piece`` calls compiled code
+    that releases the GIL: the pieces run on all cores at once); every piece has finished when it returns.  One piece
+    runs on the calling thread alone, so a single-threaded caller (a Dask worker's task thread) starts no thread.
+    Threads rather than a numba ``prange``: a parallel region compiles the whole entry under it once more, for each
+    entry, and this takes no compile at all."""
+    if n == 1:
+        return [piece(0)]
+    pool = _threads(n - 1)
+    futures = [pool.submit(piece, c) for c in range(1, n)]
+    try:
+        first = piece(0)
+    finally:
+        rest = [f.result() for f in futures]  # every piece has finished before the results are read
+    return [first, *rest]
+
+
 def run_chunks(rows, nchunks: int, mi, mf, ws, lw, fixed, Q, V, X, out, out2) -> int:
     """``rows`` over a batch Q (B, ·), V, X, results into out, out2 (B, ·), the batch cut into ``nchunks`` pieces
-    run on Python threads (``rows`` is compiled with ``nogil``: the chunks run on all cores at once), the first on the
-    calling thread; the worst status.  Each chunk works on private copies of the workspaces ws and lw.  One chunk
-    runs on the calling thread alone, so a single-threaded caller (a Dask worker's task thread) starts no thread.
-    Threads rather than a numba ``prange``: a parallel region compiles the whole entry under it once more, for
-    each entry, and this takes no compile at all."""
+    (``in_pieces``); the worst status.  Each chunk works on private copies of the workspaces ws and lw."""
     B = Q.shape[0]
     bounds = [c * B // nchunks for c in range(nchunks + 1)]
 
     def chunk(c: int) -> int:
         return rows(mi, mf, ws.copy(), lw.copy(), fixed, Q, V, X, out, out2, bounds[c], bounds[c + 1])
 
-    if nchunks == 1:
-        return chunk(0)
-    pool = _threads(nchunks - 1)
-    futures = [pool.submit(chunk, c) for c in range(1, nchunks)]
-    try:
-        first = chunk(0)
-    finally:
-        statuses = [f.result() for f in futures]  # every chunk has finished before the results are read
-    return max(first, *statuses)
+    return max(in_pieces(chunk, nchunks))
 
 
 ENTRIES: list[Entry] = []

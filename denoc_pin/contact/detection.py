@@ -41,6 +41,18 @@ from ..core.shapes import (
     contact_frame,
     may_touch,
 )
+from ..core.views import (
+    COL_BODY,
+    COL_CODE,
+    COL_CSTART,
+    COL_GROUND,
+    COL_P,
+    COL_PARAMS,
+    COL_R,
+    COL_REACH,
+    COL_VCOUNT,
+    COL_VSTART,
+)
 
 __all__ = [
     "PATCH_FLAT",
@@ -49,6 +61,7 @@ __all__ = [
     "coal_geometry",
     "ground_capacity",
     "ground_contacts",
+    "most_vertices",
     "pair_contacts",
     "reduce_patch",
 ]
@@ -63,9 +76,6 @@ PATCH_SPREAD = 0.1
 """A patch's points are at least PATCH_SPREAD times the mesh's largest half extent apart: points closer than that
 (the fine tessellation of a foot's sole) would carry the same load twice and make the Delassus matrix singular."""
 
-COL_BODY, COL_CODE, COL_PARAMS, COL_R, COL_P = COL["body"], COL["code"], COL["params"], COL["R"], COL["p"]
-COL_VSTART, COL_VCOUNT, COL_GROUND, COL_REACH = COL["vstart"], COL["vcount"], COL["ground"], COL["reach"]
-COL_CSTART = COL["cstart"]
 _POINTS = {SPHERE: 1, CAPSULE: 2, BOX: 8, CYLINDER: 8, MESH: PATCH_POINTS}
 
 
@@ -74,26 +84,29 @@ def ground_capacity(rows: np.ndarray) -> int:
     return int(sum(_POINTS[int(r[COL["code"]])] for r in rows if r[COL["ground"]]))
 
 
-@njit(cache=True)
-def _add(x, d, col, feature, X, D, C, F, k):
-    X[k, :] = x
-    D[k] = d
-    C[k] = col
-    F[k] = feature
+@njit(cache=True, inline="always")
+def _add(x0, x1, x2, d, col, feature, hits, k):
+    """Candidate k: the point (x0, x1, x2) at signed distance d, of collision ``col``'s feature; returns k + 1."""
+    hits.hit_points[k, 0], hits.hit_points[k, 1], hits.hit_points[k, 2] = x0, x1, x2
+    hits.hit_depth[k] = d
+    hits.hit_collision[k] = col
+    hits.hit_feature[k] = feature
     return k + 1
 
 
 @njit(cache=True)
-def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col, spread):
-    """Keep the deepest of the nc candidates (x, d, feature in ``cand``) and those within PATCH_FLAT of its depth
-    that are at least ``spread`` from every point kept; past five of these, the deepest and the extremes along
-    ±t₁ ± t₂."""
+def _patch(nc, hits, k, n, t1, t2, col, spread):
+    """Keep the deepest of the nc candidates (x, d, feature in ``hits.cand``; ``hits``: a ``ContactWork``'s views)
+    and those within PATCH_FLAT of its depth that are at least ``spread`` from every point kept; past five of these,
+    the deepest and the extremes along ±t₁ ± t₂."""
+    cand = hits.cand
     if nc > 1:
         best = 0
         for i in range(nc):
             if cand[i, 3] < cand[best, 3]:
                 best = i
-        cand[0], cand[best] = cand[best].copy(), cand[0].copy()
+        for a in range(5):
+            cand[0, a], cand[best, a] = cand[best, a], cand[0, a]
         j = 1
         for i in range(1, nc):
             if cand[i, 3] > cand[0, 3] + PATCH_FLAT:
@@ -105,14 +118,15 @@ def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col, spread):
                     near = True
                     break
             if not near:
-                cand[j] = cand[i]
+                for a in range(5):
+                    cand[j, a] = cand[i, a]
                 j += 1
         nc = j
     if nc <= 5:
         for i in range(nc):
-            k = _add(cand[i, :3], cand[i, 3], col, int(cand[i, 4]), X, D, C, F, k)
+            k = _add(cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], col, int(cand[i, 4]), hits, k)
         return k
-    keep = np.full(5, -1)
+    keep = hits.keep
     best = 0
     for i in range(nc):
         if cand[i, 3] < cand[best, 3]:
@@ -136,96 +150,108 @@ def _patch(cand, nc, X, D, C, F, k, n, t1, t2, col, spread):
             if keep[i] == keep[j]:
                 dup = True
         if not dup:
-            i = keep[j]
-            k = _add(cand[i, :3], cand[i, 3], col, int(cand[i, 4]), X, D, C, F, k)
+            i = int(keep[j])
+            k = _add(cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], col, int(cand[i, 4]), hits, k)
+    return k
+
+
+@njit(cache=True, inline="always")
+def _point(n, h, margin, col, feature, hits, k, x0, x1, x2):
+    """x a candidate if its signed distance n·x − h is below the margin; returns the candidates' count."""
+    d = n[0] * x0 + n[1] * x1 + n[2] * x2 - h
+    if d < margin:
+        return _add(x0, x1, x2, d, col, feature, hits, k)
     return k
 
 
 @njit(cache=True)
-def ground_contacts(rows, verts, chunks, oR, op, n, t1, t2, h, margin, X, D, C, F):
-    """The contact candidates of every collision against the plane n·x = h: world points X (k, 3) (on the shape),
-    signed distances D (k,), collision indices C and feature indices F (a corner, rim point or vertex: the key of a
-    warm start).  Returns k.  rows, verts, chunks: ``pack_collisions``; oR, op: the bodies' world placements."""
+def ground_contacts(geo, oR, op, n, t1, t2, h, margin, hits):
+    """The contact candidates of every collision against the plane n·x = h into ``hits`` (a ``ContactWork``'s views):
+    world points (on the shape), signed distances, collision indices and feature indices (a corner, rim point or
+    vertex: the key of a warm start) in its hit_* fields.  Returns their number k.  geo: a ``ContactGeometry``; oR,
+    op: the bodies' world placements.  Allocates nothing."""
+    rows, verts, chunks = geo.rows, geo.verts, geo.chunks
     k = 0
-    most = 1
-    for c in range(rows.shape[0]):
-        most = max(most, int(rows[c, COL_VCOUNT]))
-    cand = np.empty((most, 5))  # one mesh's candidates at a time
-    R = np.empty((3, 3))
-    p = np.empty(3)
     for c in range(rows.shape[0]):
         r = rows[c]
         if r[COL_GROUND] == 0.0:
             continue
         b = int(r[COL_BODY])
         code = int(r[COL_CODE])
-        for i in range(3):
-            p[i] = op[b, i]
-            for j in range(3):
-                R[i, j] = 0.0
-                p[i] += oR[b, i, j] * r[COL_P + j]
-            for j in range(3):
-                for m in range(3):
-                    R[i, j] += oR[b, i, m] * r[COL_R + 3 * m + j]
+        # the shape's world placement (R, p) = body ∘ shape, R's columns (R00 R10 R20), (R01 ...), (R02 ...)
+        p0, p1, p2 = op[b, 0], op[b, 1], op[b, 2]
+        for j in range(3):
+            p0 += oR[b, 0, j] * r[COL_P + j]
+            p1 += oR[b, 1, j] * r[COL_P + j]
+            p2 += oR[b, 2, j] * r[COL_P + j]
+        R00 = oR[b, 0, 0] * r[COL_R] + oR[b, 0, 1] * r[COL_R + 3] + oR[b, 0, 2] * r[COL_R + 6]
+        R10 = oR[b, 1, 0] * r[COL_R] + oR[b, 1, 1] * r[COL_R + 3] + oR[b, 1, 2] * r[COL_R + 6]
+        R20 = oR[b, 2, 0] * r[COL_R] + oR[b, 2, 1] * r[COL_R + 3] + oR[b, 2, 2] * r[COL_R + 6]
+        R01 = oR[b, 0, 0] * r[COL_R + 1] + oR[b, 0, 1] * r[COL_R + 4] + oR[b, 0, 2] * r[COL_R + 7]
+        R11 = oR[b, 1, 0] * r[COL_R + 1] + oR[b, 1, 1] * r[COL_R + 4] + oR[b, 1, 2] * r[COL_R + 7]
+        R21 = oR[b, 2, 0] * r[COL_R + 1] + oR[b, 2, 1] * r[COL_R + 4] + oR[b, 2, 2] * r[COL_R + 7]
+        R02 = oR[b, 0, 0] * r[COL_R + 2] + oR[b, 0, 1] * r[COL_R + 5] + oR[b, 0, 2] * r[COL_R + 8]
+        R12 = oR[b, 1, 0] * r[COL_R + 2] + oR[b, 1, 1] * r[COL_R + 5] + oR[b, 1, 2] * r[COL_R + 8]
+        R22 = oR[b, 2, 0] * r[COL_R + 2] + oR[b, 2, 1] * r[COL_R + 5] + oR[b, 2, 2] * r[COL_R + 8]
         a0, a1, a2 = r[COL_PARAMS], r[COL_PARAMS + 1], r[COL_PARAMS + 2]
-        if code == SPHERE or code == CAPSULE:
-            ends = 1 if code == SPHERE else 2
-            for e in range(ends):
+        if code == SPHERE or code == CAPSULE:  # x = p + s R e₃ − r n, s = 0 or ± the half length
+            for e in range(1 if code == SPHERE else 2):
                 s = 0.0 if code == SPHERE else (a1 if e == 0 else -a1)
-                x = p + s * R[:, 2] - a0 * n
-                d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
-                if d < margin:
-                    k = _add(x, d, c, e, X, D, C, F, k)
-        elif code == BOX:
+                k = _point(n, h, margin, c, e, hits, k, p0 + s * R02 - a0 * n[0], p1 + s * R12 - a0 * n[1],
+                           p2 + s * R22 - a0 * n[2])  # fmt: skip
+        elif code == BOX:  # the corners p + (±a₀) R e₁ + (±a₁) R e₂ + (±a₂) R e₃
             for e in range(8):
-                x = p + (a0 if e & 1 else -a0) * R[:, 0] + (a1 if e & 2 else -a1) * R[:, 1]
-                x = x + (a2 if e & 4 else -a2) * R[:, 2]
-                d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
-                if d < margin:
-                    k = _add(x, d, c, e, X, D, C, F, k)
+                s0, s1, s2 = a0 if e & 1 else -a0, a1 if e & 2 else -a1, a2 if e & 4 else -a2
+                k = _point(n, h, margin, c, e, hits, k, p0 + s0 * R00 + s1 * R01 + s2 * R02,
+                           p1 + s0 * R10 + s1 * R11 + s2 * R12, p2 + s0 * R20 + s1 * R21 + s2 * R22)  # fmt: skip
         elif code == CYLINDER:
-            ax = R[:, 2]
-            na = n[0] * ax[0] + n[1] * ax[1] + n[2] * ax[2]
-            u = n - na * ax
-            un = np.sqrt(u[0] ** 2 + u[1] ** 2 + u[2] ** 2)
+            na = n[0] * R02 + n[1] * R12 + n[2] * R22
+            u0, u1, u2 = n[0] - na * R02, n[1] - na * R12, n[2] - na * R22
+            un = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
             if un > 1e-9:
-                w1 = -u / un  # towards the ground, in the rim's plane
+                w0, w1, w2 = -u0 / un, -u1 / un, -u2 / un  # towards the ground, in the rim's plane
             else:
-                w1 = R[:, 0].copy()  # upright: any radius
-            w2 = np.cross(ax, w1)
+                w0, w1, w2 = R00, R10, R20  # upright: any radius
+            v0, v1, v2 = R12 * w2 - R22 * w1, R22 * w0 - R02 * w2, R02 * w1 - R12 * w0  # axis × w
             for e in range(2):
-                centre = p + (a1 if e == 0 else -a1) * ax
-                for j in range(4):
-                    w = w1 if j == 0 else (w2 if j == 1 else (-w1 if j == 2 else -w2))
-                    x = centre + a0 * w
-                    d = n[0] * x[0] + n[1] * x[1] + n[2] * x[2] - h
-                    if d < margin:
-                        k = _add(x, d, c, 4 * e + j, X, D, C, F, k)
+                s = a1 if e == 0 else -a1
+                c0, c1, c2 = p0 + s * R02, p1 + s * R12, p2 + s * R22
+                k = _point(n, h, margin, c, 4 * e, hits, k, c0 + a0 * w0, c1 + a0 * w1, c2 + a0 * w2)
+                k = _point(n, h, margin, c, 4 * e + 1, hits, k, c0 + a0 * v0, c1 + a0 * v1, c2 + a0 * v2)
+                k = _point(n, h, margin, c, 4 * e + 2, hits, k, c0 - a0 * w0, c1 - a0 * w1, c2 - a0 * w2)
+                k = _point(n, h, margin, c, 4 * e + 3, hits, k, c0 - a0 * v0, c1 - a0 * v1, c2 - a0 * v2)
         else:  # MESH: the hull's vertices, the patch reduced
-            if n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - h - r[COL_REACH] >= margin:
+            if n[0] * p0 + n[1] * p1 + n[2] * p2 - h - r[COL_REACH] >= margin:
                 continue  # its bounding sphere is clear of the plane: no vertex can be a candidate
-            v0, c0, nv = int(r[COL_VSTART]), int(r[COL_CSTART]), int(r[COL_VCOUNT])
+            vs, c0, nv = int(r[COL_VSTART]), int(r[COL_CSTART]), int(r[COL_VCOUNT])
             # n·(p + R u) − h = n·p − h + (Rᵀ n)·u: one dot product a vertex, and a chunk's sphere
-            m0 = R[0, 0] * n[0] + R[1, 0] * n[1] + R[2, 0] * n[2]
-            m1 = R[0, 1] * n[0] + R[1, 1] * n[1] + R[2, 1] * n[2]
-            m2 = R[0, 2] * n[0] + R[1, 2] * n[1] + R[2, 2] * n[2]
-            d0 = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - h
+            m0 = R00 * n[0] + R10 * n[1] + R20 * n[2]
+            m1 = R01 * n[0] + R11 * n[1] + R21 * n[2]
+            m2 = R02 * n[0] + R12 * n[1] + R22 * n[2]
+            d0 = n[0] * p0 + n[1] * p1 + n[2] * p2 - h
+            cand = hits.cand
             nc = 0
             for j in range(0, nv, CHUNK):
                 s = chunks[c0 + j // CHUNK]
                 if d0 + m0 * s[0] + m1 * s[1] + m2 * s[2] - s[3] >= margin:
                     continue  # the chunk's sphere is clear of the plane
                 for i in range(j, min(j + CHUNK, nv)):
-                    u0, u1, u2 = verts[v0 + i, 0], verts[v0 + i, 1], verts[v0 + i, 2]
+                    u0, u1, u2 = verts[vs + i, 0], verts[vs + i, 1], verts[vs + i, 2]
                     d = d0 + m0 * u0 + m1 * u1 + m2 * u2
                     if d < margin:
-                        for a in range(3):
-                            cand[nc, a] = p[a] + R[a, 0] * u0 + R[a, 1] * u1 + R[a, 2] * u2
+                        cand[nc, 0] = p0 + R00 * u0 + R01 * u1 + R02 * u2
+                        cand[nc, 1] = p1 + R10 * u0 + R11 * u1 + R12 * u2
+                        cand[nc, 2] = p2 + R20 * u0 + R21 * u1 + R22 * u2
                         cand[nc, 3] = d
                         cand[nc, 4] = i
                         nc += 1
-            k = _patch(cand, nc, X, D, C, F, k, n, t1, t2, c, PATCH_SPREAD * max(a0, a1, a2))
+            k = _patch(nc, hits, k, n, t1, t2, c, PATCH_SPREAD * max(a0, a1, a2))
     return k
+
+
+def most_vertices(rows: np.ndarray) -> int:
+    """The most support vertices of one packed collision (the size of ``ContactWork.cand``), at least 1."""
+    return max([1] + [int(r[COL["vcount"]]) for r in rows])
 
 
 def reduce_patch(points: np.ndarray, depths: np.ndarray, t1, t2) -> np.ndarray:

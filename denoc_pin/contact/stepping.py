@@ -18,8 +18,8 @@ as the contacts).  The bias b holds what the velocity must make up:
 - compliance (k, c): a normal row becomes the implicit spring–damper f_n = max(0, −k (d + dt v_n⁺) − c v_n⁺),
   σ_n = v_n⁺ + (k d + λ_n / dt) / (k dt + c): b_n = k d / (k dt + c) and R_nn = 1 / (dt (k dt + c)) on G's diagonal.
 
-The step is compiled (``kernel.contact_step``); ``ContactStepper`` runs it a call at a time, with the shape pairs
-coal finds in Python between calls.
+The step is compiled, as its stages (``pipeline.contact_step``); ``ContactStepper`` runs it a call at a time, with
+the shape pairs coal finds in Python between calls.
 """
 
 from __future__ import annotations
@@ -29,13 +29,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.kinematics_api import forward_kinematics
+from ..core.records import (
+    ContactGeometry,
+    ContactScene,
+    ShapePairs,
+    WarmStarts,
+    contact_set,
+    contact_work,
+    contact_work_arrays,
+    shape_pairs,
+    solver_work,
+)
 from ..core.shapes import CAPSULE, COL, MESH, SPHERE, Ground, contact_frame, pack_collisions
+from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
 from ..model import Model, ModelError
 from ..model.status import raise_for_status
-from .detection import PairDetector, ground_capacity, pair_contacts
-from .kernel import GROUND, INFO, SETTINGS, contact_problem, contact_step
+from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts
+from .pipeline import contact_problem, contact_step
 
-__all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "contact_buffers", "ground_numbers", "settings_numbers"]
+__all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "ground_numbers", "settings_numbers"]
+
+GROUND, SETTINGS, INFO = columns(GROUND_ROW), columns(SETTINGS_ROW), columns(INFO_ROW)
 
 SOLVERS = ("admm", "pgs")
 
@@ -81,8 +95,8 @@ class ContactSettings:
 
 
 class ContactStepper:
-    """The steps of one run (``kernel.contact_step``): the model's packed collisions, the pairs that may touch (coal,
-    in Python), the warm starts, and the buffers of the compiled step."""
+    """The steps of one run (``pipeline.contact_step``): the model's packed collisions, the pairs that may touch
+    (coal, in Python), and the step's ``ContactScene`` (``scene``: warm starts, contacts and work areas)."""
 
     def __init__(self, model: Model, ground: Ground | None, settings: ContactSettings, dt: float):
         if not isinstance(model, Model):
@@ -98,8 +112,6 @@ class ContactStepper:
         self.data = model.create_data()
         rows, verts, chunks = pack_collisions(model.collisions)
         self.capacity = ground_capacity(rows) if ground is not None else 0
-        cap = max(self.capacity, 1)
-        self.det = (np.empty((cap, 3)), np.empty(cap), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64))
         pairs = PairDetector(model, settings.margin)
         self.pairs = pairs if pairs.pairs else None
         # support[k]: the columns of v that move body k (its joint and its ancestors')
@@ -110,30 +122,44 @@ class ContactStepper:
         # a ground feature's warm start: row woff[c] + feature of the table (a mesh: one a hull vertex)
         features = np.array([_features(r) for r in rows], dtype=np.int64)
         woff = np.concatenate([[0], np.cumsum(features)[:-1]]).astype(np.int64)
-        self.geo = (rows, verts, support, woff, chunks)
-        self.warm = (np.zeros((max(int(features.sum()), 1), 3)), np.full(max(int(features.sum()), 1), -10,
-                     dtype=np.int64), np.zeros(model.n_constraints))  # fmt: skip
+        nf = max(int(features.sum()), 1)
+        self.most = most_vertices(rows)
         self.warm_pairs: dict = {}
         self.now = 0
-        self.gp, self.sp = ground_numbers(ground), settings_numbers(settings)
         self.cb, self.lw = (model.constraint_buffer, self.data.lw) if model.n_constraints else (None, None)
-        self.cts = contact_buffers(cap)
+        warm = WarmStarts(np.zeros((nf, 3)), np.full(nf, -10, dtype=np.int64), np.zeros(model.n_constraints))
+        geometry = ContactGeometry(rows, verts, chunks, support, woff)
+        self.scene = self._scene(geometry, ground_numbers(ground), settings_numbers(settings), warm, self.capacity)
 
-    def _pairs(self) -> tuple:
-        """The shape pairs' contacts at the kinematics in self.data, as ``kernel.contact_problem`` takes them."""
+    def _scene(self, geometry, gp, sp, warm, cap: int) -> ContactScene:
+        """A scene for up to ``cap`` contacts (work areas sized for 3 cap + the loops' rows)."""
+        cap = max(cap, 1)
+        m = self.model
+        mmax = 3 * cap + m.n_constraints
+        work = contact_work(m.njoints, m.nv, mmax, cap, self.most)
+        return ContactScene(geometry, gp, sp, warm, contact_set(cap), work, solver_work(max(mmax, 1)))
+
+    def reset(self) -> None:
+        """Forget the warm starts (a new run from the same scene)."""
+        w = self.scene.warm
+        w.impulse[:], w.step[:], w.loops[:] = 0.0, -10, 0.0
+        self.warm_pairs = {}
+
+    def _pairs(self) -> ShapePairs:
+        """The shape pairs' contacts at the kinematics in self.data (a ``ShapePairs``); the scene grown to hold
+        them."""
         model, data = self.model, self.data
         found = [] if self.pairs is None else pair_contacts(self.pairs, model, data.oR, data.op)
-        k = len(found)
-        pb, pk = np.empty((k, 2), dtype=np.int64), np.empty((k, 3), dtype=np.int64)
-        px, pf, pd, pmu, p0 = np.empty((k, 3)), np.empty((k, 3, 3)), np.empty(k), np.empty(k), np.zeros((k, 3))
+        out = shape_pairs(len(found))
         for r, (i, j, x, n, d, f) in enumerate(found):
             a, b = model.collisions[i], model.collisions[j]
-            pb[r], pk[r], px[r], pf[r], pd[r] = (a.body, b.body), (i, j, f), x, contact_frame(n), d
-            pmu[r] = max(a.friction, b.friction)
-            p0[r] = self.warm_pairs.get((i, j, f), 0.0)
-        if len(self.cts[0]) < self.capacity + k:
-            self.cts = contact_buffers(self.capacity + k)
-        return pb, pk, px, pf, pd, pmu, p0
+            out.bodies[r], out.keys[r], out.points[r] = (a.body, b.body), (i, j, f), x
+            out.frames[r], out.depth[r], out.mu[r] = contact_frame(n), d, max(a.friction, b.friction)
+            out.start[r] = self.warm_pairs.get((i, j, f), 0.0)
+        s = self.scene
+        if len(s.contacts.depth) < self.capacity + len(found):
+            self.scene = self._scene(s.geometry, s.ground, s.settings, s.warm, self.capacity + len(found))
+        return out
 
     def contacts(self, q):
         """The contacts at q: (bodies (k, 2), points (k, 3), frames (k, 3, 3) with columns t₁, t₂, n, depths (k,),
@@ -148,17 +174,18 @@ class ContactStepper:
         q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
         forward_kinematics(self.model, self.data, q)
         pairs = self._pairs()
-        model, data = self.model, self.data
-        buffers = (model.mi, model.mf, data.ws, self.cb, self.lw, self.geo, self.gp, self.sp, pairs)
-        status, nc, J, G, g, vf = contact_problem(*buffers, q, v, tau, self.dt, self.det, self.cts)
+        model, data, s = self.model, self.data, self.scene
+        status, nc, m = contact_problem(model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, q, v, tau, self.dt)
         raise_for_status(model, status, q, v, tau, "tau")
-        bodies, pts, frames, depth, mu, rest, keys, _, _ = self.cts
-        return {"nc": nc, "J": J, "G": G, "g": g, "v_free": vf, "mu": mu[:nc].copy(),
-                "points": pts[:nc].copy(), "frames": frames[:nc].copy(), "depths": depth[:nc].copy(),
-                "keys": _keys(keys[:nc]), "bodies": bodies[:nc].copy(), "restitution": rest[:nc].copy()}  # fmt: skip
+        w, c, nv = contact_work_arrays(s.work), s.contacts, model.nv
+        return {"nc": nc, "J": w.J[: m * nv].reshape(m, nv).copy(), "G": w.G[: m * m].reshape(m, m).copy(),
+                "g": w.g[:m].copy(), "v_free": w.v_free.copy(), "mu": c.mu[:nc].copy(), "points": c.points[:nc].copy(),
+                "frames": c.frames[:nc].copy(), "depths": c.depth[:nc].copy(), "keys": _keys(c.keys[:nc]),
+                "bodies": c.bodies[:nc].copy(), "restitution": c.restitution[:nc].copy()}  # fmt: skip
 
     def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:
-        """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring)."""
+        """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring); the step's contacts stay in
+        ``scene.contacts`` (``pipeline.record_step`` records them)."""
         model, data = self.model, self.data
         q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
         if self.pairs is not None:
@@ -166,17 +193,20 @@ class ContactStepper:
         pairs = self._pairs()
         q1, v1 = np.empty(model.nq), np.empty(model.nv)
         self.now += 1
-        status = contact_step(model.mi, model.mf, data.ws, self.cb, self.lw, self.geo, self.gp, self.sp, pairs,
-                              self.warm, self.now, q, v, tau, self.dt, q1, v1, self.det, self.cts)  # fmt: skip
+        s = self.scene
+        status = contact_step(model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, self.now, q, v, tau, self.dt,
+                              q1, v1)  # fmt: skip
         raise_for_status(model, status, q, v, tau, "tau")
-        bodies, pts, frames, depth, _, _, keys, imp, info = self.cts
-        nc = int(info[INFO["contacts"]])
-        self.warm_pairs = {tuple(int(x) for x in keys[i]): imp[i].copy() for i in range(nc) if keys[i, 0] >= 0}
-        stats = {k: float(info[INFO[k]]) for k in ("residual", "primal", "dual", "complementarity")}
-        record = {"points": pts[:nc].copy(), "frames": frames[:nc].copy(), "depths": depth[:nc].copy(),
-                  "keys": _keys(keys[:nc]), "bodies": bodies[:nc].copy(), "impulses": imp[:nc].copy(),
-                  "iterations": int(info[INFO["iterations"]]), "converged": bool(info[INFO["converged"]]),
-                  "loop_impulses": self.warm[2].copy()} | stats  # fmt: skip
+        c = s.contacts
+        nc = int(c.info[INFO["contacts"]])
+        self.warm_pairs = {
+            tuple(int(x) for x in c.keys[i]): c.impulse[i].copy() for i in range(nc) if c.keys[i, 0] >= 0
+        }
+        stats = {k: float(c.info[INFO[k]]) for k in ("residual", "primal", "dual", "complementarity")}
+        record = {"points": c.points[:nc].copy(), "frames": c.frames[:nc].copy(), "depths": c.depth[:nc].copy(),
+                  "keys": _keys(c.keys[:nc]), "bodies": c.bodies[:nc].copy(), "impulses": c.impulse[:nc].copy(),
+                  "iterations": int(c.info[INFO["iterations"]]), "converged": bool(c.info[INFO["converged"]]),
+                  "loop_impulses": s.warm.loops.copy()} | stats  # fmt: skip
         return q1, v1, record
 
 
@@ -191,16 +221,8 @@ def _keys(keys) -> list:
     return [("ground", int(k[1]), int(k[2])) if k[0] < 0 else ("pair", int(k[0]), int(k[1]), int(k[2])) for k in keys]
 
 
-def contact_buffers(cap: int) -> tuple:
-    """One step's contacts as ``kernel.contact_problem`` fills them, for up to cap contacts: bodies, points, frames,
-    depths, μ, e, keys, impulses, and the step's ``INFO``."""
-    return (np.empty((cap, 2), dtype=np.int64), np.empty((cap, 3)), np.empty((cap, 3, 3)), np.empty(cap),
-            np.empty(cap), np.empty(cap), np.empty((cap, 3), dtype=np.int64), np.empty((cap, 3)),
-            np.zeros(INFO["width"]))  # fmt: skip
-
-
 def ground_numbers(ground: Ground | None) -> np.ndarray:
-    """The ground as ``kernel.GROUND`` lays it out (all zero: no ground)."""
+    """The ground as ``core.tables.GROUND_ROW`` lays it out (all zero: no ground)."""
     gp = np.zeros(GROUND["width"])
     if ground is not None:
         F = ground.frame
@@ -212,7 +234,7 @@ def ground_numbers(ground: Ground | None) -> np.ndarray:
 
 
 def settings_numbers(st: ContactSettings) -> np.ndarray:
-    """The settings as ``kernel.SETTINGS`` lays them out."""
+    """The settings as ``core.tables.SETTINGS_ROW`` lays them out."""
     sp = np.zeros(SETTINGS["width"])
     values = {"solver": float(SOLVERS.index(st.solver)), "tol": st.tol, "max_iter": st.max_iter, "margin": st.margin,
               "beta": st.stabilization, "threshold": st.restitution_threshold, "warm": float(st.warm_start),

@@ -1,7 +1,7 @@
-"""``simulate`` with contacts: the steps of ``contact.kernel`` at a fixed dt, and what each recorded step's contacts
+"""``simulate`` with contacts: the steps of ``contact.pipeline`` at a fixed dt, and what each recorded step's contacts
 were (``Trajectory.contacts``).
 
-The run is one compiled loop (``contact.kernel.contact_run``) when nothing in it needs Python: τ None, constant or a
+The run is one compiled loop (``contact.pipeline.contact_run``) when nothing in it needs Python: τ None, constant or a
 ``JointPD``, and no shape pairs (coal finds those).  Otherwise each step is one compiled call (``ContactStepper``),
 with the callback ``tau(t, q, v)`` and the pairs' detection in Python between them."""
 
@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..algorithms.energy import energy
+from ..algorithms.protocol import in_pieces
 from ..contact import ContactSettings, ContactStepper
-from ..contact.kernel import INFO, contact_run
+from ..contact.pipeline import contact_run, record_rest, record_step
+from ..contact.stepping import INFO
+from ..core.records import ContactRecords, JointLaw, RunOutput, contact_records, run_output
 from ..model import Model, vector
 from ..model.status import NOT_FINITE, raise_for_status
 from .control import JointPD, run_inputs
@@ -41,11 +43,11 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
     return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
 
 
-def _law(model: Model, tau) -> tuple:
+def _law(model: Model, tau) -> JointLaw:
     if isinstance(tau, JointPD):
         return tau.law()
     zero = np.zeros(model.nv)
-    return zero, zero, np.zeros(model.nq), zero, np.array(tau, dtype=float), False
+    return JointLaw(zero, zero, np.zeros(model.nq), zero, np.array(tau, dtype=float), False)
 
 
 RECORD_SLOTS = 1 << 16
@@ -53,23 +55,19 @@ RECORD_SLOTS = 1 << 16
 emptied into ``Trajectory.contacts`` (which keeps the contacts found, not the capacity) after each chunk."""
 
 
-def _buffers(model: Model, stepper: ContactStepper, nrec: int, stride: int) -> tuple[tuple, int]:
-    """The contact records of one compiled chunk (``contact_run``'s rec) and the steps a chunk runs: whole strides,
-    at most ``RECORD_SLOTS`` recorded contacts."""
-    cap = max(stepper.capacity, 1)
+def _buffers(model: Model, stepper: ContactStepper, nrec: int, stride: int) -> tuple[ContactRecords, int]:
+    """The contact records of one compiled chunk and the steps a chunk runs: whole strides, at most
+    ``RECORD_SLOTS`` recorded contacts."""
+    cap = len(stepper.scene.contacts.depth)
     per_chunk = max(1, min(nrec - 1, RECORD_SLOTS // cap))  # recorded steps a chunk
-    buf = per_chunk + 1
-    rec = (np.zeros(buf, dtype=np.int64), np.empty((buf, cap, 3)), np.empty((buf, cap, 3)), np.empty((buf, cap, 3)),
-           np.empty((buf, cap, 3)), np.empty((buf, cap)), np.empty((buf, cap, 3), dtype=np.int64),
-           np.empty((buf, INFO["width"])))  # fmt: skip
-    return rec, per_chunk * stride
+    return contact_records(per_chunk + 1, cap), per_chunk * stride
 
 
-def _outputs(model: Model, nrec: int) -> tuple:
-    """``contact_run``'s out: (Q, V, A, T, KE, PE, W, Λ), nrec rows."""
-    nq, nv = model.nq, model.nv
-    return (np.empty((nrec, nq)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty((nrec, nv)), np.empty(nrec),
-            np.empty(nrec), np.empty(nrec), np.zeros((nrec, model.n_constraints)))  # fmt: skip
+def _outputs(model: Model, nrec: int) -> RunOutput:
+    """``contact_run``'s out, nrec rows (Λ zero for a tree, which has none)."""
+    out = run_output(nrec, model.nq, model.nv, model.n_constraints)
+    out.LAM[:] = 0.0
+    return out
 
 
 def _chunks(model: Model, s: ContactStepper, law, q0, v0, nsteps: int, dt: float, stride: int, out, rec, info,
@@ -82,15 +80,15 @@ def _chunks(model: Model, s: ContactStepper, law, q0, v0, nsteps: int, dt: float
     while done < nsteps:
         n = min(chunk, nsteps - done)
         rows = n // stride + 1
-        o = tuple(x[row : row + rows] for x in out)
-        r = tuple(x[:rows] for x in rec)
-        status = contact_run(model.mi, model.mf, s.data.ws, s.cb, s.lw, s.geo, s.gp, s.sp, s.warm, done, q, v, law,
-                             dt, n, stride, o, r, info)  # fmt: skip
+        o = RunOutput(*(x[row : row + rows] for x in out))
+        r = ContactRecords(*(x[:rows] for x in rec))
+        status = contact_run(model.mi, model.mf, s.data.ws, s.cb, s.lw, s.scene, done, q, v, law, dt, n, stride, o,
+                             r, info)  # fmt: skip
         if status:
             info[0] += done
             return status
-        out[6][row : row + rows] += work
-        q, v, work = out[0][row + rows - 1].copy(), out[1][row + rows - 1].copy(), out[6][row + rows - 1]
+        out.W[row : row + rows] += work
+        q, v, work = out.Q[row + rows - 1].copy(), out.V[row + rows - 1].copy(), out.W[row + rows - 1]
         take(rows, row, n)
         done += n
         row += rows - 1
@@ -120,14 +118,13 @@ def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
 
             bar = tqdm(total=nsteps, unit="step", desc="simulate")
             chunk = min(chunk, max(stride, (nsteps // 100) // stride * stride))
-        s.warm[1][:] = -10  # the trial steps' warm starts are not the run's
-        s.warm[2][:] = 0.0
+        s.reset()  # the trial steps' warm starts are not the run's
     names = [c.name for c in model.collisions]
     contacts: list = []
     last = [0]
 
     def take(rows, row, n):
-        contacts.extend(_row(rec, i, names, out[7][row + i]) for i in range(rows - 1))
+        contacts.extend(_row(rec, i, names, out.LAM[row + i]) for i in range(rows - 1))
         last[0] = rows - 1
         if bar is not None:
             bar.update(n)
@@ -138,7 +135,7 @@ def _compiled(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
         bar.close()
     if status:
         _raise(model, status, int(info[0]), dt, info)
-    contacts.append(_row(rec, last[0], names, out[7][nrec - 1]))  # the last row: no step leaves it
+    contacts.append(_row(rec, last[0], names, out.LAM[nrec - 1]))  # the last row: no step leaves it
     t = np.arange(nrec) * stride * dt
     return (t, *out[:7], contacts)
 
@@ -153,26 +150,26 @@ def _raise(model: Model, status: int, step: int, dt: float, info) -> None:
     raise_for_status(model, status, None, None, None, "tau")
 
 
-def _row(rec, i: int, names, lam) -> dict:
-    """Row i of the compiled run's records as the dict of ``Trajectory.contacts``."""
-    RK, RP, RN, RI, RF, RD, RKEY, RINFO = rec
-    k = int(RK[i])
-    keys = RKEY[i, :k]
+def _row(rec: ContactRecords, i: int, names, lam) -> dict:
+    """Row i of a run's records as the dict of ``Trajectory.contacts`` (the compiled and the stepwise runs')."""
+    k = int(rec.count[i])
+    keys = rec.keys[i, :k]
     pairs = [("ground", names[b]) if a < 0 else (names[a], names[b]) for a, b, _ in keys]
-    figures = {f: float(RINFO[i, INFO[f]]) for f in _FIGURES}
+    figures = {f: float(rec.info[i, INFO[f]]) for f in _FIGURES}
     figures["iterations"], figures["converged"] = int(figures["iterations"]), bool(figures["converged"])
-    return {"points": RP[i, :k].copy(), "normals": RN[i, :k].copy(), "impulses": RI[i, :k].copy(),
-            "forces": RF[i, :k].copy(), "depths": RD[i, :k].copy(), "collisions": pairs,
+    return {"points": rec.points[i, :k].copy(), "normals": rec.normals[i, :k].copy(),
+            "impulses": rec.impulses[i, :k].copy(), "forces": rec.forces[i, :k].copy(),
+            "depths": rec.depths[i, :k].copy(), "collisions": pairs,
             "loop_impulses": np.array(lam)} | figures  # fmt: skip
 
 
 def _stepwise(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: float, tau, stride: int, progress):
-    """One compiled step a call, with the callback τ(t, q, v) and coal's pairs in Python between them."""
+    """One compiled step a call, with the callback τ(t, q, v) and coal's pairs in Python between them; each recorded
+    step's contacts through ``record_step``, as the compiled run records them."""
     data = model.create_data()
     nrec = nsteps // stride + 1
-    Q, V, A, T = (np.empty((nrec, model.nq)), np.empty((nrec, model.nv)), np.empty((nrec, model.nv)),
-                  np.empty((nrec, model.nv)))  # fmt: skip
-    KE, PE, W = np.empty(nrec), np.empty(nrec), np.empty(nrec)
+    out = _outputs(model, nrec)
+    Q, V, A, T, KE, PE, W = out.Q, out.V, out.A, out.T, out.KE, out.PE, out.W
     contacts = []
     bar = None
     if progress or (progress is None and nsteps > 20000):
@@ -184,43 +181,37 @@ def _stepwise(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
     for i in range(nsteps + 1):
         t = i * dt
         tau_i = vector(tau(t, q.copy(), v.copy()), model.nv, "tau(t, q, v)") if callable(tau) else tau
-        if i == nsteps:
-            rec = None
+        last = i == nsteps
+        if last:
             q1, v1 = q, v
         else:
-            q1, v1, rec = stepper.step(q, v, tau_i)
+            q1, v1, _ = stepper.step(q, v, tau_i)
             if not (np.isfinite(q1).all() and np.isfinite(v1).all()):
                 raise ValueError(f"the state became non-finite at step {i + 1} (t = {(i + 1) * dt:.6g} s); reduce dt "
                                  f"(now {dt:g}) or check the contact settings")  # fmt: skip
         if i % stride == 0:
             Q[row], V[row], T[row], W[row] = q, v, tau_i, work
-            A[row] = (v1 - v) / dt if rec is not None else (A[row - 1] if row else 0.0)
+            A[row] = (v1 - v) / dt if not last else (A[row - 1] if row else 0.0)
             KE[row], PE[row] = energy(model, data, q, v)
-            contacts.append(_summary(rec, names, dt, model.n_constraints))
+            cts = stepper.scene.contacts
+            rec = contact_records(1, len(cts.depth))
+            if last:
+                record_rest(0, rec)
+                lam = np.zeros(model.n_constraints)
+            else:
+                record_step(cts, dt, 0, rec)
+                lam = stepper.scene.warm.loops.copy()
+            contacts.append(_row(rec, 0, names, lam))
             row += 1
-        if rec is not None:
+        if not last:
             work += dt * float(tau_i @ v1)
         q, v = q1, v1
-        if bar is not None and rec is not None:
+        if bar is not None and not last:
             bar.update(1)
     if bar is not None:
         bar.close()
     t = np.arange(nrec) * stride * dt
     return t, Q, V, A, T, KE, PE, W, contacts
-
-
-def _summary(rec, names, dt, nl: int) -> dict:
-    if rec is None:
-        return {"points": np.zeros((0, 3)), "normals": np.zeros((0, 3)), "impulses": np.zeros((0, 3)),
-                "forces": np.zeros((0, 3)), "depths": np.zeros(0), "collisions": [], "loop_impulses": np.zeros(nl),
-                "iterations": 0, "residual": 0.0, "primal": 0.0, "dual": 0.0, "complementarity": 0.0,
-                "converged": True}  # fmt: skip
-    frames, imp = rec["frames"], rec["impulses"]
-    forces = np.einsum("kij,kj->ki", frames, imp) / dt if len(imp) else np.zeros((0, 3))
-    pairs = [("ground", names[k[1]]) if k[0] == "ground" else (names[k[1]], names[k[2]]) for k in rec["keys"]]
-    return {"points": rec["points"], "normals": frames[:, :, 2] if len(frames) else np.zeros((0, 3)),
-            "impulses": imp, "forces": forces, "depths": rec["depths"], "collisions": pairs,
-            "loop_impulses": rec["loop_impulses"]} | {f: rec[f] for f in _FIGURES}  # fmt: skip
 
 
 def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float = 1e-3, tau=None, ground=None,
@@ -257,13 +248,13 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
     def runs(worker: int) -> None:
         s = steppers[worker]
         rec, chunk = _buffers(model, s, T, stride)
-        scratch = _outputs(model, T)[2:]  # A, T, KE, PE, W, Λ: written row by row each run, not returned
+        scratch = _outputs(model, T)  # A, T, KE, PE, W, Λ: written row by row each run, not returned
         for b in range(worker * B // nthreads, (worker + 1) * B // nthreads):
-            s.warm[0][:], s.warm[1][:], s.warm[2][:] = 0.0, -10, 0.0  # a run's own warm starts
-            out, info, ok = (Q[b], V[b], *scratch), np.zeros(3), [0.0]
+            s.reset()  # a run's own warm starts
+            out, info, ok = scratch._replace(Q=Q[b], V=V[b]), np.zeros(3), [0.0]
 
             def take(rows, row, n, ok=ok):  # the steps whose solve converged
-                ok[0] += rec[7][: rows - 1, INFO["converged"]].sum()
+                ok[0] += rec.info[: rows - 1, INFO["converged"]].sum()
 
             status = _chunks(model, s, law, q0s[b], v0s[b], nsteps, dt, stride, out, rec, info, chunk, take)
             solved[b] = ok[0] / max(T - 1, 1)
@@ -273,6 +264,5 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
                 except ValueError as e:
                     errors[b] = str(e)  # the rows after the failing step were never written: NaN
 
-    with ThreadPoolExecutor(nthreads) as pool:
-        list(pool.map(runs, range(nthreads)))
+    in_pieces(runs, nthreads)  # the runs on the call protocol's threads
     return {"t": np.arange(T) * stride * dt, "q": Q, "v": V, "solved": solved, "errors": dict(sorted(errors.items()))}

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..algorithms.configuration import difference
 from ..core.joints import FREE_FLYER
+from ..core.records import JointLaw
 from ..model import Model, ModelError, configuration, vector
 
 __all__ = ["JointPD", "run_inputs"]
@@ -48,10 +49,10 @@ class JointPD:
         self.v_ref = np.zeros(model.nv) if v_ref is None else np.array(vector(v_ref, model.nv, "JointPD v_ref"))
         self.tau_ff = np.zeros(model.nv) if tau_ff is None else np.array(vector(tau_ff, model.nv, "JointPD tau_ff"))
 
-    def law(self) -> tuple:
-        """(K_p, K_d, q_ref, v_ref, τ_ff, feedback): what the compiled run evaluates (feedback: a gain not zero)."""
+    def law(self) -> JointLaw:
+        """What the compiled run evaluates (``core.tables.JOINT_LAW``; feedback: a gain not zero)."""
         feedback = bool(self.kp.any() or self.kd.any())
-        return self.kp, self.kd, self.q_ref, self.v_ref, self.tau_ff, feedback
+        return JointLaw(self.kp, self.kd, self.q_ref, self.v_ref, self.tau_ff, feedback)
 
     def __call__(self, t: float, q, v) -> np.ndarray:
         """τ at (q, v) (t is not read: the law does not depend on time)."""

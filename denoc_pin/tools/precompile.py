@@ -26,7 +26,7 @@ from numba.core import event
 from tqdm.auto import tqdm
 
 from ..algorithms.protocol import ENTRIES
-from ..contact import kernel as _contact_entries  # noqa: F401 (declares the contact step and run)
+from ..contact import pipeline as _contact_entries  # noqa: F401 (declares the contact step and run)
 from ..core.shapes import Collision, Ground, Sphere
 from ..kernel_cache import NOTICE, compiled_groups, record_compiled
 from ..loaders.models import chain, spatial_four_bar
