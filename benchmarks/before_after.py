@@ -1,11 +1,13 @@
 """Every entry's time per call in two versions of the package, paired: this checkout against another (``--before``,
 a folder holding a ``denoc_pin`` package, e.g. ``git archive REV denoc_pin | tar -x -C DIR``).
 
-    python benchmarks/before_after.py --before DIR [--rounds 5] [--json FILE]
+    python benchmarks/before_after.py --before DIR [--rounds 5] [--contacts] [--json FILE]
 
 Each round runs the two versions in fresh processes one after the other (alternating which goes first), each timing
 every call below as the fastest of 7 repeats of a loop of calls (the least disturbed by the machine's other work);
-the table gives each call's median over the rounds and the ratio after / before.  Both versions load their kernels
+the table gives each call's median and quartiles over the rounds and the ratio of the medians after / before.
+``--contacts``: the contact steps instead (``benchmarks/contact_cost.py``'s scenes), a step a Python call, the
+compiled run, the stepwise run (a τ callback) and a batch.  Both versions load their kernels
 from the kernel cache: compile each first (``denoc-pin compile``, or one round).
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -93,10 +96,61 @@ out["chain(6) on the ground, contact run, per step"] = per_call(
 print(json.dumps(out))
 """
 
+CONTACTS = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+import denoc_pin as dp
+assert dp.__file__.startswith(sys.argv[1]), dp.__file__
+from denoc_pin.contact import ContactStepper
+from contact_cost import boxes, solo12
 
-def run(root: Path) -> dict:
+def per_call(fn, seconds=0.1):
+    fn()
+    n, t = 1, 0.0
+    while t < seconds:
+        n *= 2
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        t = time.perf_counter() - t0
+    times = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return min(times)
+
+out = {}
+cube = boxes(1)
+q = dp.neutral(cube)
+q[2] = 0.1 - 1e-4
+zero, ground = np.zeros(6), dp.Ground(friction=0.4)
+stepper = ContactStepper(cube, ground, dp.ContactSettings(), 1e-3)
+out["cube: ContactStepper.step, a step"] = per_call(lambda: stepper.step(q, zero, zero))
+out["cube: the compiled run, a step"] = per_call(
+    lambda: dp.simulate(cube, q, zero, 0.2, 1e-3, ground=ground, record_every=100, progress=False)) / 200
+push = lambda t, q, v: np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+out["cube: the stepwise run (tau callback), a step"] = per_call(
+    lambda: dp.simulate(cube, q, zero, 0.05, 1e-3, tau=push, ground=ground, record_every=10, progress=False)) / 50
+Q0 = np.tile(q, (16, 1))
+out["cube: simulate_batch of 16, a run's step"] = per_call(
+    lambda: dp.simulate_batch(cube, Q0, t_final=0.05, dt=1e-3, ground=ground, record_every=10)) / (16 * 50)
+m, q0, pd = solo12()
+v0 = np.zeros(m.nv)
+out["solo12 standing: the compiled run, a step"] = per_call(
+    lambda: dp.simulate(m, q0, v0, 0.2, 1e-3, tau=pd, ground=dp.Ground(friction=0.9), record_every=100,
+                        progress=False)) / 200
+print(json.dumps(out))
+"""
+
+
+def run(root: Path, contacts: bool = False) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
-    done = subprocess.run([sys.executable, "-c", CHILD, str(root)], capture_output=True, text=True, env=env,
+    script, args = (CONTACTS, [str(root), str(HERE / "benchmarks")]) if contacts else (CHILD, [str(root)])
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env,
                           check=False)  # fmt: skip
     if done.returncode:
         raise RuntimeError(f"the run in {root} failed:\n{done.stderr}")
@@ -107,6 +161,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, type=Path)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--contacts", action="store_true", help="the contact steps (benchmarks/contact_cost.py)")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     before, after = args.before.resolve(), HERE
@@ -114,17 +169,20 @@ def main(argv=None) -> int:
     for i in range(args.rounds):
         order = (("before", before), ("after", after)) if i % 2 == 0 else (("after", after), ("before", before))
         for label, root in order:
-            runs[label].append(run(root))
+            runs[label].append(run(root, args.contacts))
             print(f"round {i + 1}: {label} done", file=sys.stderr)
 
-    def median(label: str, key: str) -> float:
-        values = sorted(r[key] for r in runs[label])
-        return values[len(values) // 2]
+    def quartiles(label: str, key: str) -> tuple[float, float, float]:
+        q1, q2, q3 = statistics.quantiles([r[key] for r in runs[label]], n=4, method="inclusive")
+        return q1, q2, q3
 
-    print("| call | before | after | after / before |\n|---|---|---|---|")
+    def cell(q) -> str:
+        return f"{q[1] * 1e6:.2f} µs ({q[0] * 1e6:.2f}–{q[2] * 1e6:.2f})"
+
+    print("| call | before: median (quartiles) | after: median (quartiles) | after / before |\n|---|---|---|---|")
     for key in runs["after"][0]:
-        b, a = median("before", key), median("after", key)
-        print(f"| {key} | {b * 1e6:.2f} µs | {a * 1e6:.2f} µs | {a / b:.2f} |")
+        b, a = quartiles("before", key), quartiles("after", key)
+        print(f"| {key} | {cell(b)} | {cell(a)} | {a[1] / b[1]:.2f} |")
     if args.json:
         Path(args.json).write_text(json.dumps(runs))
     return 0
