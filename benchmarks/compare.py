@@ -691,7 +691,7 @@ def dask_scaling(quick: bool = False) -> dict:
     import numba
 
     from denoc_pin import distributed as dist
-    from denoc_pin.tools.distributed import _dataset_chunk
+    from denoc_pin.tools.dask_sweeps import _dataset_chunk
 
     PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
 

@@ -1,5 +1,5 @@
 """The SDF corpus (tests/data/sdf_corpus.tar.xz: SDFormat's, Gazebo's and gz-sim's own files, with their licences)
-and libsdformat's reading of it (tests/data/sdf_corpus_reading.json.xz, written by tools/sdformat_reading): each
+and libsdformat's reading of it (tests/data/sdf_corpus_reading.json.xz, written by sdformat_reader/): each
 file loaded here and compared with that reading, or refused for a reason docs/sdf.md gives."""
 
 from __future__ import annotations

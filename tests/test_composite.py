@@ -34,7 +34,7 @@ def test_gim_columns_are_inverse_dynamics_differences(case):
 
 
 def test_dense_results_refuse_huge_models(monkeypatch):
-    import denoc_pin.algorithms.api as composite
+    import denoc_pin.algorithms.dynamics_api as composite
 
     model = dp.load_urdf(URDF_DIR / "gripper.urdf")
     monkeypatch.setattr(composite, "DENSE_LIMIT", 3)

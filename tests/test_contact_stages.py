@@ -38,7 +38,7 @@ def staged(m, s, q, v, tau):
     w = contact_work_arrays(s.scene.work)
     assert st.free_velocity(m.mi, m.mf, s.data.ws, q, v, tau, DT, w.v_free) == 0
     nc = st.detect(s.scene.geometry, s.scene.ground, s.scene.settings, s.data.oR, s.data.op, shape_pairs(0),
-                   s.scene.contacts, w)  # fmt: skip
+                   s.scene.contacts, s.scene.work)  # fmt: skip
     return w, nc
 
 
@@ -86,7 +86,7 @@ def test_delassus_is_J_M_inverse_J_transposed_with_pinocchio_M():
     J = np.zeros((3 * nc, m.nv))
     st.contact_rows(m.mi, m.mf, s.data.ws, s.scene.geometry.support, s.scene.contacts, nc, w.Jall, J)
     G = np.zeros((3 * nc, 3 * nc))
-    st.delassus(m.mi, m.mf, s.data.ws, J, w, G)
+    st.delassus(m.mi, m.mf, s.data.ws, J, s.scene.work, G)
     pm = dp.to_pinocchio(m)
     ref = J @ np.linalg.inv(pin.crba(pm, pm.createData(), q)) @ J.T
     assert np.abs(G - ref).max() <= 1e-12 * np.abs(ref).max()
@@ -142,7 +142,7 @@ def test_solve_advance_and_keep_warm_match_the_solver_and_pinocchio():
     assert solve_admm(G, g, sc.contacts.mu, nc, ref, 1e-8, 1000, 0.0, 1e-6, sigma, np.zeros(5)) == 1
     assert np.abs(lam - ref).max() <= 1e-6 * np.abs(ref).max()  # two solves of one NCP, each within tol 1e-8 m/s
     q1, v1 = np.zeros(7), np.zeros(6)
-    st.advance(m.mi, m.mf, s.data.ws, J, lam, w.v_free, q, DT, q1, v1, w)
+    st.advance(m.mi, m.mf, s.data.ws, J, lam, w.v_free, q, DT, q1, v1, sc.work)
     pm = dp.to_pinocchio(m)
     ref_v = w.v_free + np.linalg.solve(pin.crba(pm, pm.createData(), q), J.T @ lam)
     assert np.abs(v1 - ref_v).max() <= 1e-12 * np.abs(ref_v).max()

@@ -512,7 +512,7 @@ def test_collisions_travel_through_lock_joints_and_attach():
     shape is where it was in the world, with its shape, bits and friction."""
     from conftest import ROOT
 
-    from denoc_pin.simulation.edits import transfer_state
+    from denoc_pin.loaders.edits import transfer_state
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.ModelWarning)  # actuators, armature: beyond the rigid bodies
@@ -615,7 +615,7 @@ def test_the_compiled_run_is_the_stepwise_run(monkeypatch):
     7th of 300 steps (the last 6 steps recorded in no row), and the same again when the compiled run's contact
     records are emptied every 2 recorded rows (``RECORD_SLOTS``); the law itself is τ_ff + K_p (q_ref ⊖ q) +
     K_d (v_ref − v), zero on the free-flyer."""
-    from denoc_pin.simulation import contact_run
+    from denoc_pin.simulation import contact_simulation
 
     m, q0, pd = solo12_standing()
     v0 = np.zeros(m.nv)
@@ -628,7 +628,7 @@ def test_the_compiled_run_is_the_stepwise_run(monkeypatch):
     a, b = run(pd), run(lambda t, q, v: pd(t, q, v))
     capacity = ContactStepper(m, ground, dp.ContactSettings(), 1e-3).capacity  # 17 meshes, at most 5 points each
     assert capacity == 85
-    monkeypatch.setattr(contact_run, "RECORD_SLOTS", 2 * capacity)
+    monkeypatch.setattr(contact_simulation, "RECORD_SLOTS", 2 * capacity)
     c = run(pd)
     for x in (a, c):
         assert len(x.t) == len(b.t) == 43

@@ -176,7 +176,7 @@ def test_the_names_and_files_a_page_cites_exist(path):
 
 
 def test_the_name_checker_sees_a_missing_name():
-    assert resolves("denoc_pin.simulation.edits.transfer_state") and resolves("denoc_pin.tools.demo")
+    assert resolves("denoc_pin.loaders.edits.transfer_state") and resolves("denoc_pin.tools.demo")
     assert not resolves("denoc_pin.edits.transfer_state") and not resolves("denoc_pin.tools.validate.nothing")
 
 

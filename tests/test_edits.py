@@ -240,7 +240,7 @@ def test_event_driven_locking_conserves_momentum(floating):
 
 def test_event_continues_exactly_as_a_run_of_the_edited_model():
     """The segment after an event is the edited model's own simulation from the carried state."""
-    from denoc_pin.simulation.edits import transfer_state
+    from denoc_pin.loaders.edits import transfer_state
 
     model = dp.load_urdf(FOUR_BAR)
     q0 = dp.assemble(model, [0.3, 1.0, 1.2], fixed=["crank_joint"])
@@ -259,7 +259,7 @@ def test_event_continues_exactly_as_a_run_of_the_edited_model():
 def test_closing_a_loop_is_an_inelastic_impact():
     """Closing a loop on a moving open chain: v⁺ satisfies the loop, and the impulse GIM (v⁺ − v) lies in the
     span of Jᵀ (it acts only through the new joint)."""
-    from denoc_pin.simulation.edits import transfer_state
+    from denoc_pin.loaders.edits import transfer_state
 
     closed = dp.load_urdf(FOUR_BAR)
     opened = dp.without_loop(closed, closed.loops[0].name)

@@ -187,7 +187,7 @@ def test_no_kernel_reads_a_buffer_at_a_literal_offset():
     assert literal.search("    return mi[4]") and literal.search("k = int(fb[f, 0])")  # the pattern can fail
 
 
-CONTACT_SOURCES = ("contact/*.py", "simulation/contact_run.py")
+CONTACT_SOURCES = ("contact/*.py", "simulation/contact_simulation.py")
 
 
 def _positional_uses(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Derivatives of the closed-loop dynamics (loops/derivatives.py): every cut type, couplings, Cassie's redundant
+"""Derivatives of the closed-loop dynamics (loops/loop_derivatives.py): every cut type, couplings, Cassie's redundant
 loops and the closed-loop step, against central differences of the 50-digit referee (tools/referee.py), which
 shares no recursion with the package; Pinocchio's computeConstraintDynamicsDerivatives where its constraint is ours."""
 

@@ -522,7 +522,7 @@ def test_the_closed_loop_call_allocates_nothing():
 import numpy as np, denoc_pin as dp
 from numba import njit
 from numba.core.runtime import rtsys
-from denoc_pin.loops.compositions import cfd_fast
+from denoc_pin.loops.loop_entries import cfd_fast
 
 @njit
 def calls(n, mb, ws, cb, lw, q, v, tau):  # from compiled code: a call from Python allocates its arguments' handles
@@ -565,7 +565,7 @@ def test_the_closed_loop_kernel_is_compiled_once_for_all_its_callers():
     """cfd_entry compiles at its first use for its one signature (``compile_on_first_use``), which the fast entry,
     the batches and the compiled simulation share: each would otherwise compile its own variant, half a minute
     each."""
-    from denoc_pin.loops.compositions import CFD
+    from denoc_pin.loops.loop_entries import CFD
 
     model = dp.models.spatial_four_bar()
     data = model.create_data()

@@ -126,7 +126,7 @@ def test_constraint_models_round_trip_with_identical_dynamics(which):
     if which == "cassie":
         model = _cassie()
     elif which == "welded":  # a 9-DOF chain's tip welded to the world (CONTACT_6D), its gear coupling left out
-        from denoc_pin.simulation.edits import with_fields
+        from denoc_pin.loaders.edits import with_fields
 
         model = with_fields(dp.load_mjcf(ROOT / "tests" / "mjcf" / "chain_weld.xml"), couplings=())
     else:

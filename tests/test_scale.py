@@ -156,7 +156,7 @@ def test_batches_match_pinocchio_row_by_row(name):
 def test_the_fast_path_raises_a_refusal_it_cannot_explain(panda, monkeypatch):
     """A fast entry point's TypeError or AttributeError takes the checked path only when an argument is explicitly
     not in the kernels' form; with every argument in form it is a bug, and it is raised, not hidden."""
-    import denoc_pin.algorithms.api as api
+    import denoc_pin.algorithms.dynamics_api as api
 
     data = panda.create_data()
     q = dp.random_configuration(panda, 0)

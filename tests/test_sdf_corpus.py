@@ -1,6 +1,6 @@
 """About a thousand SDF files nobody here wrote (SDFormat's, Gazebo's and gz-sim's own: tests/data/sdf_corpus.tar.xz,
 with their licences), each loaded and compared with libsdformat's reading of it (tests/data/sdf_corpus_reading.json.xz,
-written by tools/sdformat_reading): link frames, joint anchors, axes and limits, each body's mass, centre and inertia.
+written by sdformat_reader/): link frames, joint anchors, axes and limits, each body's mass, centre and inertia.
 No crash, no disagreement; every refusal for a reason docs/sdf.md gives, counted per collection."""
 
 from __future__ import annotations

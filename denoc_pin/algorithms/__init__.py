@@ -1,68 +1,21 @@
 """The DeNOC recursions, one compiled implementation of each next to the paper's table, and the public functions
-that call them (``api``)."""
+that call them (``dynamics_api``)."""
 
-from . import parallel_scheme
-from .api import DENSE_LIMIT, forward_dynamics, gim, gim_inverse, inverse_dynamics, nonlinear_effects, udut
-from .configuration import dexp_inv, difference, integrate, neutral, normalize, random_configuration
-from .derivatives_api import (
-    difference_derivatives,
-    forward_dynamics_derivatives,
-    integrate_derivatives,
-    inverse_dynamics_derivatives,
-)
+from . import configuration, derivatives_api, dynamics_api, explicit, kinematics_api, parallel_scheme
+from .configuration import *  # noqa: F403
+from .derivatives_api import *  # noqa: F403
+from .dynamics_api import *  # noqa: F403
 from .energy import energy
-from .explicit import DenocMatrices, denoc_matrices
-from .kinematics_api import (
-    center_of_mass,
-    centroidal_map,
-    centroidal_map_time_variation,
-    centroidal_momentum,
-    com_jacobian,
-    forward_kinematics,
-    frame_acceleration,
-    frame_jacobian,
-    frame_jacobian_time_variation,
-    frame_placement,
-    frame_placements,
-    frame_velocity,
-    joint_jacobian,
-    joint_jacobians,
-)
+from .explicit import *  # noqa: F403
+from .kinematics_api import *  # noqa: F403
 
+# Each module's __all__ is its list of public names; the package's is theirs, not typed again.
 __all__ = [
-    "DENSE_LIMIT",
-    "DenocMatrices",
-    "center_of_mass",
-    "centroidal_map",
-    "centroidal_map_time_variation",
-    "centroidal_momentum",
-    "com_jacobian",
-    "denoc_matrices",
-    "dexp_inv",
-    "difference",
-    "difference_derivatives",
+    *dynamics_api.__all__,
+    *kinematics_api.__all__,
+    *derivatives_api.__all__,
+    *configuration.__all__,
+    *explicit.__all__,
     "energy",
-    "forward_dynamics",
-    "forward_dynamics_derivatives",
-    "forward_kinematics",
-    "frame_acceleration",
-    "frame_jacobian",
-    "frame_jacobian_time_variation",
-    "frame_placement",
-    "frame_placements",
-    "frame_velocity",
-    "gim",
-    "gim_inverse",
-    "integrate",
-    "integrate_derivatives",
-    "inverse_dynamics",
-    "inverse_dynamics_derivatives",
-    "joint_jacobian",
-    "joint_jacobians",
-    "neutral",
-    "nonlinear_effects",
-    "normalize",
     "parallel_scheme",
-    "random_configuration",
-    "udut",
 ]

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..model import Model, ModelError
 from ..model.status import SINGULAR
-from .compositions import aba_entry
+from .tree_entries import aba_entry
 
 __all__ = ["check_not_singular"]
 

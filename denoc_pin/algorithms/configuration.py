@@ -6,11 +6,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..core.joints import (
-    GROUPS,
-    JOINTS,
-    UNIT_HI,
-    UNIT_LO,
+from ..core.joints import GROUPS, JOINTS, UNIT_HI, UNIT_LO
+from ..core.layout import HEAD_NQ, HEAD_NV, all_finite, model_views, split_model
+from ..core.lie_groups import (
     dexp_inv_kernel,
     difference_kernel,
     integrate_kernel,
@@ -19,7 +17,6 @@ from ..core.joints import (
     random_q,
     random_qs,
 )
-from ..core.layout import HEAD_NQ, HEAD_NV, all_finite, model_views, split_model
 from ..model import Model, configuration, vector
 from ..model.mimic import MimicModel
 from ..model.status import BAD_LENGTH, NOT_FINITE

@@ -42,10 +42,10 @@ from ..core.spatial import (
     transferred_wrench,
 )
 from ..kernel_cache import compile_on_first_use
-from .compositions import aba_entry, crba_entry, rnea_entry
 from .forward import udut_solve
 from .kinematics import world_poses_into
 from .protocol import MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
+from .tree_entries import aba_entry, crba_entry, rnea_entry
 
 __all__ = ["DENSE_PRODUCT", "DERIVATIVES"]
 

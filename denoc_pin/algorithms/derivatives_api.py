@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.joints import difference_derivatives_kernel, integrate_derivatives_kernel
+from ..core.lie_groups import difference_derivatives_kernel, integrate_derivatives_kernel
 from ..model import Data, Model, configuration, vector
 from ..model.mimic import MimicModel
 from ..model.status import NOT_READY, raise_for_status
-from .api import check_dense_size, forward_dynamics
 from .derivatives import DERIVATIVES
+from .dynamics_api import check_dense_size, forward_dynamics
 from .protocol import refused, set_fext, states
 
 derivatives_fast = DERIVATIVES.fast  # a module global: the fast path reads no attribute

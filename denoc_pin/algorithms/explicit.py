@@ -19,7 +19,7 @@ from ..core.spatial import inertia_about_origin, skew
 from ..model import Model, ModelError, configuration, vector
 from .kinematics_api import forward_kinematics
 
-__all__ = ["DenocMatrices", "denoc_matrices", "world_poses"]
+__all__ = ["DenocMatrices", "denoc_matrices"]
 
 MAX_BODIES = 500
 """denoc_matrices refuses larger models: its 6n x 6n matrices grow as n²."""

@@ -1,4 +1,4 @@
-"""The public kinematics, in Pinocchio's argument order and array layouts (``frames.py`` has the kernels).
+"""The public kinematics, in Pinocchio's argument order and array layouts (``frame_kinematics.py`` has the kernels).
 
 ``frame`` is a frame's name or its index ``model.frame_id(name)``; ``reference`` is ``"local"``, ``"world"`` or
 ``"local_world_aligned"`` (or a ``pinocchio.ReferenceFrame``), what each means is drawn in
@@ -13,7 +13,7 @@ import numpy as np
 from ..model import Data, Model, ModelError
 from ..model.mimic import MimicModel
 from ..model.status import BAD_FRAME, raise_for_status
-from .frames import (
+from .frame_kinematics import (
     ACCELERATION,
     CENTROIDAL_MAP,
     CENTROIDAL_MAP_DOT,
@@ -48,7 +48,6 @@ __all__ = [
     "frame_placement",
     "frame_placements",
     "frame_velocity",
-    "joint_index",
     "joint_jacobian",
     "joint_jacobians",
 ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Model, ModelError, configuration, vector
-from .api import DENSE_LIMIT
+from .dynamics_api import DENSE_LIMIT
 from .explicit import world_poses
 
 __all__ = ["connectivity_matrix", "inverse_dynamics"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.records import contact_work_views
 from ..core.shapes import (
     BOX,
     CAPSULE,
@@ -165,11 +166,12 @@ def _point(n, h, margin, col, feature, hits, k, x0, x1, x2):
 
 
 @njit(cache=True)
-def ground_contacts(geo, oR, op, n, t1, t2, h, margin, hits):
-    """The contact candidates of every collision against the plane n·x = h into ``hits`` (a ``ContactWork``'s views):
+def ground_contacts(geo, oR, op, n, t1, t2, h, margin, work):
+    """The contact candidates of every collision against the plane n·x = h into ``work`` (a ``ContactWork`` buffer):
     world points (on the shape), signed distances, collision indices and feature indices (a corner, rim point or
     vertex: the key of a warm start) in its hit_* fields.  Returns their number k.  geo: a ``ContactGeometry``; oR,
     op: the bodies' world placements.  Allocates nothing."""
+    hits = contact_work_views(work)
     rows, verts, chunks = geo.rows, geo.verts, geo.chunks
     k = 0
     for c in range(rows.shape[0]):

@@ -26,15 +26,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..algorithms.compositions import aba_entry
 from ..algorithms.configuration import INTEGRATE
 from ..algorithms.energy import ENERGY, energy_core
 from ..algorithms.forward import eliminate_rhs, udut_solve
-from ..algorithms.frames import world_column
+from ..algorithms.frame_kinematics import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..algorithms.protocol import Entry
-from ..core.joints import difference_kernel, integrate_kernel
+from ..algorithms.tree_entries import aba_entry
 from ..core.layout import LW_M, all_finite, data_views, leading, loop_views, model_views
+from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
     COL_BODY,
@@ -59,8 +59,8 @@ from ..core.views import (
     SET_TOL,
     SET_WARM,
 )
-from ..loops.compositions import cfd_entry
-from ..loops.kernel import loop_step
+from ..loops.loop_entries import cfd_entry
+from ..loops.loop_kinematics import loop_step
 from ..model.status import NOT_FINITE
 from .detection import ground_contacts
 from .solvers import admm, pgs, sticking
@@ -102,14 +102,15 @@ def free_velocity(mi, mf, ws, q, v, tau, dt, vf):
 
 
 @njit(cache=True)
-def detect(geo, gp, sp, oR, op, pairs, cts, w):
+def detect(geo, gp, sp, oR, op, pairs, cts, work):
     """The step's contacts into ``cts`` (a ``ContactSet``): the ground's (``detection.ground_contacts``; key
-    (−1, collision, feature), the ground's μ and e), then the shape pairs' coal found (``pairs``, e = 0).  w: the
-    ``ContactWork`` views (the ground's candidates).  Returns n_c."""
+    (−1, collision, feature), the ground's μ and e), then the shape pairs' coal found (``pairs``, e = 0).  work: a
+    ``ContactWork`` buffer (the ground's candidates).  Returns n_c."""
+    w = contact_work_views(work)
     nc = 0
     if gp[GROUND_ON] != 0.0:
         n, t1, t2 = gp[GROUND_N : GROUND_N + 3], gp[GROUND_T1 : GROUND_T1 + 3], gp[GROUND_T2 : GROUND_T2 + 3]
-        kg = ground_contacts(geo, oR, op, n, t1, t2, gp[GROUND_HEIGHT], sp[SET_MARGIN], w)
+        kg = ground_contacts(geo, oR, op, n, t1, t2, gp[GROUND_HEIGHT], sp[SET_MARGIN], work)
         for i in range(kg):
             col = int(w.hit_collision[i])
             cts.bodies[nc, 0], cts.bodies[nc, 1] = 0, int(geo.rows[col, COL_BODY])
@@ -167,7 +168,8 @@ def contact_rows(mi, mf, ws, support, cts, nc, Jall, J):
 @njit(cache=True)
 def closure_rows(mi, mf, ws, cb, lw, q, J, first):
     """Rows first … first + n_l − 1 of J: the cut joints' and couplings' Jacobian J_r and their residual r(q) into
-    lw (``loops.kernel.loop_step``, Schiehlen eq. 17–18).  A tree (lw None) has none: decided at compile time."""
+    lw (``loops.loop_kinematics.loop_step``, Schiehlen eq. 17–18).  A tree (lw None) has none: decided at compile
+    time."""
     if lw is None:
         return
     loop_step(mi, mf, ws, cb, lw, q, False)
@@ -178,12 +180,12 @@ def closure_rows(mi, mf, ws, cb, lw, q, J, first):
 
 
 @njit(cache=True)
-def delassus(mi, mf, ws, J, w, G):
+def delassus(mi, mf, ws, J, work, G):
     """G = J M⁻¹ Jᵀ = (U⁻¹ Jᵀ)ᵀ D⁻¹ (U⁻¹ Jᵀ) from M = U D Uᵀ (A.8): Table 3's step 1 alone on each column φ of Jᵀ
     (φ̃ = D⁻¹ φ̂, φ̂ = U⁻¹ φ), then G_ab = Σ_k φ̃_k(a)ᵀ Î_k φ̃_k(b), the factors those of this step's forward
     dynamics.  A column's sweep visits only the bodies whose subtree its φ touches (a foot's contact: its leg and
-    the base), and no forward recursion is needed.  w: the ``ContactWork`` views."""
-    mv, dv = model_views(mi, mf), data_views(ws, mi)
+    the base), and no forward recursion is needed.  work: a ``ContactWork`` buffer."""
+    mv, dv, w = model_views(mi, mf), data_views(ws, mi), contact_work_views(work)
     parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
     nj = len(parents)
     m, nv = J.shape
@@ -305,9 +307,10 @@ def solve(G, g, mu, nc, lam, sp, sw, stats):
 
 
 @njit(cache=True)
-def advance(mi, mf, ws, J, lam, vf, q, dt, q1, v1, w):
-    """v⁺ = v_f + M⁻¹ (Jᵀ λ), by one more solve on the step's factors (Table 3); q⁺ = q ⊕ dt v⁺."""
-    mv, dv = model_views(mi, mf), data_views(ws, mi)
+def advance(mi, mf, ws, J, lam, vf, q, dt, q1, v1, work):
+    """v⁺ = v_f + M⁻¹ (Jᵀ λ), by one more solve on the step's factors (Table 3); q⁺ = q ⊕ dt v⁺.  work: a
+    ``ContactWork`` buffer."""
+    mv, dv, w = model_views(mi, mf), data_views(ws, mi), contact_work_views(work)
     m, nv = J.shape
     if m:
         rhs, dvel = leading(w.rhs, (nv, 1)), leading(w.dvel, (nv, 1))
@@ -357,13 +360,13 @@ def contact_problem(mi, mf, ws, cb, lw, scene, pairs, q, v, tau, dt):
         return status, 0, 0
     dv = data_views(ws, mi)
     cts = scene.contacts
-    nc = detect(scene.geometry, scene.ground, scene.settings, dv.oR, dv.op, pairs, cts, w)
+    nc = detect(scene.geometry, scene.ground, scene.settings, dv.oR, dv.op, pairs, cts, scene.work)
     nl = 0 if lw is None else int(lw[LW_M])
     m = 3 * nc + nl
     J, G, g = leading(w.J, (m, len(v))), leading(w.G, (m, m)), leading(w.g, (m,))
     contact_rows(mi, mf, ws, scene.geometry.support, cts, nc, w.Jall, J)
     closure_rows(mi, mf, ws, cb, lw, q, J, 3 * nc)
-    delassus(mi, mf, ws, J, w, G)
+    delassus(mi, mf, ws, J, scene.work, G)
     bias(J, v, w.v_free, cts, nc, lw, mi, dt, scene.settings, G, g)
     return 0, nc, m
 
@@ -379,7 +382,7 @@ def contact_step(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1):
     J, G, g, lam = leading(w.J, (m, len(v))), leading(w.G, (m, m)), leading(w.g, (m,)), leading(w.lam, (m,))
     warm_start(scene.geometry, scene.settings, scene.warm, pairs, cts, nc, now, lam)
     ok = solve(G, g, cts.mu, nc, lam, scene.settings, scene.solver, w.stats)
-    advance(mi, mf, ws, J, lam, w.v_free, q, dt, q1, v1, w)
+    advance(mi, mf, ws, J, lam, w.v_free, q, dt, q1, v1, scene.work)
     keep_warm(scene.geometry, cts, nc, lam, scene.warm, now, w.stats, ok)
     return 0
 

@@ -82,12 +82,12 @@ DATA_FLOATS = (
     ("S", ("nj", 6, "z"), "p_k in its first nvs[k] columns, body frame [ω; v] (eq. 7b)"),
     ("oR", ("nj", 3, 3), "orientation R_k of body k in the base frame (Pinocchio's oMi rotation)"),
     ("op", ("nj", 3), "origin o_k of body k in the base frame (Pinocchio's oMi translation)"),
-    ("path", ("nj",), "the support of a frame's body, from it to the root (int64 bit patterns; frames.py)"),
-    ("frame_pose", (3, 4), "a frame's world pose [R_F | p_F] (frames.py)"),
-    ("twist", (6,), "a body's world twist (ω, v at the world origin; frames.py)"),
-    ("frame_twist", (6,), "the world twist of a frame's body (frames.py)"),
-    ("inertia_sum", (3, 3), "a subtree's rotational inertia about the centre of mass, world axes (frames.py)"),
-    ("inertia_rate", (3, 3), "its time derivative (frames.py)"),
+    ("path", ("nj",), "the support of a frame's body, from it to the root (int64 bit patterns; frame_kinematics.py)"),
+    ("frame_pose", (3, 4), "a frame's world pose [R_F | p_F] (frame_kinematics.py)"),
+    ("twist", (6,), "a body's world twist (ω, v at the world origin; frame_kinematics.py)"),
+    ("frame_twist", (6,), "the world twist of a frame's body (frame_kinematics.py)"),
+    ("inertia_sum", (3, 3), "a subtree's rotational inertia about its centre of mass, world axes (frame_kinematics)"),
+    ("inertia_rate", (3, 3), "its time derivative (frame_kinematics.py)"),
     ("joint_rotations", (4, 3, 3), "a multi-DOF joint's rotations R_j, R, R1, R2 (joints.joint_kinematics)"),
     ("phi_hat", (6,), "φ̂_k of the forward solve (Table 3, step 1)"),
     ("t", ("nj", 6), "twist t_k = [ω_k; ȯ_k], body frame (eq. 5)"),
@@ -110,7 +110,7 @@ DATA_FLOATS = (
 )
 
 LOOP_FLOATS = (
-    ("J", ("m", "nv"), "constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.kernel)"),
+    ("J", ("m", "nv"), "constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.loop_kinematics)"),
     ("res", ("m",), "residual r(q) of every row"),
     ("Jdv", ("m",), "J̇ q̇: the rows of Δ̇ at q̈ = 0"),
     ("lam", ("m",), "λ of the last constrained forward dynamics, the reaction of link1 on link2 in C1"),

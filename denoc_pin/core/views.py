@@ -345,22 +345,22 @@ def data_views(ws, mi):
     # origin o_k of body k in the base frame (Pinocchio's oMi translation)
     op = view(ws, o, (nj, 3))
     o += nj * 3
-    # the support of a frame's body, from it to the root (int64 bit patterns; frames.py)
+    # the support of a frame's body, from it to the root (int64 bit patterns; frame_kinematics.py)
     path = view(ws, o, (nj,))
     o += nj
-    # a frame's world pose [R_F | p_F] (frames.py)
+    # a frame's world pose [R_F | p_F] (frame_kinematics.py)
     frame_pose = view(ws, o, (3, 4))
     o += 3 * 4
-    # a body's world twist (ω, v at the world origin; frames.py)
+    # a body's world twist (ω, v at the world origin; frame_kinematics.py)
     twist = view(ws, o, (6,))
     o += 6
-    # the world twist of a frame's body (frames.py)
+    # the world twist of a frame's body (frame_kinematics.py)
     frame_twist = view(ws, o, (6,))
     o += 6
-    # a subtree's rotational inertia about the centre of mass, world axes (frames.py)
+    # a subtree's rotational inertia about its centre of mass, world axes (frame_kinematics)
     inertia_sum = view(ws, o, (3, 3))
     o += 3 * 3
-    # its time derivative (frames.py)
+    # its time derivative (frame_kinematics.py)
     inertia_rate = view(ws, o, (3, 3))
     o += 3 * 3
     # a multi-DOF joint's rotations R_j, R, R1, R2 (joints.joint_kinematics)
@@ -441,7 +441,7 @@ def loop_views(lw, mi):
     nj, nv = mi[HEAD_NJ], mi[HEAD_NV]
     m = int(lw[LW_M])
     o = 2
-    # constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.kernel)
+    # constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.loop_kinematics)
     J = view(lw, o, (m, nv))
     o += m * nv
     # residual r(q) of every row

@@ -39,14 +39,14 @@ complete_motion), ``assembly`` (closing the loops: Newton projection, mobility).
 """
 
 from .assembly import assemble, loop_mobility
-from .contacts import contact_3d, contact_6d
 from .dynamics import (
     complete_motion,
     constrained_forward_dynamics,
     constrained_forward_dynamics_derivatives,
     constrained_inverse_dynamics,
 )
-from .kernel import loop_jacobian, loop_residual
+from .held_frames import contact_3d, contact_6d
+from .loop_kinematics import loop_jacobian, loop_residual
 from .resolution import resolve_loops
 from .types import LOOP_TYPES, AssemblyError, JointCoupling, LoopJoint, SingularConfigurationError
 

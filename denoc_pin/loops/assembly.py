@@ -8,7 +8,7 @@ import numpy as np
 from ..algorithms.configuration import difference, integrate, normalize
 from ..model import Model, configuration
 from .dynamics import dof_of
-from .kernel import LoopState, independent_svd, kinematics, loop_jacobian, loop_residual, need_loops
+from .loop_kinematics import LoopState, independent_svd, kinematics, loop_jacobian, loop_residual, need_loops
 from .types import AssemblyError
 
 __all__ = ["ASSEMBLY_STARTS", "REDUNDANT_TOL", "assemble", "loop_mobility"]

@@ -7,14 +7,14 @@ import math
 
 import numpy as np
 
-from ..algorithms.api import check_dense_size, inverse_dynamics
+from ..algorithms.dynamics_api import check_dense_size, inverse_dynamics
 from ..algorithms.protocol import refused, set_fext, states
 from ..core.dense import min_norm_solve
 from ..model import Data, Model, ModelError, configuration, vector
 from ..model.status import NOT_READY, raise_for_status
-from .compositions import CFD, RCOND
-from .derivatives import CFD_DERIVATIVES
-from .kernel import LoopState, data_for, independent_rows, kinematics, need_loops
+from .loop_derivatives import CFD_DERIVATIVES
+from .loop_entries import CFD, RCOND
+from .loop_kinematics import LoopState, data_for, independent_rows, kinematics, need_loops
 from .types import SingularConfigurationError, baumgarte_gains
 
 __all__ = [
@@ -91,7 +91,7 @@ def constrained_forward_dynamics_derivatives(
     ∂/∂q is taken in the tangent space (q ⊕ δq), off the constraint manifold as on it: the derivatives of the
     function ``constrained_forward_dynamics`` computes (its Baumgarte terms included).  The first three are (nv, nv),
     the last three (n_constraints, nv); q̈ and λ are left in ``data.ddq`` and ``data.loop.lam``.  Schiehlen eq.
-    (19)–(20) differentiated (``loops.derivatives``, docs/derivatives.md#closed-loops).  Redundant constraints (the
+    (19)–(20) differentiated (``loops.loop_derivatives``, docs/derivatives.md#closed-loops).  Redundant constraints (the
     rank rule of ``constrained_forward_dynamics``): the derivatives of the system on the basis B of J's range that
     the dynamics solve, B held, so ∂λ lies in J's range as λ does.  A batch q (B, nq), v, tau (B, nv) gives six
     arrays with a leading B, computed on all cores.

@@ -16,7 +16,7 @@ from ..core.dense import (
     symmetric_product_into,
 )
 from ..core.layout import FMA, LW_RANK, data_views, leading, loop_views, model_views
-from .kernel import RANK_RTOL
+from .loop_kinematics import RANK_RTOL
 
 __all__ = ["reaction_step"]
 

@@ -21,11 +21,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..algorithms.compositions import aba_entry
 from ..algorithms.energy import ENERGY, energy_core
 from ..algorithms.protocol import Entry
-from ..core.joints import dexp_inv_kernel, integrate_kernel
+from ..algorithms.tree_entries import aba_entry
 from ..core.layout import data_views, loop_views, model_views
+from ..core.lie_groups import dexp_inv_kernel, integrate_kernel
 from ..model.status import TOO_SMALL_STEP
 from .stages import stage_accel
 

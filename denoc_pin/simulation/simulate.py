@@ -14,7 +14,7 @@ instead would lose two orders (the step would be second order on SE(3), measured
 other joint K_i = v_i and this is the classical RK4.
 
 With ``tau`` None or constant, the loop runs inside compiled code (no Python call per step), for a
-closed-loop model too (its stages are ``loops.compositions.cfd_entry``); a callable ``tau(t, q, v)`` (a
+closed-loop model too (its stages are ``loops.loop_entries.cfd_entry``); a callable ``tau(t, q, v)`` (a
 controller) is called once per stage from Python.
 
 The adaptive methods (``rk45``, ``dop853``: the embedded Dormand–Prince pairs of scipy's ``RK45`` and
@@ -42,22 +42,23 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ..algorithms.api import forward_dynamics, inverse_dynamics
-from ..algorithms.compositions import aba_entry
 from ..algorithms.configuration import dexp_inv, integrate
+from ..algorithms.dynamics_api import forward_dynamics, inverse_dynamics
 from ..algorithms.energy import energy, energy_core
 from ..algorithms.protocol import Entry
-from ..core.joints import JOINTS, dexp_inv_kernel, integrate_kernel
+from ..algorithms.tree_entries import aba_entry
+from ..core.joints import JOINTS
 from ..core.layout import data_views, loop_views, model_views
+from ..core.lie_groups import dexp_inv_kernel, integrate_kernel
 from ..kernel_cache import prepare
+from ..loaders.edits import transfer_state
 from ..loops import constrained_forward_dynamics, loop_jacobian, loop_residual
-from ..loops.compositions import cfd_entry
+from ..loops.loop_entries import cfd_entry
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector
 from ..model.status import NOT_FINITE, SINGULAR, TOO_SMALL_STEP
-from .contact_run import simulate_contacts
+from .contact_simulation import simulate_contacts
 from .dormand_prince import dp_kernel, tableau
-from .edits import transfer_state
 from .stages import stage_accel
 
 __all__ = ["METHODS", "Trajectory", "inverse_dynamics_trajectory", "simulate", "to_original"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..algorithms.compositions import aba_entry
-from ..loops.compositions import RCOND, cfd_entry
+from ..algorithms.tree_entries import aba_entry
+from ..loops.loop_entries import RCOND, cfd_entry
 
 __all__ = ["stage_accel"]
 

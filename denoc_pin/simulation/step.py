@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.api import forward_dynamics
 from ..algorithms.configuration import dexp_inv, integrate
 from ..algorithms.derivatives_api import forward_dynamics_derivatives, integrate_derivatives
-from ..core.joints import dexp_inv_derivatives_kernel
+from ..algorithms.dynamics_api import forward_dynamics
+from ..core.lie_groups import dexp_inv_derivatives_kernel
 from ..loops import constrained_forward_dynamics, constrained_forward_dynamics_derivatives
 from ..loops.types import baumgarte_gains
 from ..model import Data, Model, configuration, vector

@@ -32,8 +32,8 @@ from ..loops import assemble, loop_residual
 from ..model import ModelError, ModelWarning
 from ..simulation.simulate import Trajectory, simulate
 from ..version import __version__
+from . import dask_sweeps as dist
 from . import demo
-from . import distributed as dist
 from .precompile import DEMO, TASKS, compile_kernels
 from .validate import as_json, compare_loops, compare_with_pinocchio, format_table
 from .viewer import Viewer

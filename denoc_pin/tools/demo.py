@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms import parallel_scheme
-from ..algorithms.api import gim, udut
+from ..algorithms.dynamics_api import gim, udut
 from ..algorithms.explicit import world_poses
 from ..loaders.builder import ModelBuilder
+from ..loaders.edits import attach, lock_joints, transfer_state, with_passive, without_loop
 from ..loaders.models import bundled, chain, rod_inertia, rope
 from ..loaders.models import isobe_multibranch as isobe_multibranch_model
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loops import assemble, complete_motion, constrained_forward_dynamics, constrained_inverse_dynamics, loop_residual
-from ..simulation.edits import attach, lock_joints, transfer_state, with_passive, without_loop
 from ..simulation.simulate import inverse_dynamics_trajectory, simulate
 from .viewer import Viewer
 

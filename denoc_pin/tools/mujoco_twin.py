@@ -21,7 +21,7 @@ import numpy as np
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
 from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere
 from ..loaders.mjcf import mujoco_state
-from ..loops.kernel import loop_residual
+from ..loops.loop_kinematics import loop_residual
 from ..model import Model, ModelError
 from ..simulation.control import JointPD
 from ..simulation.simulate import simulate

@@ -31,7 +31,7 @@ from ..core.shapes import Collision, Ground, Sphere
 from ..kernel_cache import NOTICE, compiled_groups, record_compiled
 from ..loaders.models import chain, spatial_four_bar
 from ..loops import assemble
-from ..loops import derivatives as _loop_derivative_entries  # noqa: F401 (declares the closed-loop derivatives)
+from ..loops import loop_derivatives as _loop_derivative_entries  # noqa: F401 (declares the closed-loop derivatives)
 from ..model import Model
 from ..simulation.simulate import simulate
 

@@ -50,7 +50,7 @@ from ..loops import (
     loop_jacobian,
     loop_residual,
 )
-from ..loops.kernel import independent_rows
+from ..loops.loop_kinematics import independent_rows
 from ..model import Model
 from .referee import Referee
 

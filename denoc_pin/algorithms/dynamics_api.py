@@ -1,7 +1,7 @@
 """The public algorithms, in Pinocchio's argument order and array layouts: ``f(model, data, q, v, …)``.
 
 Each function tries the fast path first (``protocol``: ready arrays straight to a compiled entry of
-``compositions``), written out here rather than behind a helper, which would cost a Python call per call.
+``tree_entries``), written out here rather than behind a helper, which would cost a Python call per call.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from ..model import Data, Model, ModelError, check_data, configuration, vector
 from ..model.mimic import MimicModel
 from ..model.status import NOT_READY, raise_for_status
 from .composite import ancestor_blocks
-from .compositions import ABA, CRBA, RNEA, factor, run_states
 from .forward import udut_solve
 from .protocol import kernel_array, ready, refused, restamp
+from .tree_entries import ABA, CRBA, RNEA, factor, run_states
 
 rnea_fast, aba_fast, crba_fast = RNEA.fast, ABA.fast, CRBA.fast  # the fast entries, as module globals
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.api import gim
 from ..algorithms.configuration import neutral
+from ..algorithms.dynamics_api import gim
 from ..algorithms.kinematics import kinematics_entry
 from ..algorithms.kinematics_api import joint_index
 from ..core.joints import JOINTS

@@ -21,7 +21,7 @@ W, Y its changes δt_J, δa_J (``joint_direction``) carried to the base frame, e
     δV_b = W,              δA_b = Y + W ×ₘ (V_b − V_J)                                             (q̇)
 
 and the rows of c, the residual r and the reaction wrenches follow by the chain rule through the cut's own
-formulas (``kernel.loop_rows``).
+formulas (``loop_kinematics.loop_rows``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import math
 import numpy as np
 from numba import njit, types
 
-from ..algorithms.compositions import rnea_entry
 from ..algorithms.derivatives import (
     forward_from_inverse,
     joint_direction,
@@ -40,6 +39,7 @@ from ..algorithms.derivatives import (
     tree_derivatives,
 )
 from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
+from ..algorithms.tree_entries import rnea_entry
 from ..core import cuts as ck
 from ..core.dense import symmetric_product_into
 from ..core.joints import dS_dq
@@ -55,8 +55,8 @@ from ..core.spatial import (
     propagated_twist,
     sub3,
 )
-from .compositions import CFD, cfd_entry
-from .kernel import cut_count, cut_frames, loop_step, selected
+from .loop_entries import CFD, cfd_entry
+from .loop_kinematics import cut_count, cut_frames, loop_step, selected
 
 __all__ = ["CFD_DERIVATIVES", "loop_derivatives"]
 

@@ -29,15 +29,15 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..algorithms.api import forward_dynamics
 from ..algorithms.configuration import neutral, random_configuration
+from ..algorithms.dynamics_api import forward_dynamics
 from ..kernel_cache import compiling_alone
+from ..loaders.edits import lock_joints, transfer_state, with_fields
 from ..loaders.files import LOADERS, load
 from ..loaders.models import chain
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..model import Model, ModelError
 from ..simulation.control import JointPD, run_inputs
-from ..simulation.edits import lock_joints, transfer_state, with_fields
 from ..simulation.simulate import simulate, to_original
 from .validate import ATOL, RTOL, compare_loops, compare_with_pinocchio
 

@@ -1,6 +1,6 @@
-"""The composition of the closed-loop forward dynamics, one compiled entry (as ``algorithms.compositions`` for the
+"""The composition of the closed-loop forward dynamics, one compiled entry (as ``algorithms.tree_entries`` for the
 tree): the tree's forward dynamics (q̈₀, the UDUᵀ factors, t and ṫ with q̈ = 0), the loop rows (J, r, J̇ q̇;
-``kernel.loop_step``) and the reaction solve (``reaction.reaction_step``), declared once as ``CFD``
+``loop_kinematics.loop_step``) and the reaction solve (``reaction.reaction_step``), declared once as ``CFD``
 (``algorithms.protocol.Entry``)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..algorithms.compositions import ABA, aba_entry
 from ..algorithms.protocol import CB, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
+from ..algorithms.tree_entries import ABA, aba_entry
 from ..core import cuts as ck
 from ..core.layout import LW_M, data_views, loop_views
 from ..core.memory import copy_into
 from ..model.status import BAD_GAINS, NOT_STAMPED
-from .kernel import cut_count, loop_step
+from .loop_kinematics import cut_count, loop_step
 from .reaction import reaction_step
 
 __all__ = ["CFD", "RCOND", "cfd_entry", "constraint_rows"]
