@@ -1,66 +1,22 @@
 """denoc_pin: DeNOC recursive dynamics on kinematic modules, proven against Pinocchio.
 
 The package is layered, each floor importing only from the floors below it (``docs/architecture.md``):
-core → model → algorithms → loops → simulation, loaders → tools.  This module is the public API.
+core → model → algorithms → loops, contact → simulation, loaders → tools.  This module is the public API.
 """
 
 import importlib as _importlib
 
 # kernel_cache first: it gives numba the locator of the machine's kernel cache before any kernel is declared.
 from . import kernel_cache  # noqa: F401
-from .algorithms import (
-    DENSE_LIMIT,
-    DenocMatrices,
-    center_of_mass,
-    centroidal_map,
-    centroidal_map_time_variation,
-    centroidal_momentum,
-    com_jacobian,
-    denoc_matrices,
-    difference,
-    difference_derivatives,
-    energy,
-    forward_dynamics,
-    forward_dynamics_derivatives,
-    forward_kinematics,
-    frame_acceleration,
-    frame_jacobian,
-    frame_jacobian_time_variation,
-    frame_placement,
-    frame_placements,
-    frame_velocity,
-    gim,
-    gim_inverse,
-    integrate,
-    integrate_derivatives,
-    inverse_dynamics,
-    inverse_dynamics_derivatives,
-    joint_jacobian,
-    joint_jacobians,
-    neutral,
-    nonlinear_effects,
-    normalize,
-    parallel_scheme,
-    random_configuration,
-    udut,
-)
+
+# isort: split
+from . import algorithms, loaders
+from .algorithms import *  # noqa: F403
 from .algorithms.parallel_scheme import connectivity_matrix
 from .contact import ContactSettings
 from .core.modules import Module
 from .core.shapes import Box, Capsule, Collision, Cylinder, Ground, Mesh, Sphere
-from .loaders import (
-    InertiaWarning,
-    ModelBuilder,
-    from_pinocchio,
-    load,
-    load_mjcf,
-    load_sdf,
-    load_urdf,
-    models,
-    mujoco_state,
-    to_pinocchio,
-    to_pinocchio_constraints,
-)
+from .loaders import *  # noqa: F403
 from .loops import (
     LOOP_TYPES,
     AssemblyError,
@@ -105,28 +61,27 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# The subpackages' public names as they declare them, then what the public API takes from the others.
 __all__ = [
+    *algorithms.__all__,
+    *loaders.__all__,
     "AssemblyError",
     "Box",
     "Capsule",
     "Collision",
     "ContactSettings",
     "Cylinder",
-    "DENSE_LIMIT",
     "Data",
-    "DenocMatrices",
     "FRAME_TYPES",
     "Frame",
     "Ground",
     "JointPD",
-    "InertiaWarning",
     "LOOP_TYPES",
     "JointCoupling",
     "LoopJoint",
     "Mesh",
     "MimicModel",
     "Model",
-    "ModelBuilder",
     "ModelError",
     "ModelWarning",
     "Module",
@@ -136,11 +91,6 @@ __all__ = [
     "Viewer",
     "assemble",
     "attach",
-    "center_of_mass",
-    "centroidal_map",
-    "centroidal_map_time_variation",
-    "centroidal_momentum",
-    "com_jacobian",
     "complete_motion",
     "contact_3d",
     "contact_6d",
@@ -148,50 +98,14 @@ __all__ = [
     "constrained_forward_dynamics",
     "constrained_forward_dynamics_derivatives",
     "constrained_inverse_dynamics",
-    "denoc_matrices",
-    "difference",
-    "difference_derivatives",
-    "energy",
-    "forward_dynamics",
-    "forward_dynamics_derivatives",
-    "forward_kinematics",
-    "frame_acceleration",
-    "frame_jacobian",
-    "frame_jacobian_time_variation",
-    "frame_placement",
-    "frame_placements",
-    "frame_velocity",
-    "from_pinocchio",
-    "gim",
-    "gim_inverse",
-    "integrate",
-    "integrate_derivatives",
-    "inverse_dynamics",
-    "inverse_dynamics_derivatives",
     "inverse_dynamics_trajectory",
-    "joint_jacobian",
-    "joint_jacobians",
-    "load",
-    "load_mjcf",
-    "load_sdf",
-    "load_urdf",
     "lock_joints",
     "loop_jacobian",
     "loop_residual",
-    "models",
-    "mujoco_state",
-    "neutral",
-    "nonlinear_effects",
-    "normalize",
-    "parallel_scheme",
-    "random_configuration",
     "simulate",
     "simulate_batch",
     "step",
     "step_derivatives",
-    "to_pinocchio",
-    "to_pinocchio_constraints",
-    "udut",
     "warmup",
     "with_limits",
     "with_loop",
