@@ -2,8 +2,8 @@
 
 A numba call costs about 0.07 µs per array argument, so the compiled entries take the whole model as one buffer
 ``mb`` (the integers ``mi`` bit for bit, then the floats ``mf``) and the whole workspace as one (``ws``), and the
-loop workspace of a model with loops as ``lw``.  The tables below are the single definition of what lives where:
-each field's name, shape in terms of the model's sizes (``MODEL_HEADER``) and meaning.  From them
+loop workspace of a model with loops as ``lw``.  The tables of ``core/tables.py`` are the single definition of what
+lives where: each field's name, shape in terms of the model's sizes (``MODEL_HEADER``) and meaning.  From them
 ``views_source`` writes ``core/views.py`` (run ``python scripts/write_views.py``; ``tests/test_layout.py`` fails
 when that file is stale): the named views every kernel unpacks at its start (``model_views``, ``data_views``,
 ``loop_views``, named tuples, so a kernel reads ``mv.parents``, ``dv.S``), the buffer sizes and the names of the

@@ -72,7 +72,7 @@ class Data:
       ``loop_derivatives_ws``: those and the three (n_constraints, nv) of the closed-loop derivatives
       (``loop_derivatives()``), or None.
     - ``lw``, ``loop``: a model with loops or couplings has a second flat buffer, the loop workspace
-      (``core.layout.LOOP_FLOATS``), and ``loop`` names its views: ``loop.J`` (n_constraints, nv), ``loop.res``,
+      (``core.tables.LOOP_FLOATS``), and ``loop`` names its views: ``loop.J`` (n_constraints, nv), ``loop.res``,
       ``loop.Jdv``, ``loop.lam`` (n_constraints,) of the last closed-loop call, and the reaction solve's work
       arrays.  None for a tree.
     """
@@ -80,7 +80,7 @@ class Data:
     def __init__(self, model: Model):
         nv = model.nv
         self.model = model
-        # One flat workspace (core/layout.py), so that a compiled call takes one array for all of it.
+        # One flat workspace (declared in core/tables.py), so that a compiled call takes one array for all of it.
         self.ws = np.zeros(workspace_size(model.mi[:HEADER]))
         self._set_views()
         self.E[:] = np.eye(3)

@@ -207,7 +207,7 @@ class Model:
     - ``frames``: tuple of :class:`Frame`, Pinocchio's ``model.frames``: ``universe``, every link of the source
       (those merged by fixed joints included), every joint's and fixed joint's frame, and user frames
       (``add_frame``), in Pinocchio's order for a URDF; ``frame_id(name)`` is the index of one.
-      ``frame_buffer``: (nframes, 13) their flat form for the kernels (``core.layout.FRAME_ROW``).
+      ``frame_buffer``: (nframes, 13) their flat form for the kernels (``core.tables.FRAME_ROW``).
     - ``loops``: tuple of :class:`LoopJoint`, the joints cut to open closed loops (``denoc_pin.loops``);
       ``couplings``: tuple of :class:`JointCoupling`, joints geared together (an SDF gearbox, a URDF mimic);
       ``n_constraints``: their total number of constraints (rows of the loop Jacobian: the cuts', then one per
@@ -223,8 +223,8 @@ class Model:
       algorithm reads them: ``random_configuration`` samples within them, the bridge carries them.
 
     The arrays the kernels read are views of one read-only float64 buffer ``mb``: its first part ``mi``
-    (int64, bit for bit) holds the sizes (``core.layout.SIZES``) and ``MODEL_INTS``, the rest ``mf`` holds
-    ``MODEL_FLOATS``; ``core/layout.py`` declares both tables.  ``cuts`` are the loop joints resolved onto the
+    (int64, bit for bit) holds the sizes (``core.tables.SIZES``) and ``MODEL_INTS``, the rest ``mf`` holds
+    ``MODEL_FLOATS``; ``core/tables.py`` declares both tables.  ``cuts`` are the loop joints resolved onto the
     bodies (``core.cuts.Cut``), and ``constraint_buffer`` the cuts and couplings as the loop kernel reads them
     (``core.cuts.PACKED``).
     ``nqs``, ``body_module``, ``inertias`` and ``M`` are formed on first access (no kernel reads them: at
@@ -318,7 +318,7 @@ class Model:
         ptr, bodies, _ = module_arrays(modules, njoints - 1)
         zmax = int(nvs.max())
         slot, slot_init, nslots = articulated_slots(parents, bodies)
-        # Two flat buffers hold every array the kernels read (core/layout.py); the fields are views.
+        # Two flat buffers hold every array the kernels read (declared in core/tables.py); the fields are views.
         head = np.array([njoints, nvs.sum(), len(modules), zmax, nqs.sum(), nslots], dtype=np.int64)
         ni, nf = buffer_sizes(head)
         # A joint frame not rotated in its parent's frame (URDF's rpy = 0, most chains) skips the kinematics' product
@@ -487,7 +487,7 @@ class Model:
 
     @cached_property
     def frame_buffer(self) -> np.ndarray:
-        """(nframes, 13) read-only: each frame's row (``core.layout.FRAME_ROW``) for the kernels.  Formed on first
+        """(nframes, 13) read-only: each frame's row (``core.tables.FRAME_ROW``) for the kernels.  Formed on first
         access and kept in the instance (a plain attribute from then on: the fast calls read it)."""
         return frame_rows([(f.body, f.rotation, f.translation) for f in self.frames])
 
