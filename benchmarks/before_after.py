@@ -23,16 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 
-CHILD = r"""
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-import denoc_pin as dp
-from denoc_pin.core.shapes import Collision, Ground, Sphere
-assert dp.__file__.startswith(sys.argv[1]), dp.__file__
-from denoc_pin.loaders.robots import example_robot_urdf
-
-def per_call(fn, seconds=0.05):
+PER_CALL = r"""
+def per_call(fn, seconds=SECONDS):
     fn()
     n, t = 1, 0.0
     while t < seconds:
@@ -48,6 +40,17 @@ def per_call(fn, seconds=0.05):
             fn()
         times.append((time.perf_counter() - t0) / n)
     return min(times)
+
+"""
+
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import denoc_pin as dp
+from denoc_pin.core.shapes import Collision, Ground, Sphere
+assert dp.__file__.startswith(sys.argv[1]), dp.__file__
+from denoc_pin.loaders.robots import example_robot_urdf
 
 out = {}
 rng = np.random.default_rng(0)
@@ -105,24 +108,6 @@ import denoc_pin as dp
 assert dp.__file__.startswith(sys.argv[1]), dp.__file__
 from denoc_pin.contact import ContactStepper
 from contact_cost import boxes, solo12
-
-def per_call(fn, seconds=0.1):
-    fn()
-    n, t = 1, 0.0
-    while t < seconds:
-        n *= 2
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        t = time.perf_counter() - t0
-    times = []
-    for _ in range(7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return min(times)
-
 out = {}
 cube = boxes(1)
 q = dp.neutral(cube)
@@ -150,6 +135,8 @@ print(json.dumps(out))
 def run(root: Path, contacts: bool = False) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
     script, args = (CONTACTS, [str(root), str(HERE / "benchmarks")]) if contacts else (CHILD, [str(root)])
+    head, _, body = script.partition("\nout = {}\n")  # the imports, then the shared timer, then the calls
+    script = head + "\nSECONDS = " + ("0.1" if contacts else "0.05") + "\n" + PER_CALL + "\nout = {}\n" + body
     done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env,
                           check=False)  # fmt: skip
     if done.returncode:

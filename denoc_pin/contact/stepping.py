@@ -130,6 +130,8 @@ class ContactStepper:
         warm = WarmStarts(np.zeros((nf, 3)), np.full(nf, -10, dtype=np.int64), np.zeros(model.n_constraints))
         geometry = ContactGeometry(rows, verts, chunks, support, woff)
         self.scene = self._scene(geometry, ground_numbers(ground), settings_numbers(settings), warm, self.capacity)
+        self._none = shape_pairs(0)  # the pairs of a step that has none
+        self._kernels: dict = {}
 
     def _scene(self, geometry, gp, sp, warm, cap: int) -> ContactScene:
         """A scene for up to ``cap`` contacts (work areas sized for 3 cap + the loops' rows)."""
@@ -138,6 +140,16 @@ class ContactStepper:
         mmax = 3 * cap + m.n_constraints
         work = contact_work(m.njoints, m.nv, mmax, cap, self.most)
         return ContactScene(geometry, gp, sp, warm, contact_set(cap), work, solver_work(max(mmax, 1)))
+
+    def _kernel(self, dispatcher, args):
+        """``dispatcher``'s compiled kernel for these arguments' types, to be called without the dispatcher: its
+        typing of a scene's ~40 arrays would cost every step about 8 µs.  The types are the stepper's own, the same
+        at every step (a larger scene has arrays of the same kinds); numba compiles or loads the kernel once."""
+        kernel = self._kernels.get(dispatcher)
+        if kernel is None:
+            kernel = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+            self._kernels[dispatcher] = kernel
+        return kernel
 
     def reset(self) -> None:
         """Forget the warm starts (a new run from the same scene)."""
@@ -150,6 +162,8 @@ class ContactStepper:
         them."""
         model, data = self.model, self.data
         found = [] if self.pairs is None else pair_contacts(self.pairs, model, data.oR, data.op)
+        if not found:
+            return self._none
         out = shape_pairs(len(found))
         for r, (i, j, x, n, d, f) in enumerate(found):
             a, b = model.collisions[i], model.collisions[j]
@@ -175,7 +189,8 @@ class ContactStepper:
         forward_kinematics(self.model, self.data, q)
         pairs = self._pairs()
         model, data, s = self.model, self.data, self.scene
-        status, nc, m = contact_problem(model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, q, v, tau, self.dt)
+        args = (model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, q, v, tau, self.dt)
+        status, nc, m = self._kernel(contact_problem, args)(*args)
         raise_for_status(model, status, q, v, tau, "tau")
         w, c, nv = contact_work_arrays(s.work), s.contacts, model.nv
         return {"nc": nc, "J": w.J[: m * nv].reshape(m, nv).copy(), "G": w.G[: m * m].reshape(m, m).copy(),
@@ -194,8 +209,8 @@ class ContactStepper:
         q1, v1 = np.empty(model.nq), np.empty(model.nv)
         self.now += 1
         s = self.scene
-        status = contact_step(model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, self.now, q, v, tau, self.dt,
-                              q1, v1)  # fmt: skip
+        args = (model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, self.now, q, v, tau, self.dt, q1, v1)
+        status = self._kernel(contact_step, args)(*args)
         raise_for_status(model, status, q, v, tau, "tau")
         c = s.contacts
         nc = int(c.info[INFO["contacts"]])
