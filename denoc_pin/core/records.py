@@ -53,6 +53,16 @@ CW_CAP = 3  # the most contacts a step can have
 CW_MOST = 4  # the most support vertices of one collision
 SW_MMAX = 0  # the most rows
 
+
+def _tiled(buf, start, shapes):
+    """NumPy views of ``shapes``, one after the other in ``buf`` from ``start``."""
+    out = []
+    for shape in shapes:
+        out.append(numpy_view(buf, start, shape))
+        start += int(np.prod(shape))
+    return out
+
+
 ContactScene = namedtuple(
     "ContactScene",
     [
@@ -490,111 +500,39 @@ def contact_work_views(buf):
 
 
 def contact_work_arrays(buf):
-    """``contact_work_views`` for Python."""
+    """``contact_work_views`` for Python (NumPy views that keep the buffer alive)."""
     nj = int(buf[CW_NJ])
     nv = int(buf[CW_NV])
     mmax = int(buf[CW_MMAX])
     cap = int(buf[CW_CAP])
     most = int(buf[CW_MOST])
-    o = 5
-    # v_f = v + dt M⁻¹ (τ − h)
-    v_free = numpy_view(buf, o, (nv,))
-    o += nv
-    # the bodies' world Jacobian columns [linear; angular] about the world origin
-    Jall = numpy_view(buf, o, (6, nv))
-    o += 6 * nv
-    # J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
-    J = numpy_view(buf, o, (mmax * nv,))
-    o += mmax * nv
-    # Jᵀ (nv, m)
-    JT = numpy_view(buf, o, (nv * mmax,))
-    o += nv * mmax
-    # G = J M⁻¹ Jᵀ + R (m, m)
-    G = numpy_view(buf, o, (mmax * mmax,))
-    o += mmax * mmax
-    # g = J v_f + b
-    g = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # λ, the impulses
-    lam = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)
-    tilde = numpy_view(buf, o, (nv * mmax,))
-    o += nv * mmax
-    # Î φ̃ (nv, m)
-    hat = numpy_view(buf, o, (nv * mmax,))
-    o += nv * mmax
-    # η_k of each column (nj, m, 6)
-    eta = numpy_view(buf, o, (nj * mmax * 6,))
-    o += nj * mmax * 6
-    # 1 for the bodies a column's sweep visits
-    active = numpy_view(buf, o, (nj,))
-    o += nj
-    # φ̂_k of one body
-    phi_hat = numpy_view(buf, o, (6,))
-    o += 6
-    # Jᵀ λ
-    rhs = numpy_view(buf, o, (nv,))
-    o += nv
-    # M⁻¹ Jᵀ λ
-    dvel = numpy_view(buf, o, (nv,))
-    o += nv
-    # η_k of that solve
-    eta1 = numpy_view(buf, o, (nj * 6,))
-    o += nj * 6
-    # q_ref ⊖ q of a run's joint law
-    dq = numpy_view(buf, o, (nv,))
-    o += nv
-    # τ of a run's step
-    tau = numpy_view(buf, o, (nv,))
-    o += nv
-    # the solve's figures (INFO_ROW's iterations … complementarity)
-    stats = numpy_view(buf, o, (5,))
-    o += 5
-    # a ground candidate's point on its shape, world
-    hit_points = numpy_view(buf, o, (cap, 3))
-    o += cap * 3
-    # its signed distance to the plane
-    hit_depth = numpy_view(buf, o, (cap,))
-    o += cap
-    # its collision's index (an integer held as a float)
-    hit_collision = numpy_view(buf, o, (cap,))
-    o += cap
-    # its feature: a corner, rim point, end cap or hull vertex
-    hit_feature = numpy_view(buf, o, (cap,))
-    o += cap
-    # one mesh's candidates (x, d, vertex) before its patch is reduced
-    cand = numpy_view(buf, o, (most, 5))
-    o += most * 5
-    # the candidates a reduced patch keeps
-    keep = numpy_view(buf, o, (5,))
-    o += 5
-    return ContactWork(
-        v_free,
-        Jall,
-        J,
-        JT,
-        G,
-        g,
-        lam,
-        tilde,
-        hat,
-        eta,
-        active,
-        phi_hat,
-        rhs,
-        dvel,
-        eta1,
-        dq,
-        tau,
-        stats,
-        hit_points,
-        hit_depth,
-        hit_collision,
-        hit_feature,
-        cand,
-        keep,
+    shapes = (
+        (nv,),
+        (6, nv),
+        (mmax * nv,),
+        (nv * mmax,),
+        (mmax * mmax,),
+        (mmax,),
+        (mmax,),
+        (nv * mmax,),
+        (nv * mmax,),
+        (nj * mmax * 6,),
+        (nj,),
+        (6,),
+        (nv,),
+        (nv,),
+        (nj * 6,),
+        (nv,),
+        (nv,),
+        (5,),
+        (cap, 3),
+        (cap,),
+        (cap,),
+        (cap,),
+        (most, 5),
+        (5,),
     )
+    return ContactWork(*_tiled(buf, 5, shapes))
 
 
 @njit(cache=True)
@@ -702,63 +640,24 @@ def solver_work_views(buf):
 
 
 def solver_work_arrays(buf):
-    """``solver_work_views`` for Python."""
+    """``solver_work_views`` for Python (NumPy views that keep the buffer alive)."""
     mmax = int(buf[SW_MMAX])
-    o = 1
-    # σ = G λ + g
-    sigma = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # ADMM's scaling D, per contact block and bilateral row
-    scale = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # D g
-    gs = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # D G D (m, m), or G_SS of the sticking guess
-    Gs = numpy_view(buf, o, (mmax * mmax,))
-    o += mmax * mmax
-    # its Cholesky factor
-    L = numpy_view(buf, o, (mmax * mmax,))
-    o += mmax * mmax
-    # ADMM's x, or the sticking guess's λ
-    x = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # ADMM's z (in K)
-    z = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # ADMM's scaled dual u
-    u = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # De Saxcé's shift Φ
-    s = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # a solve's right-hand side
-    rhs = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # a solve's result
-    y = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # the iterate of least residual
-    best = numpy_view(buf, o, (mmax,))
-    o += mmax
-    # the sticking guess's rows (integers held as floats)
-    rows = numpy_view(buf, o, (mmax,))
-    o += mmax
-    return SolverWork(
-        sigma,
-        scale,
-        gs,
-        Gs,
-        L,
-        x,
-        z,
-        u,
-        s,
-        rhs,
-        y,
-        best,
-        rows,
+    shapes = (
+        (mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax * mmax,),
+        (mmax * mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax,),
+        (mmax,),
     )
+    return SolverWork(*_tiled(buf, 1, shapes))
 
 
 @njit(cache=True)

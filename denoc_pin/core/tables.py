@@ -601,10 +601,10 @@ def _work_source(cls: str, alloc: str, prefix: str, header, table) -> tuple[list
     for field, shape, meaning in table:
         out += _comment(meaning) + f"    {field} = view(buf, o, {_shape(shape)})\n    o += {_size(shape)}\n"
     out += _listed(f"return {cls}(", [f for f, _, _ in table], ")", "    ")
-    twin = out.replace('@njit(cache=True, inline="always")\n', "").replace(f"def {views_name}(", f"def {alloc}_arrays(")
-    twin = twin.replace("view(buf,", "numpy_view(buf,")
-    twin = twin.replace(f"The views of a {cls} buffer.", f"``{views_name}`` for Python.")
-    out += "\n\n" + twin
+    doc = f'"""``{views_name}`` for Python (NumPy views that keep the buffer alive)."""'
+    out += f"\n\ndef {alloc}_arrays(buf):\n    {doc}\n{read}"
+    out += _listed("shapes = (", [_shape(sh) for _, sh, _ in table], ")", "    ")
+    out += f"    return {cls}(*_tiled(buf, {len(header)}, shapes))\n"
     args = ", ".join(sizes)
     size = f'def {alloc}_size({args}):\n    """The length of a {cls} buffer."""\n    n = {len(header)}\n'
     size += "".join(f"    n += {_size(shape)}  # {field}\n" for field, shape, _ in table) + "    return n\n"
@@ -612,6 +612,19 @@ def _work_source(cls: str, alloc: str, prefix: str, header, table) -> tuple[list
     make += f"    buf = np.zeros({alloc}_size({args}))\n"
     make += "".join(f"    buf[{prefix}_{n.upper()}] = {n}\n" for n in sizes) + "    return buf\n"
     return constants, tup, "\n\n".join([out, "@njit(cache=True)\n" + size, make])
+
+
+_TILED = '''
+def _tiled(buf, start, shapes):
+    """NumPy views of ``shapes``, one after the other in ``buf`` from ``start``."""
+    out = []
+    for shape in shapes:
+        out.append(numpy_view(buf, start, shape))
+        start += int(np.prod(shape))
+    return out
+
+
+'''
 
 
 def records_source() -> str:
@@ -645,6 +658,7 @@ def records_source() -> str:
         + "\n"
         + "\n".join(header_constants)
         + "\n\n"
+        + _TILED
         + "".join(tuples)
         + "\n\n"
         + "\n\n".join(functions)
