@@ -45,7 +45,7 @@ from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
 from ..model import Model, ModelError
 from ..model.status import raise_for_status
 from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts
-from .pipeline import contact_problem, contact_step
+from .pipeline import contact_problem, contact_step, record_step
 
 __all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "ground_numbers", "settings_numbers"]
 
@@ -143,13 +143,23 @@ class ContactStepper:
 
     def _kernel(self, dispatcher, args):
         """``dispatcher``'s compiled kernel for these arguments' types, to be called without the dispatcher: its
-        typing of a scene's ~40 arrays would cost every step about 8 µs.  The types are the stepper's own, the same
-        at every step (a larger scene has arrays of the same kinds); numba compiles or loads the kernel once."""
+        typing of a scene's ~40 arrays in named tuples would cost every step about 8 µs.  Found by the arguments'
+        kinds (``_kinds``: dtype, dimension, layout, writability, tuple types), so that numba types them once a
+        process, not once a run (about 0.8 ms); numba compiles or loads the kernel once."""
         kernel = self._kernels.get(dispatcher)
         if kernel is None:
-            kernel = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+            key = (dispatcher, _kinds(args))
+            kernel = _KERNELS.get(key)
+            if kernel is None:
+                kernel = _KERNELS[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
             self._kernels[dispatcher] = kernel
         return kernel
+
+    def record(self, row: int, rec) -> None:
+        """The last step's contacts into row ``row`` of ``rec`` (``pipeline.record_step``, the compiled run's
+        recorder)."""
+        args = (self.scene.contacts, self.dt, row, rec)
+        self._kernel(record_step, args)(*args)
 
     def reset(self) -> None:
         """Forget the warm starts (a new run from the same scene)."""
@@ -223,6 +233,20 @@ class ContactStepper:
                   "iterations": int(c.info[INFO["iterations"]]), "converged": bool(c.info[INFO["converged"]]),
                   "loop_impulses": s.warm.loops.copy()} | stats  # fmt: skip
         return q1, v1, record
+
+
+_KERNELS: dict = {}
+"""The compiled kernels ``ContactStepper._kernel`` found, by dispatcher and the arguments' kinds."""
+
+
+def _kinds(x):
+    """What numba's type of ``x`` depends on, in a few microseconds: an array's dtype, dimension, layout and
+    writability, a tuple's type and items, any other value's type."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.char, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous, x.flags.writeable
+    if isinstance(x, tuple):
+        return type(x), tuple(_kinds(e) for e in x)
+    return type(x)
 
 
 def _features(row) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 from ..algorithms.energy import energy
 from ..algorithms.protocol import in_pieces
 from ..contact import ContactSettings, ContactStepper
-from ..contact.pipeline import contact_run, record_rest, record_step
+from ..contact.pipeline import contact_run, record_rest
 from ..contact.stepping import INFO
 from ..core.records import ContactRecords, JointLaw, RunOutput, contact_records, run_output
 from ..model import Model, vector
@@ -178,6 +178,7 @@ def _stepwise(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
         bar = tqdm(total=nsteps, unit="step", desc="simulate")
     q, v, work, row = q0.copy(), v0.copy(), 0.0, 0
     names = [c.name for c in model.collisions]
+    rec = contact_records(1, len(stepper.scene.contacts.depth))  # a recorded step's contacts, emptied by _row
     for i in range(nsteps + 1):
         t = i * dt
         tau_i = vector(tau(t, q.copy(), v.copy()), model.nv, "tau(t, q, v)") if callable(tau) else tau
@@ -193,13 +194,13 @@ def _stepwise(model: Model, stepper: ContactStepper, q0, v0, nsteps: int, dt: fl
             Q[row], V[row], T[row], W[row] = q, v, tau_i, work
             A[row] = (v1 - v) / dt if not last else (A[row - 1] if row else 0.0)
             KE[row], PE[row] = energy(model, data, q, v)
-            cts = stepper.scene.contacts
-            rec = contact_records(1, len(cts.depth))
+            if len(rec.points[0]) < len(stepper.scene.contacts.depth):  # the scene grew: shape pairs
+                rec = contact_records(1, len(stepper.scene.contacts.depth))
             if last:
                 record_rest(0, rec)
                 lam = np.zeros(model.n_constraints)
             else:
-                record_step(cts, dt, 0, rec)
+                stepper.record(0, rec)
                 lam = stepper.scene.warm.loops.copy()
             contacts.append(_row(rec, 0, names, lam))
             row += 1
