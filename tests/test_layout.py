@@ -273,5 +273,5 @@ def test_a_work_area_holds_its_sizes_and_its_views_tile_it():
     assert views.J.shape == (11 * 7,) and views.Jall.shape == (6, 7) and views.cand.shape == (6, 5)
     total = sum(getattr(views, f).size for f, _, _ in CONTACT_WORK)
     assert total + len(CONTACT_WORK_HEADER) == len(buf)
-    views.keep[:] = 7.0
+    getattr(views, CONTACT_WORK[-1][0])[:] = 7.0
     assert buf[-1] == 7.0  # the last field ends the buffer

@@ -54,6 +54,7 @@ from ..core.views import (
     COL_VCOUNT,
     COL_VSTART,
 )
+from .narrow_phase import supported
 
 __all__ = [
     "PATCH_FLAT",
@@ -267,16 +268,20 @@ def reduce_patch(points: np.ndarray, depths: np.ndarray, t1, t2) -> np.ndarray:
 
 
 class PairDetector:
-    """Shape–shape contacts of a model's collisions through coal: the pairs that may touch (``may_touch``), their coal
-    shapes made once."""
+    """The pairs of a model's collisions that may touch (``may_touch``), split between the compiled narrow phase
+    (``compiled``; all of them but with ``compiled=False``) and coal (``pairs``, their coal shapes made once)."""
 
-    def __init__(self, model, margin: float):
+    def __init__(self, model, margin: float, compiled: bool = True):
         import coal
 
         self.coal = coal
         cols = model.collisions
-        self.pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
-                      if may_touch(cols[i], cols[j], model.parents)]  # fmt: skip
+        pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
+                 if may_touch(cols[i], cols[j], model.parents)]  # fmt: skip
+        self.compiled = [(i, j) for i, j in pairs if compiled and supported(cols[i].shape.code, cols[j].shape.code)]
+        """The pairs the compiled narrow phase answers (``narrow_phase.supported``), in the step."""
+        self.pairs = [pair for pair in pairs if pair not in self.compiled]
+        """The pairs coal answers, in Python between steps."""
         used = sorted({i for p in self.pairs for i in p})
         self.shapes = {i: coal_geometry(cols[i].shape) for i in used}
         self.request = coal.CollisionRequest()

@@ -22,10 +22,42 @@ from numba import njit
 
 from ..core.shapes import BOX, CAPSULE, SPHERE
 
-__all__ = ["UNSUPPORTED", "capsule_capsule", "pair_distance", "segments_nearest", "sphere_box", "sphere_sphere"]
+__all__ = [
+    "UNSUPPORTED",
+    "SUPPORTED",
+    "capsule_capsule",
+    "frame_of",
+    "pair_distance",
+    "segments_nearest",
+    "sphere_box",
+    "sphere_sphere",
+    "supported",
+]
 
 UNSUPPORTED = np.inf
 """``pair_distance``'s distance for a pair it has no closed form for."""
+SUPPORTED = ((SPHERE, SPHERE), (SPHERE, CAPSULE), (CAPSULE, CAPSULE), (SPHERE, BOX))
+"""The pairs of shape codes ``pair_distance`` answers (in either order)."""
+
+
+def supported(code1: int, code2: int) -> bool:
+    """Whether the compiled narrow phase answers this pair of shape codes."""
+    return (code1, code2) in SUPPORTED or (code2, code1) in SUPPORTED
+
+
+@njit(cache=True)
+def frame_of(n, F):
+    """The contact frame about the unit normal n into F (3, 3), axes as columns (t₁, t₂, n): t₁ is the world's x (or
+    y, for n near x) laid on the plane (``core.shapes.contact_frame``, compiled)."""
+    e0, e1 = (1.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0)
+    en = e0 * n[0] + e1 * n[1]
+    t0, t1, t2 = e0 - en * n[0], e1 - en * n[1], -en * n[2]
+    length = np.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    t0, t1, t2 = t0 / length, t1 / length, t2 / length
+    b0, b1, b2 = n[1] * t2 - n[2] * t1, n[2] * t0 - n[0] * t2, n[0] * t1 - n[1] * t0
+    F[0, 0], F[1, 0], F[2, 0] = t0, t1, t2
+    F[0, 1], F[1, 1], F[2, 1] = b0, b1, b2
+    F[0, 2], F[1, 2], F[2, 2] = n[0], n[1], n[2]
 
 
 @njit(cache=True, inline="always")

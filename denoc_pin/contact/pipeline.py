@@ -38,6 +38,11 @@ from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
     COL_BODY,
+    COL_CODE,
+    COL_P,
+    COL_PARAMS,
+    COL_R,
+    COL_REACH,
     GROUND_FRICTION,
     GROUND_HEIGHT,
     GROUND_N,
@@ -63,6 +68,7 @@ from ..loops.loop_entries import cfd_entry
 from ..loops.loop_kinematics import loop_step
 from ..model.status import NOT_FINITE
 from .detection import ground_contacts
+from .narrow_phase import frame_of, pair_distance
 from .solvers import admm, pgs, sticking
 
 __all__ = [
@@ -102,15 +108,31 @@ def free_velocity(mi, mf, ws, q, v, tau, dt, vf):
 
 
 @njit(cache=True)
+def _shape_pose(row, oR, op, R, p, par):
+    """A packed collision's world pose (R, p) = body ∘ shape and its parameters, into R, p, par."""
+    b = int(row[COL_BODY])
+    for i in range(3):
+        s = op[b, i]
+        for j in range(3):
+            s += oR[b, i, j] * row[COL_P + j]
+            R[i, j] = oR[b, i, 0] * row[COL_R + j] + oR[b, i, 1] * row[COL_R + 3 + j] + oR[b, i, 2] * row[COL_R + 6 + j]
+        p[i] = s
+        par[i] = row[COL_PARAMS + i]
+
+
+@njit(cache=True)
 def detect(geo, gp, sp, oR, op, pairs, cts, work):
     """The step's contacts into ``cts`` (a ``ContactSet``): the ground's (``detection.ground_contacts``; key
-    (−1, collision, feature), the ground's μ and e), then the shape pairs' coal found (``pairs``, e = 0).  work: a
-    ``ContactWork`` buffer (the ground's candidates).  Returns n_c."""
+    (−1, collision, feature), the ground's μ and e), the shape pairs the compiled narrow phase answers
+    (``narrow_phase.pair_distance`` on geo.pairs whose bounding spheres come within the margin; key (i, j, 0), the
+    point midway between the nearest points, e = 0), then the pairs coal found in Python (``pairs``, e = 0).  work: a
+    ``ContactWork`` buffer (the ground's candidates, the pairs' poses).  Returns n_c."""
     w = contact_work_views(work)
+    margin = sp[SET_MARGIN]
     nc = 0
     if gp[GROUND_ON] != 0.0:
         n, t1, t2 = gp[GROUND_N : GROUND_N + 3], gp[GROUND_T1 : GROUND_T1 + 3], gp[GROUND_T2 : GROUND_T2 + 3]
-        kg = ground_contacts(geo, oR, op, n, t1, t2, gp[GROUND_HEIGHT], sp[SET_MARGIN], work)
+        kg = ground_contacts(geo, oR, op, n, t1, t2, gp[GROUND_HEIGHT], margin, work)
         for i in range(kg):
             col = int(w.hit_collision[i])
             cts.bodies[nc, 0], cts.bodies[nc, 1] = 0, int(geo.rows[col, COL_BODY])
@@ -119,7 +141,27 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work):
                 cts.frames[nc, a, 0], cts.frames[nc, a, 1], cts.frames[nc, a, 2] = t1[a], t2[a], n[a]
             cts.depth[nc], cts.mu[nc], cts.restitution[nc] = w.hit_depth[i], gp[GROUND_FRICTION], gp[GROUND_RESTITUTION]
             cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = -1, col, int(w.hit_feature[i])
+            cts.warm_row[nc] = geo.woff[col] + int(w.hit_feature[i])
             nc += 1
+    for k in range(geo.pairs.shape[0]):
+        i, j = geo.pairs[k, 0], geo.pairs[k, 1]
+        ri, rj = geo.rows[i], geo.rows[j]
+        _shape_pose(ri, oR, op, w.R1, w.p1, w.par1)
+        _shape_pose(rj, oR, op, w.R2, w.p2, w.par2)
+        gap = np.sqrt((w.p2[0] - w.p1[0]) ** 2 + (w.p2[1] - w.p1[1]) ** 2 + (w.p2[2] - w.p1[2]) ** 2)
+        if gap - ri[COL_REACH] - rj[COL_REACH] >= margin:
+            continue  # the bounding spheres are apart: the broad phase
+        d, nrm, x1, x2 = pair_distance(int(ri[COL_CODE]), w.par1, w.R1, w.p1, int(rj[COL_CODE]), w.par2, w.R2, w.p2)
+        if d >= margin:
+            continue
+        cts.bodies[nc, 0], cts.bodies[nc, 1] = int(ri[COL_BODY]), int(rj[COL_BODY])
+        for a in range(3):
+            cts.points[nc, a] = 0.5 * (x1[a] + x2[a])
+        frame_of(nrm, cts.frames[nc])
+        cts.depth[nc], cts.mu[nc], cts.restitution[nc] = d, geo.pair_mu[k], 0.0
+        cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = i, j, 0
+        cts.warm_row[nc] = geo.pair_warm[k]
+        nc += 1
     for i in range(len(pairs.depth)):
         cts.bodies[nc, 0], cts.bodies[nc, 1] = pairs.bodies[i, 0], pairs.bodies[i, 1]
         for a in range(3):
@@ -128,6 +170,7 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work):
             for b in range(3):
                 cts.frames[nc, a, b] = pairs.frames[i, a, b]
         cts.depth[nc], cts.mu[nc], cts.restitution[nc] = pairs.depth[i], pairs.mu[i], 0.0
+        cts.warm_row[nc] = -1
         nc += 1
     return nc
 
@@ -273,15 +316,15 @@ def bias(J, v, vf, cts, nc, lw, mi, dt, sp, G, g):
 
 @njit(cache=True)
 def warm_start(geo, sp, warm, pairs, cts, nc, now, lam):
-    """λ₀: a ground feature's impulse of step now − 1 where it was in contact then, a pair's its ``pairs.start``,
-    the loops' last impulses; zero without warm starts."""
+    """λ₀: a contact's impulse of step now − 1 where it was in contact then (its ``warm_row``), a coal pair's its
+    ``pairs.start``, the loops' last impulses; zero without warm starts."""
     lam[:] = 0.0
     if sp[SET_WARM] == 0.0:
         return
     kp = len(pairs.depth)
     for i in range(nc):
-        if cts.keys[i, 0] < 0:
-            f = geo.woff[cts.keys[i, 1]] + cts.keys[i, 2]
+        f = cts.warm_row[i]
+        if f >= 0:
             if warm.step[f] == now - 1:
                 lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = warm.impulse[f, 0], warm.impulse[f, 1], warm.impulse[f, 2]
         else:
@@ -332,12 +375,12 @@ def advance(mi, mf, ws, J, lam, vf, q, dt, q1, v1, work):
 
 @njit(cache=True)
 def keep_warm(geo, cts, nc, lam, warm, now, stats, ok):
-    """The contacts' impulses into cts.impulse and, for the ground's features, into the warm starts (step now);
+    """The contacts' impulses into cts.impulse and, but for coal's pairs, into the warm starts (step now);
     the loops' into warm.loops; the step's INFO (n_c, the solve's figures, converged)."""
     for i in range(nc):
         cts.impulse[i, 0], cts.impulse[i, 1], cts.impulse[i, 2] = lam[3 * i], lam[3 * i + 1], lam[3 * i + 2]
-        if cts.keys[i, 0] < 0:
-            f = geo.woff[cts.keys[i, 1]] + cts.keys[i, 2]
+        f = cts.warm_row[i]
+        if f >= 0:
             for a in range(3):
                 warm.impulse[f, a] = cts.impulse[i, a]
             warm.step[f] = now

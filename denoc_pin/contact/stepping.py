@@ -98,7 +98,8 @@ class ContactStepper:
     """The steps of one run (``pipeline.contact_step``): the model's packed collisions, the pairs that may touch
     (coal, in Python), and the step's ``ContactScene`` (``scene``: warm starts, contacts and work areas)."""
 
-    def __init__(self, model: Model, ground: Ground | None, settings: ContactSettings, dt: float):
+    def __init__(self, model: Model, ground: Ground | None, settings: ContactSettings, dt: float,
+                 compiled_pairs: bool = True):  # fmt: skip
         if not isinstance(model, Model):
             raise ModelError(f"contacts need a denoc_pin.Model, got {type(model).__name__}")
         if ground is not None and not isinstance(ground, Ground):
@@ -111,9 +112,11 @@ class ContactStepper:
         self.model, self.ground, self.settings, self.dt = model, ground, settings, float(dt)
         self.data = model.create_data()
         rows, verts, chunks = pack_collisions(model.collisions)
-        self.capacity = ground_capacity(rows) if ground is not None else 0
-        pairs = PairDetector(model, settings.margin)
+        pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
+        compiled = np.array(pairs.compiled, dtype=np.int64).reshape(-1, 2)
+        # a point a compiled pair; a ground feature or a compiled pair a warm-start row
+        self.capacity = (ground_capacity(rows) if ground is not None else 0) + len(compiled)
         # support[k]: the columns of v that move body k (its joint and its ancestors')
         support = np.zeros((model.njoints, model.nv), dtype=bool)
         for k in range(1, model.njoints):
@@ -122,13 +125,17 @@ class ContactStepper:
         # a ground feature's warm start: row woff[c] + feature of the table (a mesh: one a hull vertex)
         features = np.array([_features(r) for r in rows], dtype=np.int64)
         woff = np.concatenate([[0], np.cumsum(features)[:-1]]).astype(np.int64)
-        nf = max(int(features.sum()), 1)
+        nf = int(features.sum())
+        pair_mu = np.array([max(model.collisions[i].friction, model.collisions[j].friction) for i, j in compiled])
+        rows_warm = max(nf + len(compiled), 1)
         self.most = most_vertices(rows)
         self.warm_pairs: dict = {}
         self.now = 0
         self.cb, self.lw = (model.constraint_buffer, self.data.lw) if model.n_constraints else (None, None)
-        warm = WarmStarts(np.zeros((nf, 3)), np.full(nf, -10, dtype=np.int64), np.zeros(model.n_constraints))
-        geometry = ContactGeometry(rows, verts, chunks, support, woff)
+        warm = WarmStarts(np.zeros((rows_warm, 3)), np.full(rows_warm, -10, dtype=np.int64),
+                          np.zeros(model.n_constraints))  # fmt: skip
+        geometry = ContactGeometry(rows, verts, chunks, support, woff, compiled, pair_mu.reshape(-1),
+                                   nf + np.arange(len(compiled), dtype=np.int64))  # fmt: skip
         self.scene = self._scene(geometry, ground_numbers(ground), settings_numbers(settings), warm, self.capacity)
         self._none = shape_pairs(0)  # the pairs of a step that has none
         self._kernels: dict = {}

@@ -101,6 +101,8 @@ ContactSet = namedtuple(
         "keys",
         # impulse: (cap, 3) f; the impulse λ_i of the last solve, contact frame (t₁, t₂, n)
         "impulse",
+        # warm_row: (cap,) i; its row in the warm starts (−1: a coal pair's, whose start comes with it)
+        "warm_row",
         # info: (INFO_WIDTH,) f; the step's figures (INFO_ROW)
         "info",
     ],
@@ -137,6 +139,12 @@ ContactGeometry = namedtuple(
         "support",
         # woff: (ncol,) i; collision c's first row in the ground's warm starts (a row per feature)
         "woff",
+        # pairs: (npairs, 2) i; the shape pairs the compiled narrow phase tests (i < j), which may touch
+        "pairs",
+        # pair_mu: (npairs,) f; a pair's μ, the larger of its two shapes'
+        "pair_mu",
+        # pair_warm: (npairs,) i; a pair's row in the warm starts
+        "pair_warm",
     ],
 )
 WarmStarts = namedtuple(
@@ -260,6 +268,18 @@ ContactWork = namedtuple(
         "cand",
         # keep: (5,); the candidates a reduced patch keeps
         "keep",
+        # R1: (3, 3); a shape pair's first shape's world rotation
+        "R1",
+        # R2: (3, 3); its second's
+        "R2",
+        # p1: (3,); the first shape's world origin
+        "p1",
+        # p2: (3,); the second's
+        "p2",
+        # par1: (3,); the first shape's parameters (COLLISION_ROW's params)
+        "par1",
+        # par2: (3,); the second's
+        "par2",
     ],
 )
 SolverWork = namedtuple(
@@ -307,6 +327,7 @@ def contact_set(cap):
         np.empty((cap,), dtype=np.float64),
         np.empty((cap, 3), dtype=np.int64),
         np.empty((cap, 3), dtype=np.float64),
+        np.empty((cap,), dtype=np.int64),
         np.empty((INFO_WIDTH,), dtype=np.float64),
     )
 
@@ -326,7 +347,7 @@ def shape_pairs(npairs):
 
 
 @njit(cache=True)
-def contact_geometry(ncol, nverts, nchunks, nj, nv):
+def contact_geometry(ncol, nverts, nchunks, nj, nv, npairs):
     """A ContactGeometry (``core/tables.py``), its arrays uninitialised and its scalars zero."""
     return ContactGeometry(
         np.empty((ncol, COL_WIDTH), dtype=np.float64),
@@ -334,6 +355,9 @@ def contact_geometry(ncol, nverts, nchunks, nj, nv):
         np.empty((nchunks, 4), dtype=np.float64),
         np.empty((nj, nv), dtype=np.bool_),
         np.empty((ncol,), dtype=np.int64),
+        np.empty((npairs, 2), dtype=np.int64),
+        np.empty((npairs,), dtype=np.float64),
+        np.empty((npairs,), dtype=np.int64),
     )
 
 
@@ -471,6 +495,24 @@ def contact_work_views(buf):
     # the candidates a reduced patch keeps
     keep = view(buf, o, (5,))
     o += 5
+    # a shape pair's first shape's world rotation
+    R1 = view(buf, o, (3, 3))
+    o += 3 * 3
+    # its second's
+    R2 = view(buf, o, (3, 3))
+    o += 3 * 3
+    # the first shape's world origin
+    p1 = view(buf, o, (3,))
+    o += 3
+    # the second's
+    p2 = view(buf, o, (3,))
+    o += 3
+    # the first shape's parameters (COLLISION_ROW's params)
+    par1 = view(buf, o, (3,))
+    o += 3
+    # the second's
+    par2 = view(buf, o, (3,))
+    o += 3
     return ContactWork(
         v_free,
         Jall,
@@ -496,6 +538,12 @@ def contact_work_views(buf):
         hit_feature,
         cand,
         keep,
+        R1,
+        R2,
+        p1,
+        p2,
+        par1,
+        par2,
     )
 
 
@@ -531,6 +579,12 @@ def contact_work_arrays(buf):
         (cap,),
         (most, 5),
         (5,),
+        (3, 3),
+        (3, 3),
+        (3,),
+        (3,),
+        (3,),
+        (3,),
     )
     return ContactWork(*_tiled(buf, 5, shapes))
 
@@ -563,6 +617,12 @@ def contact_work_size(nj, nv, mmax, cap, most):
     n += cap  # hit_feature
     n += most * 5  # cand
     n += 5  # keep
+    n += 3 * 3  # R1
+    n += 3 * 3  # R2
+    n += 3  # p1
+    n += 3  # p2
+    n += 3  # par1
+    n += 3  # par2
     return n
 
 

@@ -61,6 +61,10 @@ class Shape:
     def params(self) -> tuple[float, float, float]:
         raise NotImplementedError
 
+    def reach(self) -> float:
+        """The radius of the shape's bounding sphere about its origin."""
+        raise NotImplementedError
+
     def support_vertices(self) -> np.ndarray:
         """(n, 3): the points of the shape that can touch a plane first (a mesh's convex hull); empty for the
         closed-form shapes, whose detection is written per shape."""
@@ -86,6 +90,9 @@ class Sphere(Shape):
     def params(self):
         return (self.radius, 0.0, 0.0)
 
+    def reach(self) -> float:
+        return self.radius
+
 
 @dataclass(frozen=True)
 class Box(Shape):
@@ -105,6 +112,9 @@ class Box(Shape):
     def params(self):
         return tuple(0.5 * x for x in self.size)
 
+    def reach(self) -> float:
+        return float(np.linalg.norm(self.params))
+
 
 @dataclass(frozen=True)
 class Capsule(Shape):
@@ -123,6 +133,9 @@ class Capsule(Shape):
     def params(self):
         return (self.radius, 0.5 * self.length, 0.0)
 
+    def reach(self) -> float:
+        return self.radius + 0.5 * self.length
+
 
 @dataclass(frozen=True)
 class Cylinder(Shape):
@@ -139,6 +152,9 @@ class Cylinder(Shape):
     @property
     def params(self):
         return (self.radius, 0.5 * self.length, 0.0)
+
+    def reach(self) -> float:
+        return float(np.hypot(self.radius, 0.5 * self.length))
 
 
 class Mesh(Shape):
@@ -288,7 +304,7 @@ def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         r[COL["p"] : COL["p"] + 3] = c.translation
         V = c.shape.support_vertices()
         r[COL["vstart"]], r[COL["vcount"]], r[COL["cstart"]] = start, len(V), cstart
-        r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else 0.0
+        r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else c.shape.reach()
         r[COL["ground"]] = 1.0 if c.body != 0 and ((c.group & 1) or (c.mask & 1)) else 0.0  # not on the world
         chunks.append(c.shape.support_chunks())
         verts.append(V)

@@ -154,7 +154,7 @@ COLLISION_ROW = (
     ("vstart", 1, "a mesh's first row in the vertex array"),
     ("vcount", 1, "its number of support vertices"),
     ("ground", 1, "1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0)"),
-    ("reach", 1, "a mesh: the largest distance of a support vertex from the shape's origin (its bounding sphere)"),
+    ("reach", 1, "the radius of its bounding sphere about its origin (a mesh's: its farthest support vertex)"),
     ("cstart", 1, "a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere)"),
 )
 """A packed collision (``shapes.pack_collisions``), as the compiled detection reads it."""
@@ -248,6 +248,7 @@ CONTACT_SET = (
     ("restitution", ("cap",), "f", "e_i (0 for a shape pair)"),
     ("keys", ("cap", 3), "i", "the warm start's key: (−1, collision, feature) on the ground, (i, j, feature) a pair"),
     ("impulse", ("cap", 3), "f", "the impulse λ_i of the last solve, contact frame (t₁, t₂, n)"),
+    ("warm_row", ("cap",), "i", "its row in the warm starts (−1: a coal pair's, whose start comes with it)"),
     ("info", ("INFO_WIDTH",), "f", "the step's figures (INFO_ROW)"),
 )
 """One step's contacts, for up to cap of them (``ContactSet``, ``contact_set(cap)``)."""
@@ -267,6 +268,9 @@ CONTACT_GEOMETRY = (
     ("chunks", ("nchunks", 4), "f", "the meshes' vertex chunks' spheres (centre, radius), shape frame"),
     ("support", ("nj", "nv"), "b", "support[k, c]: column c of v moves body k (its joint and its ancestors')"),
     ("woff", ("ncol",), "i", "collision c's first row in the ground's warm starts (a row per feature)"),
+    ("pairs", ("npairs", 2), "i", "the shape pairs the compiled narrow phase tests (i < j), which may touch"),
+    ("pair_mu", ("npairs",), "f", "a pair's μ, the larger of its two shapes'"),
+    ("pair_warm", ("npairs",), "i", "a pair's row in the warm starts"),
 )
 """What the step knows of the model's collisions (``ContactGeometry``, ``contact_geometry(...)``)."""
 WARM_STARTS = (
@@ -338,6 +342,12 @@ CONTACT_WORK = (
     ("hit_feature", ("cap",), "its feature: a corner, rim point, end cap or hull vertex"),
     ("cand", ("most", 5), "one mesh's candidates (x, d, vertex) before its patch is reduced"),
     ("keep", (5,), "the candidates a reduced patch keeps"),
+    ("R1", (3, 3), "a shape pair's first shape's world rotation"),
+    ("R2", (3, 3), "its second's"),
+    ("p1", (3,), "the first shape's world origin"),
+    ("p2", (3,), "the second's"),
+    ("par1", (3,), "the first shape's parameters (COLLISION_ROW's params)"),
+    ("par2", (3,), "the second's"),
 )
 """A contact step's work area, one float buffer for up to mmax rows and cap contacts: nothing is allocated a step
 (``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most)``)."""

@@ -2,8 +2,9 @@
 were (``Trajectory.contacts``).
 
 The run is one compiled loop (``contact.pipeline.contact_run``) when nothing in it needs Python: τ None, constant or a
-``JointPD``, and no shape pairs (coal finds those).  Otherwise each step is one compiled call (``ContactStepper``),
-with the callback ``tau(t, q, v)`` and the pairs' detection in Python between them."""
+``JointPD``, and no shape pair left to coal (``contact.narrow_phase`` answers the others in the step).  Otherwise each
+step is one compiled call (``ContactStepper``), with the callback ``tau(t, q, v)`` and coal's pairs in Python between
+them."""
 
 from __future__ import annotations
 
@@ -223,7 +224,8 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
     compiled loop releases the GIL).
 
     tau: None, a constant (nv,) or a ``dp.JointPD`` of the model (a callable is not taken: the runs do not return to
-    Python); shape pairs (coal) are not taken either.  threads: how many threads (default one per core).
+    Python); shape pairs left to coal are not taken either (the compiled narrow phase's are).  threads: how many
+    threads (default one per core).
     Returns a dict: "t" (T,), "q" (B, T, nq), "v" (B, T, nv), "solved" (B,) the share of each run's recorded steps
     whose contact solve converged, and "errors" {b: message} for the runs that failed (their rows from the failure
     on are NaN)."""
@@ -238,7 +240,7 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
     nthreads = max(1, min(B, (os.cpu_count() or 1) if threads is None else int(threads)))
     steppers = [ContactStepper(model, ground, settings, dt) for _ in range(nthreads)]  # private workspaces
     if steppers[0].pairs is not None:
-        raise ValueError(f"model {model.name!r} has shape pairs that may touch (coal finds them in Python): "
+        raise ValueError(f"model {model.name!r} has shape pairs that may touch which coal answers in Python: "
                          "simulate_batch runs the ground's contacts only; use dp.simulate per run")  # fmt: skip
     nsteps = int(round(t_final / dt))
     T = nsteps // stride + 1
