@@ -86,6 +86,43 @@ def main() -> None:
     print(f"coal pair, two boxes face to face: {t * 1e6:.0f} µs")
     for name, codes in PAIRS.items():
         print(f"compiled pair, {name}: {compiled_pair(*codes) * 1e9:.0f} ns")
+    ours, coal = ball_on_slab()
+    print(
+        f"ball resting on a slab on the ground, a step: the pair in the compiled run {ours * 1e6:.1f} µs, "
+        f"coal's pair between Python steps {coal * 1e6:.1f} µs"
+    )
+
+
+def ball_on_slab(n: int = 500, rounds: int = 5) -> tuple[float, float]:
+    """A 1 kg ball of 0.1 m resting on a 10 kg slab on the ground (``tests/test_narrow_phase.py``'s scene), a step of
+    n: the compiled run with the sphere–box pair in the step, and ``ContactStepper(compiled_pairs=False)``'s steps
+    with coal's pair between them; medians of paired alternating rounds."""
+    b = dp.ModelBuilder("ball on slab")
+    b.add_body(0, joint="free-flyer", mass=10.0, inertia=np.eye(3) * 10 * 1.04 / 12, link="slab")
+    b.add_collision("slab", dp.Box((1.0, 1.0, 0.2)), friction=0.5)
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.004, link="ball")
+    b.add_collision("ball", dp.Sphere(0.1), friction=0.5)
+    m = b.build()
+    q, z, ground = dp.neutral(m), np.zeros(m.nv), dp.Ground(friction=0.5)
+    q[2], q[9] = 0.1, 0.3
+
+    def compiled():
+        dp.simulate(m, q, z, n * 1e-3, 1e-3, ground=ground, record_every=100, progress=False)
+
+    def coal():
+        s = ContactStepper(m, ground, dp.ContactSettings(), 1e-3, compiled_pairs=False)
+        x, v = q.copy(), z.copy()
+        for _ in range(n):
+            x, v, _ = s.step(x, v, z)
+
+    times: dict = {compiled: [], coal: []}
+    for r in range(rounds + 1):
+        for f in (compiled, coal) if r % 2 == 0 else (coal, compiled):
+            t0 = time.perf_counter()
+            f()
+            if r:  # round 0 loads the kernels
+                times[f].append((time.perf_counter() - t0) / n)
+    return statistics.median(times[compiled]), statistics.median(times[coal])
 
 
 PAIRS = {"sphere–sphere": (SPHERE, SPHERE), "sphere–capsule": (SPHERE, CAPSULE), "capsule–capsule": (CAPSULE, CAPSULE),
