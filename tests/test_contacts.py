@@ -703,3 +703,23 @@ def test_a_batch_checks_its_input():
         dp.simulate_batch(m, [q0], ground=dp.Ground(), record_every=0)
     with pytest.raises(ValueError, match="JointPD of model"):
         dp.simulate_batch(m, [q0], tau=dp.JointPD(walker(), 1.0, 0.1, dp.neutral(walker())), ground=dp.Ground())
+
+
+def test_a_batch_without_contacts_is_each_runs_rk4():
+    """simulate_batch without ground and contact: each run is dp.simulate's compiled RK4 run (the same kernel, the
+    same numbers, bit for bit), the runs on the call protocol's threads; closed loops and a JointPD are refused with
+    what to use instead."""
+    m = dp.models.chain(4)
+    rng = np.random.default_rng(5)
+    q0s, v0s = rng.uniform(-1, 1, (5, m.nq)), 0.5 * rng.normal(size=(5, m.nv))
+    tau = 1e-4 * rng.normal(size=m.nv)  # the chain's links weigh 4 g
+    out = dp.simulate_batch(m, q0s, v0s, t_final=0.2, dt=1e-3, tau=tau, record_every=10, threads=2)
+    assert out["q"].shape == (5, 21, m.nq) and not out["errors"]
+    for b in range(5):
+        tr = dp.simulate(m, q0s[b], v0s[b], 0.2, 1e-3, tau=tau, record_every=10, progress=False)
+        assert (tr.q == out["q"][b]).all() and (tr.v == out["v"][b]).all()
+    with pytest.raises(ValueError, match="closed loops"):
+        loop = dp.models.spatial_four_bar()
+        dp.simulate_batch(loop, dp.assemble(loop, dp.neutral(loop))[None], t_final=0.01, dt=1e-3)
+    with pytest.raises(ValueError, match="JointPD"):
+        dp.simulate_batch(m, q0s, t_final=0.01, dt=1e-3, tau=dp.JointPD(m, 1.0, 0.1, q0s[0]))

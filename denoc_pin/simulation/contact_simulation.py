@@ -15,13 +15,16 @@ import numpy as np
 
 from ..algorithms.energy import energy
 from ..algorithms.protocol import in_pieces
+from ..algorithms.tree_entries import aba_entry
 from ..contact import ContactSettings, ContactStepper
 from ..contact.pipeline import contact_run, record_rest
 from ..contact.stepping import INFO
 from ..core.records import ContactRecords, JointLaw, RunOutput, contact_records, run_output
+from ..kernel_cache import prepare
 from ..model import Model, vector
 from ..model.status import NOT_FINITE, raise_for_status
 from .control import JointPD, run_inputs
+from .rk4 import rk4_kernel
 
 __all__ = ["simulate_batch", "simulate_contacts"]
 
@@ -221,7 +224,8 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
     """Many runs of one contact scene at once, from the states q0s (B, nq) and v0s (B, nv; default zeros), on all
     cores: each run is ``dp.simulate(model, q0s[b], v0s[b], t_final, dt, tau=tau, ground=ground, contact=contact,
     record_every=record_every)``'s compiled loop, with its own warm starts, the runs shared among threads (the
-    compiled loop releases the GIL).
+    compiled loop releases the GIL).  Without ground and contact: ``dp.simulate``'s compiled RK4 loop for each run
+    (a tree under None or a constant τ).
 
     tau: None, a constant (nv,) or a ``dp.JointPD`` of the model (a callable is not taken: the runs do not return to
     Python); shape pairs left to coal are not taken either (the compiled narrow phase's are).  threads: how many
@@ -236,8 +240,10 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
     stride = int(record_every)
     if stride < 1:
         raise ValueError(f"record_every must be >= 1, got {record_every}")
-    settings = ContactSettings() if contact is None else contact
     nthreads = max(1, min(B, (os.cpu_count() or 1) if threads is None else int(threads)))
+    if ground is None and contact is None:
+        return _rk4_batch(model, q0s, v0s, int(round(t_final / dt)), dt, tau, stride, nthreads)
+    settings = ContactSettings() if contact is None else contact
     steppers = [ContactStepper(model, ground, settings, dt) for _ in range(nthreads)]  # private workspaces
     if steppers[0].pairs is not None:
         raise ValueError(f"model {model.name!r} has shape pairs that may touch which coal answers in Python: "
@@ -269,3 +275,42 @@ def simulate_batch(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float 
 
     in_pieces(runs, nthreads)  # the runs on the call protocol's threads
     return {"t": np.arange(T) * stride * dt, "q": Q, "v": V, "solved": solved, "errors": dict(sorted(errors.items()))}
+
+
+def _rk4_batch(model: Model, q0s, v0s, nsteps: int, dt: float, tau, stride: int, nthreads: int) -> dict:
+    """``simulate_batch`` without contacts: ``rk4_kernel`` for each run (``dp.simulate``'s compiled RK4 loop, the
+    same numbers), the runs shared among threads (``protocol.in_pieces``; the loop releases the GIL), a workspace a
+    thread.  A tree under None or a constant τ: the closed loops' and a ``JointPD``'s runs are ``dp.simulate``'s."""
+    if model.n_constraints:
+        raise ValueError(f"model {model.name!r} has closed loops: simulate_batch runs trees without contacts; use "
+                         "dp.simulate per run")  # fmt: skip
+    if isinstance(tau, JointPD):
+        raise ValueError("simulate_batch without contacts takes tau None or a constant (nv,) array; a dp.JointPD "
+                         "runs with a ground (or dp.simulate per run)")  # fmt: skip
+    tau = np.zeros(model.nv) if tau is None else tau
+    B, T, nv = len(q0s), nsteps // stride + 1, model.nv
+    Q, V = np.full((B, T, model.nq), np.nan), np.full((B, T, nv), np.nan)
+    errors: dict = {}
+    prepare(aba_entry)  # before rk4_kernel compiles (simulate._simulate_compiled does the same)
+
+    def runs(worker: int) -> None:
+        ws = model.create_data().ws
+        A, KE, PE, W, LAM = np.empty((T, nv)), np.empty(T), np.empty(T), np.empty(T), np.empty((T, 0))
+        for b in range(worker * B // nthreads, (worker + 1) * B // nthreads):
+            info = np.zeros(3)
+            status = rk4_kernel(model.mi, model.mf, ws, None, None, 0.0, 0.0, q0s[b], v0s[b], tau, dt, nsteps,
+                                stride, Q[b], V[b], A, KE, PE, W, LAM, info)  # fmt: skip
+            if status:
+                try:
+                    _raise(model, status, int(info[0]), dt, info)
+                except ValueError as e:
+                    errors[b] = str(e)  # the rows after the failing step were never written: NaN
+
+    in_pieces(runs, nthreads)
+    return {
+        "t": np.arange(T) * stride * dt,
+        "q": Q,
+        "v": V,
+        "solved": np.ones(B),
+        "errors": dict(sorted(errors.items())),
+    }
