@@ -295,11 +295,11 @@ def _rk4_batch(model: Model, q0s, v0s, nsteps: int, dt: float, tau, stride: int,
 
     def runs(worker: int) -> None:
         ws = model.create_data().ws
-        A, KE, PE, W, LAM = np.empty((T, nv)), np.empty(T), np.empty(T), np.empty(T), np.empty((T, 0))
+        s = run_output(T, model.nq, nv, 0)  # A, KE, PE, W, Λ: written row by row each run, not returned
         for b in range(worker * B // nthreads, (worker + 1) * B // nthreads):
             info = np.zeros(3)
             status = rk4_kernel(model.mi, model.mf, ws, None, None, 0.0, 0.0, q0s[b], v0s[b], tau, dt, nsteps,
-                                stride, Q[b], V[b], A, KE, PE, W, LAM, info)  # fmt: skip
+                                stride, Q[b], V[b], s.A, s.KE, s.PE, s.W, s.LAM, info)  # fmt: skip
             if status:
                 try:
                     _raise(model, status, int(info[0]), dt, info)
