@@ -69,7 +69,7 @@ from ..loops.loop_kinematics import loop_step
 from ..model.status import NOT_FINITE
 from .detection import ground_contacts
 from .narrow_phase import frame_of, pair_distance
-from .solvers import admm, pgs, sticking
+from .solvers import admm, solve_pgs, sticking
 
 __all__ = [
     "CONTACT_LOOPS",
@@ -345,7 +345,7 @@ def solve(G, g, mu, nc, lam, sp, sw, stats):
         return 1
     if sp[SET_SOLVER] == 1.0:
         sigma = leading(solver_work_views(sw).sigma, (len(g),))
-        return pgs(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), sigma, stats)
+        return solve_pgs(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), sigma, stats)
     return admm(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), 0.0, 1e-6, sw, stats)
 
 

@@ -56,7 +56,6 @@ __all__ = [
     "STATS",
     "admm",
     "dual_cone",
-    "pgs",
     "problem_residuals",
     "project_cone",
     "solve_admm",
@@ -139,7 +138,7 @@ def problem_residuals(G, g, mu, nc, lam, sigma, stats):
 
 
 @njit(cache=True)
-def pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
+def solve_pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
     """Projected Gauss–Seidel from the warm start ``lam`` (module docstring); λ in place, σ and stats out.
     Returns 1 if converged, else 0.  Allocates nothing."""
     m = len(g)
@@ -190,12 +189,6 @@ def pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
     stats[0] = it
     stats[1] = res
     return 1 if res <= tol else 0
-
-
-@njit(cache=True)
-def solve_pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats):
-    """``pgs`` (module docstring)."""
-    return pgs(G, g, mu, nc, lam, tol, max_iter, sigma, stats)
 
 
 @njit(cache=True)
