@@ -63,6 +63,7 @@ __all__ = [
     "coal_geometry",
     "ground_capacity",
     "ground_contacts",
+    "shape_pose",
     "most_vertices",
     "pair_contacts",
     "reduce_patch",
@@ -167,6 +168,19 @@ def _point(n, h, margin, col, feature, hits, k, x0, x1, x2):
 
 
 @njit(cache=True)
+def shape_pose(row, oR, op, R, p, par):
+    """A packed collision's world pose (R, p) = body ∘ shape and its parameters, into R, p, par."""
+    b = int(row[COL_BODY])
+    for i in range(3):
+        s = op[b, i]
+        for j in range(3):
+            s += oR[b, i, j] * row[COL_P + j]
+            R[i, j] = oR[b, i, 0] * row[COL_R + j] + oR[b, i, 1] * row[COL_R + 3 + j] + oR[b, i, 2] * row[COL_R + 6 + j]
+        p[i] = s
+        par[i] = row[COL_PARAMS + i]
+
+
+@njit(cache=True)
 def ground_contacts(geo, oR, op, n, t1, t2, h, margin, work):
     """The contact candidates of every collision against the plane n·x = h into ``work`` (a ``ContactWork`` buffer):
     world points (on the shape), signed distances, collision indices and feature indices (a corner, rim point or
@@ -179,24 +193,14 @@ def ground_contacts(geo, oR, op, n, t1, t2, h, margin, work):
         r = rows[c]
         if r[COL_GROUND] == 0.0:
             continue
-        b = int(r[COL_BODY])
         code = int(r[COL_CODE])
         # the shape's world placement (R, p) = body ∘ shape, R's columns (R00 R10 R20), (R01 ...), (R02 ...)
-        p0, p1, p2 = op[b, 0], op[b, 1], op[b, 2]
-        for j in range(3):
-            p0 += oR[b, 0, j] * r[COL_P + j]
-            p1 += oR[b, 1, j] * r[COL_P + j]
-            p2 += oR[b, 2, j] * r[COL_P + j]
-        R00 = oR[b, 0, 0] * r[COL_R] + oR[b, 0, 1] * r[COL_R + 3] + oR[b, 0, 2] * r[COL_R + 6]
-        R10 = oR[b, 1, 0] * r[COL_R] + oR[b, 1, 1] * r[COL_R + 3] + oR[b, 1, 2] * r[COL_R + 6]
-        R20 = oR[b, 2, 0] * r[COL_R] + oR[b, 2, 1] * r[COL_R + 3] + oR[b, 2, 2] * r[COL_R + 6]
-        R01 = oR[b, 0, 0] * r[COL_R + 1] + oR[b, 0, 1] * r[COL_R + 4] + oR[b, 0, 2] * r[COL_R + 7]
-        R11 = oR[b, 1, 0] * r[COL_R + 1] + oR[b, 1, 1] * r[COL_R + 4] + oR[b, 1, 2] * r[COL_R + 7]
-        R21 = oR[b, 2, 0] * r[COL_R + 1] + oR[b, 2, 1] * r[COL_R + 4] + oR[b, 2, 2] * r[COL_R + 7]
-        R02 = oR[b, 0, 0] * r[COL_R + 2] + oR[b, 0, 1] * r[COL_R + 5] + oR[b, 0, 2] * r[COL_R + 8]
-        R12 = oR[b, 1, 0] * r[COL_R + 2] + oR[b, 1, 1] * r[COL_R + 5] + oR[b, 1, 2] * r[COL_R + 8]
-        R22 = oR[b, 2, 0] * r[COL_R + 2] + oR[b, 2, 1] * r[COL_R + 5] + oR[b, 2, 2] * r[COL_R + 8]
-        a0, a1, a2 = r[COL_PARAMS], r[COL_PARAMS + 1], r[COL_PARAMS + 2]
+        R, p, par = hits.R1, hits.p1, hits.par1
+        shape_pose(r, oR, op, R, p, par)
+        p0, p1, p2 = p[0], p[1], p[2]
+        R00, R10, R20, R01, R11, R21 = R[0, 0], R[1, 0], R[2, 0], R[0, 1], R[1, 1], R[2, 1]
+        R02, R12, R22 = R[0, 2], R[1, 2], R[2, 2]
+        a0, a1, a2 = par[0], par[1], par[2]
         if code == SPHERE or code == CAPSULE:  # x = p + s R e₃ − r n, s = 0 or ± the half length
             for e in range(1 if code == SPHERE else 2):
                 s = 0.0 if code == SPHERE else (a1 if e == 0 else -a1)

@@ -39,9 +39,6 @@ from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
     COL_BODY,
     COL_CODE,
-    COL_P,
-    COL_PARAMS,
-    COL_R,
     COL_REACH,
     GROUND_FRICTION,
     GROUND_HEIGHT,
@@ -67,7 +64,7 @@ from ..core.views import (
 from ..loops.loop_entries import cfd_entry
 from ..loops.loop_kinematics import loop_step
 from ..model.status import NOT_FINITE
-from .detection import ground_contacts
+from .detection import ground_contacts, shape_pose
 from .narrow_phase import frame_of, pair_distance
 from .solvers import admm, solve_pgs, sticking
 
@@ -108,19 +105,6 @@ def free_velocity(mi, mf, ws, q, v, tau, dt, vf):
 
 
 @njit(cache=True)
-def _shape_pose(row, oR, op, R, p, par):
-    """A packed collision's world pose (R, p) = body ∘ shape and its parameters, into R, p, par."""
-    b = int(row[COL_BODY])
-    for i in range(3):
-        s = op[b, i]
-        for j in range(3):
-            s += oR[b, i, j] * row[COL_P + j]
-            R[i, j] = oR[b, i, 0] * row[COL_R + j] + oR[b, i, 1] * row[COL_R + 3 + j] + oR[b, i, 2] * row[COL_R + 6 + j]
-        p[i] = s
-        par[i] = row[COL_PARAMS + i]
-
-
-@njit(cache=True)
 def detect(geo, gp, sp, oR, op, pairs, cts, work):
     """The step's contacts into ``cts`` (a ``ContactSet``): the ground's (``detection.ground_contacts``; key
     (−1, collision, feature), the ground's μ and e), the shape pairs the compiled narrow phase answers
@@ -146,8 +130,8 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work):
     for k in range(geo.pairs.shape[0]):
         i, j = geo.pairs[k, 0], geo.pairs[k, 1]
         ri, rj = geo.rows[i], geo.rows[j]
-        _shape_pose(ri, oR, op, w.R1, w.p1, w.par1)
-        _shape_pose(rj, oR, op, w.R2, w.p2, w.par2)
+        shape_pose(ri, oR, op, w.R1, w.p1, w.par1)
+        shape_pose(rj, oR, op, w.R2, w.p2, w.par2)
         gap = np.sqrt((w.p2[0] - w.p1[0]) ** 2 + (w.p2[1] - w.p1[1]) ** 2 + (w.p2[2] - w.p1[2]) ** 2)
         if gap - ri[COL_REACH] - rj[COL_REACH] >= margin:
             continue  # the bounding spheres are apart: the broad phase
