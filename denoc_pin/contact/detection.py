@@ -54,7 +54,6 @@ from ..core.views import (
     COL_VCOUNT,
     COL_VSTART,
 )
-from .narrow_phase import supported
 
 __all__ = [
     "PATCH_FLAT",
@@ -272,8 +271,9 @@ def reduce_patch(points: np.ndarray, depths: np.ndarray, t1, t2) -> np.ndarray:
 
 
 class PairDetector:
-    """The pairs of a model's collisions that may touch (``may_touch``), split between the compiled narrow phase
-    (``compiled``; all of them but with ``compiled=False``) and coal (``pairs``, their coal shapes made once)."""
+    """The pairs of a model's collisions that may touch (``may_touch``): all of them in the compiled narrow phase
+    (``compiled``), or with ``compiled=False`` all through coal (``pairs``, their coal shapes made once): coal is the
+    tests' referee and an option."""
 
     def __init__(self, model, margin: float, compiled: bool = True):
         import coal
@@ -282,8 +282,8 @@ class PairDetector:
         cols = model.collisions
         pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
                  if may_touch(cols[i], cols[j], model.parents)]  # fmt: skip
-        self.compiled = [(i, j) for i, j in pairs if compiled and supported(cols[i].shape.code, cols[j].shape.code)]
-        """The pairs the compiled narrow phase answers (``narrow_phase.supported``), in the step."""
+        self.compiled = pairs if compiled else []
+        """The pairs the compiled narrow phase answers (``patch.pair_patch``: every shape), in the step."""
         self.pairs = [pair for pair in pairs if pair not in self.compiled]
         """The pairs coal answers, in Python between steps."""
         used = sorted({i for p in self.pairs for i in p})
@@ -310,7 +310,9 @@ def coal_geometry(shape):
     from scipy.spatial import ConvexHull
 
     hull = ConvexHull(V)
-    return coal.Convex.convexHull(V[hull.vertices].astype(float), False, None)
+    points = coal.StdVec_Vec3s()  # coal's container for a list of points (it takes no (n, 3) array)
+    points.extend(V[hull.vertices].astype(float))
+    return coal.Convex.convexHull(points, False, None)
 
 
 def pair_contacts(det: PairDetector, model, oR, op):

@@ -40,6 +40,8 @@ from ..core.views import (
     COL_BODY,
     COL_CODE,
     COL_REACH,
+    COL_VCOUNT,
+    COL_VSTART,
     GROUND_FRICTION,
     GROUND_HEIGHT,
     GROUND_N,
@@ -65,7 +67,7 @@ from ..loops.loop_entries import cfd_entry
 from ..loops.loop_kinematics import loop_step
 from ..model.status import NOT_FINITE
 from .detection import ground_contacts, shape_pose
-from .narrow_phase import frame_of, pair_distance
+from .patch import pair_patch
 from .solvers import admm, solve_pgs, sticking
 
 __all__ = [
@@ -108,8 +110,8 @@ def free_velocity(mi, mf, ws, q, v, tau, dt, vf):
 def detect(geo, gp, sp, oR, op, pairs, cts, work):
     """The step's contacts into ``cts`` (a ``ContactSet``): the ground's (``detection.ground_contacts``; key
     (−1, collision, feature), the ground's μ and e), the shape pairs the compiled narrow phase answers
-    (``narrow_phase.pair_distance`` on geo.pairs whose bounding spheres come within the margin; key (i, j, 0), the
-    point midway between the nearest points, e = 0), then the pairs coal found in Python (``pairs``, e = 0).  work: a
+    (``patch.pair_patch`` on geo.pairs whose bounding spheres come within the margin: up to PAIR_POINTS points
+    with one normal, key (i, j, point), e = 0), then the pairs coal found in Python (``pairs``, e = 0).  work: a
     ``ContactWork`` buffer (the ground's candidates, the pairs' poses).  Returns n_c."""
     w = contact_work_views(work)
     margin = sp[SET_MARGIN]
@@ -127,25 +129,29 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work):
             cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = -1, col, int(w.hit_feature[i])
             cts.warm_row[nc] = geo.woff[col] + int(w.hit_feature[i])
             nc += 1
-    for k in range(geo.pairs.shape[0]):
-        i, j = geo.pairs[k, 0], geo.pairs[k, 1]
+    for kp in range(geo.pairs.shape[0]):
+        i, j = geo.pairs[kp, 0], geo.pairs[kp, 1]
         ri, rj = geo.rows[i], geo.rows[j]
         shape_pose(ri, oR, op, w.R1, w.p1, w.par1)
         shape_pose(rj, oR, op, w.R2, w.p2, w.par2)
         gap = np.sqrt((w.p2[0] - w.p1[0]) ** 2 + (w.p2[1] - w.p1[1]) ** 2 + (w.p2[2] - w.p1[2]) ** 2)
         if gap - ri[COL_REACH] - rj[COL_REACH] >= margin:
             continue  # the bounding spheres are apart: the broad phase
-        d, nrm, x1, x2 = pair_distance(int(ri[COL_CODE]), w.par1, w.R1, w.p1, int(rj[COL_CODE]), w.par2, w.R2, w.p2)
-        if d >= margin:
-            continue
-        cts.bodies[nc, 0], cts.bodies[nc, 1] = int(ri[COL_BODY]), int(rj[COL_BODY])
-        for a in range(3):
-            cts.points[nc, a] = 0.5 * (x1[a] + x2[a])
-        frame_of(nrm, cts.frames[nc])
-        cts.depth[nc], cts.mu[nc], cts.restitution[nc] = d, geo.pair_mu[k], 0.0
-        cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = i, j, 0
-        cts.warm_row[nc] = geo.pair_warm[k]
-        nc += 1
+        vi, vj = int(ri[COL_VSTART]), int(rj[COL_VSTART])
+        k = pair_patch(int(ri[COL_CODE]), w.par1, w.R1, w.p1, geo.verts[vi : vi + int(ri[COL_VCOUNT])],
+                       int(rj[COL_CODE]), w.par2, w.R2, w.p2, geo.verts[vj : vj + int(rj[COL_VCOUNT])],
+                       ri[COL_REACH] + rj[COL_REACH], margin, w.narrow, w.patch_points, w.patch_depths,
+                       w.patch_frame)  # fmt: skip
+        for f in range(k):
+            cts.bodies[nc, 0], cts.bodies[nc, 1] = int(ri[COL_BODY]), int(rj[COL_BODY])
+            for a in range(3):
+                cts.points[nc, a] = w.patch_points[f, a]
+                for b in range(3):
+                    cts.frames[nc, a, b] = w.patch_frame[a, b]
+            cts.depth[nc], cts.mu[nc], cts.restitution[nc] = w.patch_depths[f], geo.pair_mu[kp], 0.0
+            cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = i, j, f
+            cts.warm_row[nc] = geo.pair_warm[kp] + f
+            nc += 1
     for i in range(len(pairs.depth)):
         cts.bodies[nc, 0], cts.bodies[nc, 1] = pairs.bodies[i, 0], pairs.bodies[i, 1]
         for a in range(3):

@@ -45,6 +45,7 @@ from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
 from ..model import Model, ModelError
 from ..model.status import raise_for_status
 from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts
+from .patch import PAIR_POINTS, PAIR_WORK
 from .pipeline import contact_problem, contact_step, record_step
 
 __all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "ground_numbers", "settings_numbers"]
@@ -115,8 +116,8 @@ class ContactStepper:
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
         compiled = np.array(pairs.compiled, dtype=np.int64).reshape(-1, 2)
-        # a point a compiled pair; a ground feature or a compiled pair a warm-start row
-        self.capacity = (ground_capacity(rows) if ground is not None else 0) + len(compiled)
+        # PAIR_POINTS points a compiled pair; a ground feature or a compiled pair's point a warm-start row
+        self.capacity = (ground_capacity(rows) if ground is not None else 0) + PAIR_POINTS * len(compiled)
         # support[k]: the columns of v that move body k (its joint and its ancestors')
         support = np.zeros((model.njoints, model.nv), dtype=bool)
         for k in range(1, model.njoints):
@@ -127,7 +128,7 @@ class ContactStepper:
         woff = np.concatenate([[0], np.cumsum(features)[:-1]]).astype(np.int64)
         nf = int(features.sum())
         pair_mu = np.array([max(model.collisions[i].friction, model.collisions[j].friction) for i, j in compiled])
-        rows_warm = max(nf + len(compiled), 1)
+        rows_warm = max(nf + PAIR_POINTS * len(compiled), 1)
         self.most = most_vertices(rows)
         self.warm_pairs: dict = {}
         self.now = 0
@@ -135,7 +136,7 @@ class ContactStepper:
         warm = WarmStarts(np.zeros((rows_warm, 3)), np.full(rows_warm, -10, dtype=np.int64),
                           np.zeros(model.n_constraints))  # fmt: skip
         geometry = ContactGeometry(rows, verts, chunks, support, woff, compiled, pair_mu.reshape(-1),
-                                   nf + np.arange(len(compiled), dtype=np.int64))  # fmt: skip
+                                   nf + PAIR_POINTS * np.arange(len(compiled), dtype=np.int64))  # fmt: skip
         self.scene = self._scene(geometry, ground_numbers(ground), settings_numbers(settings), warm, self.capacity)
         self._none = shape_pairs(0)  # the pairs of a step that has none
         self._kernels: dict = {}
@@ -145,7 +146,7 @@ class ContactStepper:
         cap = max(cap, 1)
         m = self.model
         mmax = 3 * cap + m.n_constraints
-        work = contact_work(m.njoints, m.nv, mmax, cap, self.most)
+        work = contact_work(m.njoints, m.nv, mmax, cap, self.most, PAIR_WORK)
         return ContactScene(geometry, gp, sp, warm, contact_set(cap), work, solver_work(max(mmax, 1)))
 
     def _kernel(self, dispatcher, args):

@@ -18,6 +18,7 @@ __all__ = [
     "CW_MOST",
     "CW_NJ",
     "CW_NV",
+    "CW_PAIR_WORK",
     "ContactGeometry",
     "ContactRecords",
     "ContactScene",
@@ -51,6 +52,7 @@ CW_NV = 1  # DOF
 CW_MMAX = 2  # the most rows a step can have: 3 cap + the loops' rows
 CW_CAP = 3  # the most contacts a step can have
 CW_MOST = 4  # the most support vertices of one collision
+CW_PAIR_WORK = 5  # the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)
 SW_MMAX = 0  # the most rows
 
 
@@ -280,6 +282,14 @@ ContactWork = namedtuple(
         "par1",
         # par2: (3,); the second's
         "par2",
+        # narrow: (pair_work,); a shape pair's GJK simplex, EPA polytope, features and clipped patch
+        "narrow",
+        # patch_points: (4, 3); a shape pair's contact points, world (contact.patch.PAIR_POINTS rows)
+        "patch_points",
+        # patch_depths: (4,); their signed distances
+        "patch_depths",
+        # patch_frame: (3, 3); the patch's frame, columns (t₁, t₂, n), n from the first shape to the second
+        "patch_frame",
     ],
 )
 SolverWork = namedtuple(
@@ -422,7 +432,8 @@ def contact_work_views(buf):
     mmax = int(buf[CW_MMAX])
     cap = int(buf[CW_CAP])
     most = int(buf[CW_MOST])
-    o = 5
+    pair_work = int(buf[CW_PAIR_WORK])
+    o = 6
     # v_f = v + dt M⁻¹ (τ − h)
     v_free = view(buf, o, (nv,))
     o += nv
@@ -513,6 +524,18 @@ def contact_work_views(buf):
     # the second's
     par2 = view(buf, o, (3,))
     o += 3
+    # a shape pair's GJK simplex, EPA polytope, features and clipped patch
+    narrow = view(buf, o, (pair_work,))
+    o += pair_work
+    # a shape pair's contact points, world (contact.patch.PAIR_POINTS rows)
+    patch_points = view(buf, o, (4, 3))
+    o += 4 * 3
+    # their signed distances
+    patch_depths = view(buf, o, (4,))
+    o += 4
+    # the patch's frame, columns (t₁, t₂, n), n from the first shape to the second
+    patch_frame = view(buf, o, (3, 3))
+    o += 3 * 3
     return ContactWork(
         v_free,
         Jall,
@@ -544,6 +567,10 @@ def contact_work_views(buf):
         p2,
         par1,
         par2,
+        narrow,
+        patch_points,
+        patch_depths,
+        patch_frame,
     )
 
 
@@ -554,6 +581,7 @@ def contact_work_arrays(buf):
     mmax = int(buf[CW_MMAX])
     cap = int(buf[CW_CAP])
     most = int(buf[CW_MOST])
+    pair_work = int(buf[CW_PAIR_WORK])
     shapes = (
         (nv,),
         (6, nv),
@@ -585,14 +613,18 @@ def contact_work_arrays(buf):
         (3,),
         (3,),
         (3,),
+        (pair_work,),
+        (4, 3),
+        (4,),
+        (3, 3),
     )
-    return ContactWork(*_tiled(buf, 5, shapes))
+    return ContactWork(*_tiled(buf, 6, shapes))
 
 
 @njit(cache=True)
-def contact_work_size(nj, nv, mmax, cap, most):
+def contact_work_size(nj, nv, mmax, cap, most, pair_work):
     """The length of a ContactWork buffer."""
-    n = 5
+    n = 6
     n += nv  # v_free
     n += 6 * nv  # Jall
     n += mmax * nv  # J
@@ -623,18 +655,23 @@ def contact_work_size(nj, nv, mmax, cap, most):
     n += 3  # p2
     n += 3  # par1
     n += 3  # par2
+    n += pair_work  # narrow
+    n += 4 * 3  # patch_points
+    n += 4  # patch_depths
+    n += 3 * 3  # patch_frame
     return n
 
 
 @njit(cache=True)
-def contact_work(nj, nv, mmax, cap, most):
+def contact_work(nj, nv, mmax, cap, most, pair_work):
     """A ContactWork buffer, its header written."""
-    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most))
+    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most, pair_work))
     buf[CW_NJ] = nj
     buf[CW_NV] = nv
     buf[CW_MMAX] = mmax
     buf[CW_CAP] = cap
     buf[CW_MOST] = most
+    buf[CW_PAIR_WORK] = pair_work
     return buf
 
 

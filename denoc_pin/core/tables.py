@@ -316,6 +316,7 @@ CONTACT_WORK_HEADER = (
     ("mmax", "the most rows a step can have: 3 cap + the loops' rows"),
     ("cap", "the most contacts a step can have"),
     ("most", "the most support vertices of one collision"),
+    ("pair_work", "the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)"),
 )
 CONTACT_WORK = (
     ("v_free", ("nv",), "v_f = v + dt M⁻¹ (τ − h)"),
@@ -348,9 +349,13 @@ CONTACT_WORK = (
     ("p2", (3,), "the second's"),
     ("par1", (3,), "the first shape's parameters (COLLISION_ROW's params)"),
     ("par2", (3,), "the second's"),
+    ("narrow", ("pair_work",), "a shape pair's GJK simplex, EPA polytope, features and clipped patch"),
+    ("patch_points", (4, 3), "a shape pair's contact points, world (contact.patch.PAIR_POINTS rows)"),
+    ("patch_depths", (4,), "their signed distances"),
+    ("patch_frame", (3, 3), "the patch's frame, columns (t₁, t₂, n), n from the first shape to the second"),
 )
 """A contact step's work area, one float buffer for up to mmax rows and cap contacts: nothing is allocated a step
-(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most)``)."""
+(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most, pair_work)``)."""
 SOLVER_WORK_HEADER = (("mmax", "the most rows"),)
 SOLVER_WORK = (
     ("sigma", ("mmax",), "σ = G λ + g"),
