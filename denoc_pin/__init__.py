@@ -38,6 +38,7 @@ from .simulation import (
     JointPD,
     Trajectory,
     attach,
+    exclude_collisions,
     inverse_dynamics_trajectory,
     lock_joints,
     simulate,
@@ -47,6 +48,7 @@ from .simulation import (
     with_limits,
     with_loop,
     with_passive,
+    with_self_collision,
     without_loop,
 )
 from .tools.viewer import Viewer
@@ -99,6 +101,7 @@ __all__ = [
     "constrained_forward_dynamics_derivatives",
     "constrained_inverse_dynamics",
     "inverse_dynamics_trajectory",
+    "exclude_collisions",
     "lock_joints",
     "loop_jacobian",
     "loop_residual",
@@ -110,5 +113,6 @@ __all__ = [
     "with_limits",
     "with_loop",
     "with_passive",
+    "with_self_collision",
     "without_loop",
 ]

@@ -28,9 +28,11 @@ __all__ = ["EPA_TOLERANCE", "EPA_VERTICES", "NARROW_WORK", "TOUCH", "convex_dist
 
 GJK_ITERATIONS = 128
 """The most GJK iterations (a polytope pair ends in far fewer; a cylinder's curved side converges linearly)."""
+GJK_RESTARTS = 4
+"""How often GJK starts again from its nearest point v alone when rounding stalls a thin simplex (curved shapes)."""
 GJK_TOLERANCE = 1e-11
 """GJK stops when ‖v‖² − v·w ≤ GJK_TOLERANCE ‖v‖²: the distance's upper and lower bounds agree to that ratio."""
-TOUCH = 1e-9
+TOUCH = 1e-6
 """Cores nearer than TOUCH × (the pair's size) are taken as touching and handed to EPA (a normal from witness points
 that close would be noise)."""
 EPA_VERTICES = 64
@@ -225,9 +227,10 @@ def _add_point(w, n, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, d0, d1, d2):
 
 
 @njit(cache=True)
-def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
+def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far, w):
     """GJK on the cores of shapes 1 and 2: (n, dist): the simplex left in ``w`` (n points; 4: the origin inside)
-    and the cores' distance, 0 when they touch (within TOUCH × scale)."""
+    and the cores' distance, 0 when they touch (within TOUCH × scale); as soon as a plane separates them by more
+    than ``far``, that lower bound (+∞ > dist > far: the narrow phase needs no more of a pair beyond its margin)."""
     v0, v1, v2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
     if v0 * v0 + v1 * v1 + v2 * v2 == 0.0:
         v0 = 1.0
@@ -236,23 +239,37 @@ def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
     n = 1
     v0, v1, v2 = w[_W], w[_W + 1], w[_W + 2]
     touch = (TOUCH * scale) ** 2
+    restarts = GJK_RESTARTS
     for _ in range(GJK_ITERATIONS):
         vv = v0 * v0 + v1 * v1 + v2 * v2
         if vv <= touch:
             return n, 0.0
+        xa, xb = _combine(w, _A, n), _combine(w, _B, n)  # v = xa − xb, kept should the step stall
         _add_point(w, n, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, -v0, -v1, -v2)
         vw = v0 * w[_W + 3 * n] + v1 * w[_W + 3 * n + 1] + v2 * w[_W + 3 * n + 2]
+        if vw > 0.0 and vw * vw > far * far * vv:
+            return n, vw / np.sqrt(vv)  # the plane ⟂ v separates them by more than far
         if vv - vw <= GJK_TOLERANCE * vv:
             break  # no point of C is nearer the origin along v than ‖v‖ (to the tolerance): v is the nearest
         m = _nearest(w, n + 1)
-        if m == 4:
-            if vw > 0.0:  # every point of the simplex is beyond the plane v·x = v·w > 0: rounding on a flat one
-                break
+        stalled = m == 4 and vw > 0.0  # every point beyond the plane v·x = v·w > 0: rounding on a flat simplex
+        if m == 4 and not stalled:
             return 4, 0.0
-        n = m
-        u0, u1, u2 = _combine(w, _W, n)
-        if u0 * u0 + u1 * u1 + u2 * u2 >= vv:
-            break  # no progress: rounding
+        if not stalled:
+            u0, u1, u2 = _combine(w, _W, m)
+            stalled = u0 * u0 + u1 * u1 + u2 * u2 >= vv  # no progress: rounding on a thin simplex
+        if stalled:
+            if restarts == 0:
+                n = m if m < 4 else n
+                break
+            restarts -= 1  # start again from v alone (a point of C, as any convex combination of its points)
+            for i in range(3):
+                w[_A + i], w[_B + i], w[_W + i] = xa[i], xb[i], xa[i] - xb[i]
+            w[_L] = 1.0
+            n = 1
+            u0, u1, u2 = v0, v1, v2
+        else:
+            n = m
         v0, v1, v2 = u0, u1, u2
     return n, np.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
 
@@ -301,7 +318,7 @@ def _tetrahedron(w, n, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale):
 @njit(cache=True)
 def _face(w, f, a, b, c):
     """Face f of EPA's polytope on vertices (a, b, c), counter-clockwise seen from outside: its unit normal and its
-    distance from the origin.  False for a sliver (its normal is rounding noise), which EPA does not build on."""
+    distance from the origin.  False for a sliver (its normal is rounding noise): distance +∞, never the nearest."""
     E = w[_EW:_EA]
     u = (E[3 * b] - E[3 * a], E[3 * b + 1] - E[3 * a + 1], E[3 * b + 2] - E[3 * a + 2])
     t = (E[3 * c] - E[3 * a], E[3 * c + 1] - E[3 * a + 1], E[3 * c + 2] - E[3 * a + 2])
@@ -377,24 +394,38 @@ def epa(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
                 elif ne < 3 * EPA_FACES:
                     w[_ED + 2 * ne], w[_ED + 2 * ne + 1] = ea, eb
                     ne += 1
-        stop = False  # a sliver, a face rounding turned round, a full table: the polytope so far answers (as Bullet's EPA)
+        stop = False  # a face turned round by rounding, a full table: the polytope so far answers (as Bullet's)
         slot = 0
         for k in range(ne):
             while slot < EPA_FACES and w[_FL + slot] != 0.0:
                 slot += 1
-            if slot == EPA_FACES or not _face(w, slot, int(w[_ED + 2 * k]), int(w[_ED + 2 * k + 1]), nv):
+            if slot == EPA_FACES:
                 stop = True
                 break
-            if w[_FD + slot] < dmin - tol:  # nearer than the face it replaces: a convex polytope only grows
-                stop = True
+            if not _face(w, slot, int(w[_ED + 2 * k]), int(w[_ED + 2 * k + 1]), nv):
+                continue  # a sliver: kept for the polytope's edges, never the nearest (its distance is +∞)
+            if w[_FD + slot] < dmin - TOUCH * scale:  # nearer than the face it replaces (a convex polytope only
+                stop = True  # grows): rounding turned it round; a face through a touching origin may be 1e-12 off
                 break
         nv += 1
         if stop:
             break
-    # the origin's projection on the nearest face, by its barycentric weights, on each shape
+    # the origin's projection on the nearest face, by its barycentric weights, on each shape; on a flat face of C
+    # cut into coplanar triangles the projection may lie in a neighbour of the nearest one: the one that holds it
     E = w[_EW:_EA]
     P = (dmin * m[0], dmin * m[1], dmin * m[2])
     la, lb, lc = _barycentric(E, ia, ib, ic, P)
+    if min(la, lb, lc) < -1e-12:
+        for f in range(EPA_FACES):
+            if w[_FL + f] == 0.0 or abs(w[_FD + f] - dmin) > tol:
+                continue
+            if w[_FN + 3 * f] * m[0] + w[_FN + 3 * f + 1] * m[1] + w[_FN + 3 * f + 2] * m[2] < 1.0 - 1e-12:
+                continue
+            fa, fb, fc = int(w[_FI + 3 * f]), int(w[_FI + 3 * f + 1]), int(w[_FI + 3 * f + 2])
+            ga, gb, gc = _barycentric(E, fa, fb, fc, P)
+            if min(ga, gb, gc) >= -1e-12:
+                ia, ib, ic, la, lb, lc = fa, fb, fc, ga, gb, gc
+                break
     x1 = (la * w[_EA + 3 * ia] + lb * w[_EA + 3 * ib] + lc * w[_EA + 3 * ic],
           la * w[_EA + 3 * ia + 1] + lb * w[_EA + 3 * ib + 1] + lc * w[_EA + 3 * ic + 1],
           la * w[_EA + 3 * ia + 2] + lb * w[_EA + 3 * ib + 2] + lc * w[_EA + 3 * ic + 2])  # fmt: skip
@@ -406,36 +437,38 @@ def epa(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
 
 @njit(cache=True)
 def _barycentric(E, a, b, c, P):
-    """Barycentric weights of P's projection on triangle (E_a, E_b, E_c), clamped into the triangle."""
-    v0 = (E[3 * b] - E[3 * a], E[3 * b + 1] - E[3 * a + 1], E[3 * b + 2] - E[3 * a + 2])
-    v1 = (E[3 * c] - E[3 * a], E[3 * c + 1] - E[3 * a + 1], E[3 * c + 2] - E[3 * a + 2])
-    v2 = (P[0] - E[3 * a], P[1] - E[3 * a + 1], P[2] - E[3 * a + 2])
-    d00 = v0[0] * v0[0] + v0[1] * v0[1] + v0[2] * v0[2]
-    d01 = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2]
-    d11 = v1[0] * v1[0] + v1[1] * v1[1] + v1[2] * v1[2]
-    d20 = v2[0] * v0[0] + v2[1] * v0[1] + v2[2] * v0[2]
-    d21 = v2[0] * v1[0] + v2[1] * v1[1] + v2[2] * v1[2]
-    den = d00 * d11 - d01 * d01
-    if den <= 0.0:
+    """Barycentric weights of P's projection on the plane of triangle (E_a, E_b, E_c) (negative outside it), as
+    ratios of signed areas along the triangle's normal (a thin triangle's normal equations lose the digits)."""
+    u = (E[3 * b] - E[3 * a], E[3 * b + 1] - E[3 * a + 1], E[3 * b + 2] - E[3 * a + 2])
+    t = (E[3 * c] - E[3 * a], E[3 * c + 1] - E[3 * a + 1], E[3 * c + 2] - E[3 * a + 2])
+    m = (u[1] * t[2] - u[2] * t[1], u[2] * t[0] - u[0] * t[2], u[0] * t[1] - u[1] * t[0])
+    mm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2]
+    if mm == 0.0:
         return 1.0, 0.0, 0.0
-    lb = (d11 * d20 - d01 * d21) / den
-    lc = (d00 * d21 - d01 * d20) / den
-    lb, lc = max(lb, 0.0), max(lc, 0.0)
-    s = lb + lc
-    if s > 1.0:
-        lb, lc = lb / s, lc / s
-    return 1.0 - lb - lc, lb, lc
+    ra = (E[3 * a] - P[0], E[3 * a + 1] - P[1], E[3 * a + 2] - P[2])
+    rb = (E[3 * b] - P[0], E[3 * b + 1] - P[1], E[3 * b + 2] - P[2])
+    rc = (E[3 * c] - P[0], E[3 * c + 1] - P[1], E[3 * c + 2] - P[2])
+    la = (m[0] * (rb[1] * rc[2] - rb[2] * rc[1]) + m[1] * (rb[2] * rc[0] - rb[0] * rc[2])
+          + m[2] * (rb[0] * rc[1] - rb[1] * rc[0])) / mm  # fmt: skip
+    lb = (m[0] * (rc[1] * ra[2] - rc[2] * ra[1]) + m[1] * (rc[2] * ra[0] - rc[0] * ra[2])
+          + m[2] * (rc[0] * ra[1] - rc[1] * ra[0])) / mm  # fmt: skip
+    return la, lb, 1.0 - la - lb
 
 
 @njit(cache=True)
-def convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
+def convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, far=np.inf):
     """(d, n, x₁, x₂) of two convex shapes (module docstring): signed distance (< 0: penetration), unit normal from
     shape 1 to shape 2, the nearest (deepest) point of each on its surface.  scale: the pair's size (the sum of the
-    bounding radii), for the tolerances; w: NARROW_WORK floats."""
+    bounding radii), for the tolerances; w: NARROW_WORK floats; far: shapes found farther apart than that return
+    d = +∞ as soon as GJK separates them (n, x₁, x₂ then unset)."""
     r1, r2 = core_radius(c1, par1), core_radius(c2, par2)
-    n, dist = gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w)
+    n, dist = gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far + r1 + r2, w)
+    if dist > far + r1 + r2:
+        z = (0.0, 0.0, 0.0)
+        return np.inf, z, z, z
     if dist > 0.0:
         x1, x2 = _combine(w, _A, n), _combine(w, _B, n)
+        dist = np.sqrt((x2[0] - x1[0]) ** 2 + (x2[1] - x1[1]) ** 2 + (x2[2] - x1[2]) ** 2)  # = ‖v‖ to rounding
         m = ((x2[0] - x1[0]) / dist, (x2[1] - x1[1]) / dist, (x2[2] - x1[2]) / dist)
         d = dist
     else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.joints import FREE_FLYER
 from ..core.records import contact_work_views
 from ..core.shapes import (
     BOX,
@@ -280,8 +281,10 @@ class PairDetector:
 
         self.coal = coal
         cols = model.collisions
+        loose = {k for k in range(1, model.njoints) if model.kinds[k] == FREE_FLYER}
+        excluded = set(model.excluded_collisions)
         pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
-                 if may_touch(cols[i], cols[j], model.parents)]  # fmt: skip
+                 if may_touch(cols[i], cols[j], model.parents, loose, excluded)]  # fmt: skip
         self.compiled = pairs if compiled else []
         """The pairs the compiled narrow phase answers (``patch.pair_patch``: every shape), in the step."""
         self.pairs = [pair for pair in pairs if pair not in self.compiled]

@@ -8,7 +8,8 @@ its rim; a hull's face: its vertices in order round it) — where a feature is t
 face (Sutherland–Hodgman; a segment by a segment's span when they run parallel); at each clipped point u the gap
 between the two features along n is its signed distance, d(u) = h₂(u) − h₁(u) − r₁ − r₂ (h: a feature's height
 along n at u; r: the cores' radii), and the points with d < margin become contacts, midway between the surfaces.
-Past PAIR_POINTS, the extremes along the patch's four diagonals ±t₁ ± t₂ are kept.  A vertex on either side, or
+Past PAIR_POINTS, the extremes along the patch's four diagonals ±t₁ ± t₂ are kept; the points come in the order of
+their angle round the patch's centre (a point's place keys its warm start).  A vertex on either side, or
 two edges that cross, leave the one nearest-point contact.  This is the reference-face clipping of box–box
 detection (Ericson, *Real-Time Collision Detection*, 2005, §5.2.1 for the features; Sutherland and Hodgman,
 "Reentrant polygon clipping", CACM 17(1), 1974).
@@ -262,6 +263,22 @@ def _span(w, s1, s2, F):
 
 
 @njit(cache=True)
+def _by_angle(w, k):
+    """The k patch records (u₀, u₁, h, d) at w[_C2 …] sorted by their angle round their mean (from −π)."""
+    c0 = c1 = 0.0
+    for j in range(k):
+        c0 += w[_C2 + 4 * j] / k
+        c1 += w[_C2 + 4 * j + 1] / k
+    for j in range(1, k):
+        i = j
+        while i > 0 and (np.arctan2(w[_C2 + 4 * (i - 1) + 1] - c1, w[_C2 + 4 * (i - 1)] - c0)
+                         > np.arctan2(w[_C2 + 4 * i + 1] - c1, w[_C2 + 4 * i] - c0)):  # fmt: skip
+            for c in range(4):
+                w[_C2 + 4 * i + c], w[_C2 + 4 * (i - 1) + c] = w[_C2 + 4 * (i - 1) + c], w[_C2 + 4 * i + c]
+            i -= 1
+
+
+@njit(cache=True)
 def pair_patch(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, margin, w, points, depths, F):
     """The contact patch of shapes 1 and 2 (module docstring): its points (world, ≤ PAIR_POINTS rows of ``points``),
     their signed distances (``depths``) and its frame F (3, 3; columns t₁, t₂, n; n from shape 1 to shape 2).
@@ -269,7 +286,7 @@ def pair_patch(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, margin, w, poi
     closed forms (``narrow_phase``) where they exist, else GJK/EPA (``convex``).  w: PAIR_WORK floats."""
     d, n, x1, x2 = pair_distance(c1, par1, R1, p1, c2, par2, R2, p2)
     if d == UNSUPPORTED:
-        d, n, x1, x2 = convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w)
+        d, n, x1, x2 = convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, margin)
     if d >= margin:
         return 0
     frame_of(n, F)
@@ -300,16 +317,18 @@ def pair_patch(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, margin, w, poi
             points[0, a] = 0.5 * (x1[a] + x2[a])
         depths[0] = d
         return 1
+    _by_angle(w, kept)  # a canonical order: the warm starts are keyed by a point's place in it
     chosen = 0
     for j in range(kept):
         take = kept <= PAIR_POINTS
         if not take:  # an extreme along one of the diagonals ±t₁ ± t₂
             u0, u1 = w[_C2 + 4 * j], w[_C2 + 4 * j + 1]
             for s0, s1 in ((1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)):
-                best = 0
+                best, top = 0, -np.inf
                 for i in range(kept):
-                    if s0 * w[_C2 + 4 * i] + s1 * w[_C2 + 4 * i + 1] > s0 * w[_C2 + 4 * best] + s1 * w[_C2 + 4 * best + 1]:
-                        best = i
+                    along = s0 * w[_C2 + 4 * i] + s1 * w[_C2 + 4 * i + 1]
+                    if along > top:
+                        best, top = i, along
                 if best == j:
                     take = True
         if take and chosen < PAIR_POINTS:

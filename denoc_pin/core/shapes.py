@@ -5,8 +5,9 @@ MJCF); a :class:`Collision` fixes one on a body at a placement in the body frame
 collisions out for the compiled detection, one row each, in the columns ``COLLISION_ROW`` declares once, the meshes'
 support vertices in one array beside them.
 
-Which pairs may touch (``may_touch``): two collisions on different bodies that are not parent and child, whose bits
-match as MuJoCo's ``contype``/``conaffinity`` do: (group_a & mask_b) or (group_b & mask_a).  The ground has group and
+Which pairs may touch (``may_touch``): two collisions on different bodies that are not parent and child (but for a
+free flyer and the world), not a pair the model excludes (``Model.excluded_collisions``), whose bits match as
+MuJoCo's ``contype``/``conaffinity`` do: (group_a & mask_b) or (group_b & mask_a).  The ground has group and
 mask 1, so a collision with group 0 and mask 0 (a drawing-only geom) touches nothing.
 """
 
@@ -20,7 +21,7 @@ import numpy as np
 from .tables import COLLISION_ROW, columns
 
 __all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
-           "Sphere", "contact_frame", "may_touch", "pack_collisions", "unique_name"]  # fmt: skip
+           "Sphere", "collisions_named", "contact_frame", "may_touch", "pack_collisions", "unique_name"]  # fmt: skip
 
 SPHERE, BOX, CAPSULE, CYLINDER, MESH = range(5)
 
@@ -276,9 +277,18 @@ def unique_name(name: str, taken: set) -> str:
     return name
 
 
-def may_touch(a: Collision, b: Collision, parents) -> bool:
-    """Whether the pair may touch: different bodies, not parent and child, matching bits."""
-    if a.body == b.body or parents[a.body] == b.body or parents[b.body] == a.body:
+def collisions_named(collisions, x: str) -> list[str]:
+    """The names of the collisions a name stands for: the collision so named, else every collision on link x."""
+    return [c.name for c in collisions if c.name == x] or [c.name for c in collisions if c.link == x]
+
+
+def may_touch(a: Collision, b: Collision, parents, loose=(), excluded=()) -> bool:
+    """Whether the pair may touch: different bodies, not parent and child, not an excluded pair (sorted names),
+    matching bits.  loose: bodies whose joint leaves them free of their parent (a free flyer's: a box dropped on a
+    table fixed to the world touches it, as MuJoCo lets a free body touch the world)."""
+    if a.body == b.body or tuple(sorted((a.name, b.name))) in excluded:
+        return False
+    if (parents[a.body] == b.body and a.body not in loose) or (parents[b.body] == a.body and b.body not in loose):
         return False
     return bool((a.group & b.mask) or (b.group & a.mask))
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, JOINTS, kind_of
-from ..core.shapes import Collision, Shape
+from ..core.shapes import Collision, Shape, collisions_named
 from ..core.spatial import inertia_about_origin
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import FRAME_TYPES, LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, placement_pair
@@ -55,6 +55,7 @@ class ModelBuilder:
         self._couplings: list = []
         self._passive: list = []  # names of unactuated joints (Model.passive)
         self._collisions: list[Collision] = []  # Model.collisions
+        self._excluded: list[tuple[str, str]] = []  # Model.excluded_collisions, by collision name
         self._limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}  # per joint, in q (positions) or v
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
@@ -257,6 +258,26 @@ class ModelBuilder:
             Collision(name, label, b, shape, Rl @ R, Rl @ p + pl, int(group), int(mask), float(friction))
         )
 
+    def _excluded_pairs(self) -> list[tuple[str, str]]:
+        """The excluded pairs as collision names: a link's name stands for every collision on it."""
+        out = []
+        for a, b in self._excluded:
+            named = []
+            for x in (a, b):
+                own = collisions_named(self._collisions, x)
+                if not own and x not in self._links:
+                    raise ModelError(f"ModelBuilder {self.name!r}: exclude_collisions: {x!r} is neither a collision "
+                                     f"nor a link; the collisions are "
+                                     f"{', '.join(c.name for c in self._collisions) or 'none'}")  # fmt: skip
+                named.append(own)
+            out += [(i, j) for i in named[0] for j in named[1] if i != j]
+        return out
+
+    def exclude_collisions(self, a: str, b: str) -> None:
+        """Collisions a and b never touch each other: each a collision's name, or a link's (every collision on it
+        so far and later: the pairs are resolved at ``build``)."""
+        self._excluded.append((str(a), str(b)))
+
     def add_passive(self, *names: str) -> None:
         """Mark the joints ``names`` passive (unactuated: ``Model.passive``); checked when ``build()`` runs."""
         self._passive.extend(names)
@@ -290,6 +311,7 @@ class ModelBuilder:
             loops=resolve_loops(self.name, self._links, frames, self._loops, self._couplings, self._names, self._kinds),
             passive=self._passive,
             collisions=self._collisions,
+            excluded_collisions=self._excluded_pairs(),
             **{f: np.concatenate(a) if a else np.zeros(0) for f, a in self._limits.items()},
         )
         if nj > 1:

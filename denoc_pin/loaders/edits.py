@@ -9,6 +9,10 @@ events of ``simulate``).
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
+from pathlib import Path
+
 import numpy as np
 
 from ..algorithms.configuration import neutral
@@ -16,11 +20,22 @@ from ..algorithms.dynamics_api import gim
 from ..algorithms.kinematics import kinematics_entry
 from ..algorithms.kinematics_api import joint_index
 from ..core.joints import JOINTS
+from ..core.shapes import collisions_named
 from ..loaders.builder import ModelBuilder
+from ..loaders.urdf_xml import parse_xml
 from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
-from ..model import LIMIT_FIELDS, Model, ModelError, configuration, placement_pair
+from ..model import LIMIT_FIELDS, Model, ModelError, ModelWarning, configuration, placement_pair
 
-__all__ = ["attach", "lock_joints", "transfer_state", "with_limits", "with_loop", "with_passive", "without_loop"]
+__all__ = [
+    "attach",
+    "exclude_collisions",
+    "lock_joints",
+    "transfer_state",
+    "with_limits",
+    "with_loop",
+    "with_passive",
+    "without_loop",
+]
 
 
 def _link_poses(model: Model) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -277,6 +292,69 @@ def _copy_collisions(b: ModelBuilder, model: Model, prefix: str = "") -> None:
         link = prefix + (model.link_names[c.body] if f is None else f.name)
         R, p = Rf.T @ c.rotation, Rf.T @ (np.asarray(c.translation) - pf)
         b.add_collision(link, c.shape, (R, p), name=prefix + c.name, group=c.group, mask=c.mask, friction=c.friction)
+    for a, c in model.excluded_collisions:
+        b.exclude_collisions(prefix + a, prefix + c)
+
+
+def collision_pairs(model: Model, a: str, b: str, where: str) -> list[tuple[str, str]]:
+    """The pairs of collisions between a and b, each a collision's name or a link's (all its collisions)."""
+
+    def named(x: str) -> list[str]:
+        own = collisions_named(model.collisions, x)
+        if not own and x not in model.link_names and x not in {f.name for f in model.frames}:
+            raise ModelError(f"{where}: {x!r} is neither a collision nor a link of model {model.name!r}; its "
+                             f"collisions are {', '.join(c.name for c in model.collisions) or 'none'}")  # fmt: skip
+        return own
+
+    return [(i, j) for i in named(a) for j in named(b) if i != j]
+
+
+def exclude_collisions(model: Model, pairs=(), srdf=None) -> Model:
+    """A new model whose collisions in ``pairs`` never touch each other: pairs of collision or link names (a link:
+    every collision on it), and an SRDF's ``<disable_collisions link1= link2=>`` (example-robot-data ships one per
+    robot; Pinocchio's ``removeCollisionPairs``).  An SRDF link the model lacks is skipped with a warning (an SRDF
+    often names links of a larger robot); a pair of names it cannot find is a ``ModelError``."""
+    excluded = list(model.excluded_collisions)
+    for pair in pairs:
+        if isinstance(pair, str) or len(pair) != 2:
+            raise ModelError(f"exclude_collisions: a pair is two collision or link names, got {pair!r}")
+        excluded += collision_pairs(model, str(pair[0]), str(pair[1]), "exclude_collisions")
+    if srdf is not None:
+        excluded += _srdf_pairs(model, Path(srdf))
+    return with_fields(model, excluded_collisions=excluded)
+
+
+def with_self_collision(model: Model, srdf=None, exclude=()) -> Model:
+    """A new model whose collisions touch each other, but for an SRDF's ``disable_collisions`` pairs and ``exclude``
+    (``exclude_collisions``): a URDF's collisions touch only the ground (it says nothing of which pairs may touch;
+    Pinocchio's ``addAllCollisionPairs`` then ``removeCollisionPairs``).  Each collision's mask takes its group's
+    bits; parent and child links stay apart, as always."""
+    touching = tuple(dataclasses.replace(c, mask=c.mask | c.group) for c in model.collisions)
+    return exclude_collisions(with_fields(model, collisions=touching), exclude, srdf)
+
+
+def _srdf_pairs(model: Model, path: Path) -> list[tuple[str, str]]:
+    """The collision pairs an SRDF's ``disable_collisions`` elements name (``exclude_collisions``)."""
+    if not path.is_file():
+        raise ModelError(f"{path}: no such SRDF file")
+    lenient: list[str] = []
+    root = parse_xml(path, "robot", lenient)  # the robot files' reader: no DTD entities, bad bytes named
+    for problem in lenient:
+        warnings.warn(f"{path}: {problem}", ModelWarning, stacklevel=3)
+    out, missing = [], set()
+    links = set(model.link_names) | {f.name for f in model.frames}
+    for el in root.iter("disable_collisions"):
+        a, b = el.get("link1"), el.get("link2")
+        if a is None or b is None:
+            raise ModelError(f"{path}, line {el.sourceline}: <disable_collisions> needs link1 and link2")
+        if a not in links or b not in links:
+            missing |= {x for x in (a, b) if x not in links}
+            continue
+        out += collision_pairs(model, a, b, f"{path}, line {el.sourceline}")
+    if missing:
+        warnings.warn(f"{path}: links {', '.join(sorted(missing))} are not in model {model.name!r}; their "
+                      "disable_collisions pairs are skipped", ModelWarning, stacklevel=3)  # fmt: skip
+    return out
 
 
 def _refuse_rigid_loops(model: Model, edited: Model, names, q) -> None:

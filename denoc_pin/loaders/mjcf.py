@@ -35,7 +35,8 @@ from .urdf_xml import parse_xml, quoted, robot_file
 __all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
 
 MJCF_JOINT_TYPES = spellings("mjcf", roots=True)  # JOINTS' mjcf spellings: hinge, slide, free, ball
-IGNORED = ("actuator", "tendon", "sensor", "contact", "keyframe")  # beyond the rigid-body dynamics
+IGNORED = ("actuator", "tendon", "sensor", "pair", "keyframe")  # beyond the rigid-body dynamics (<contact>
+# <pair>: an explicit pair with its own parameters; <exclude> is read)
 BODY_MAKERS = ("attach", "replicate", "composite", "flexcomp")  # MuJoCo 3's elements that make bodies: refused
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
 ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")  # one of them orients an element
@@ -290,6 +291,22 @@ def _rotation_to(z: np.ndarray) -> np.ndarray:
     return np.eye(3) if s < 1e-15 else axis_angle(axis / s, math.atan2(s, c))
 
 
+def _excluded(reader: _Reader, tree) -> list[tuple[str, str]]:
+    """The collision pairs ``<contact><exclude body1= body2=>`` keep apart: every geom of one body against every
+    geom of the other (MuJoCo's rule); a body the file does not have is a ModelError."""
+    out = []
+    for el in reader.root.iter("exclude"):
+        names = []
+        for key in ("body1", "body2"):
+            body = el.get(key)
+            if body is None or body not in tree.world:
+                raise ModelError(f"{reader.path}: <exclude> (line {el.sourceline}): {key}={body!r} is not a body; the "
+                                 f"bodies are {', '.join(sorted(tree.world))}")  # fmt: skip
+            names.append([c.name for c in tree.collisions if c.link == body])
+        out += [(a, b) for a in names[0] for b in names[1] if a != b]
+    return out
+
+
 def _geom_frame(reader: _Reader, el, attrs: dict, kind: str) -> tuple[np.ndarray, Pose]:
     """(size, pose in the body) of a primitive geom: MuJoCo's three size numbers (radius, half length, …; a box's
     half edges), its ``fromto`` segment read as a pose and a half length; sizes refused where MuJoCo refuses them."""
@@ -380,6 +397,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     if len(tree.names) < 2:
         raise ModelError(f"{path}: no movable joint (hinge, slide, ball or free)")
     loops, couplings = _equalities(reader, tree)
+    excluded = _excluded(reader, tree)
     ignored = sorted({el.tag for tag in IGNORED for el in reader.root.iter(tag)}
                      | {f"joint {a}" for el in reader.root.iter("joint") for a in IGNORED_JOINT_ATTRIBUTES
                         if a in el.attrib})  # fmt: skip
@@ -401,7 +419,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
             inertias=I_com, frames=tree.frames, source=str(path),
             gravity=(0.0, 0.0, -9.81) if gravity is None else gravity,
             loops=resolve_loops(name, tree.links, tree.frames, loops, couplings, tree.names, tree.kinds),
-            collisions=tree.collisions,
+            collisions=tree.collisions, excluded_collisions=excluded,
         )  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None

@@ -146,6 +146,22 @@ def _checked_collisions(name: str, collisions, njoints: int) -> tuple[Collision,
     return out
 
 
+def _checked_exclusions(name: str, pairs, collisions) -> tuple[tuple[str, str], ...]:
+    """The excluded pairs of collision names, each sorted, sorted, without repeats; every name a collision's."""
+    names = {c.name for c in collisions}
+    out = set()
+    for pair in pairs:
+        if isinstance(pair, str) or len(pair) != 2:
+            raise ModelError(f"model {name!r}: an excluded collision pair is two collision names, got {pair!r}")
+        for n in pair:
+            if n not in names:
+                raise ModelError(f"model {name!r}: excluded collision pair {tuple(pair)!r}: no collision named {n!r}; "
+                                 f"the collisions are {', '.join(sorted(names)) or 'none'}")  # fmt: skip
+        if pair[0] != pair[1]:
+            out.add(tuple(sorted(pair)))
+    return tuple(sorted(out))
+
+
 def placement_pair(placement, what: str = "placement") -> tuple[np.ndarray, np.ndarray]:
     """(R, p), copies, from None (identity), a pair (R, p), a 4 x 4 homogeneous matrix or a ``pinocchio.SE3``; a
     ModelError naming ``what`` if it is none of these or R is not a rotation."""
@@ -215,7 +231,8 @@ class Model:
     - ``collisions``: tuple of :class:`~denoc_pin.core.shapes.Collision`, the shapes the contacts are detected on
       (``ModelBuilder.add_collision``; ``load_urdf`` and ``load_sdf`` read ``<collision>``, ``load_mjcf`` the geoms
       that touch something), each on a body at a placement in its
-      frame; ``simulate(..., ground=…)`` reads them.
+      frame; ``simulate(..., ground=…)`` reads them.  ``excluded_collisions``: sorted pairs of collision names that
+      never touch each other (an MJCF ``<exclude>``, an SRDF's ``disable_collisions``, ``exclude_collisions``).
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
     - ``lower_position_limit``, ``upper_position_limit``: (nq,) and ``velocity_limit``, ``effort_limit``: (nv,),
@@ -257,6 +274,7 @@ class Model:
         velocity_limit=None,
         effort_limit=None,
         collisions=(),
+        excluded_collisions=(),
     ):
         """Keyword arguments as the fields above (a limit left out: ``UNBOUNDED``); ``loops`` comes resolved onto
         the bodies (``denoc_pin.loops.resolve_loops``), as the builder and the loaders hand it over."""
@@ -404,6 +422,7 @@ class Model:
             a.setflags(write=False)
             set_(self, field, a)
         set_(self, "collisions", _checked_collisions(name, collisions, njoints))
+        set_(self, "excluded_collisions", _checked_exclusions(name, excluded_collisions, self.collisions))
 
     def _set_views(self, ni: int) -> None:
         """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
@@ -562,7 +581,7 @@ class Model:
             "placement_rotation": self.placement_rotation, "placement_translation": self.placement_translation,
             "masses": self.masses, "coms": self.coms, "inertias": self.inertias, "frames": self._frames,
             "gravity": self.gravity, "source": self.source, "loops": ResolvedLoops(self.cuts, self.coupled),
-            "passive": self.passive, "collisions": self.collisions,
+            "passive": self.passive, "collisions": self.collisions, "excluded_collisions": self.excluded_collisions,
         }  # fmt: skip
         return fields | {f: getattr(self, f) for f in LIMIT_FIELDS}
 

@@ -1,6 +1,16 @@
 """Simulation on the configuration space, and model edits for structure-varying systems (Isobe & Yagi)."""
 
-from ..loaders.edits import attach, lock_joints, transfer_state, with_limits, with_loop, with_passive, without_loop
+from ..loaders.edits import (
+    attach,
+    exclude_collisions,
+    lock_joints,
+    transfer_state,
+    with_limits,
+    with_loop,
+    with_passive,
+    with_self_collision,
+    without_loop,
+)
 from .contact_simulation import simulate_batch
 from .control import JointPD
 from .simulate import METHODS, Trajectory, inverse_dynamics_trajectory, simulate
@@ -13,6 +23,7 @@ __all__ = [
     "Trajectory",
     "attach",
     "inverse_dynamics_trajectory",
+    "exclude_collisions",
     "lock_joints",
     "simulate",
     "simulate_batch",
@@ -22,5 +33,6 @@ __all__ = [
     "with_limits",
     "with_loop",
     "with_passive",
+    "with_self_collision",
     "without_loop",
 ]
