@@ -168,7 +168,7 @@ def test_the_readme_api_table_is_the_public_api():
 
 
 STATUS_NAMES = ("OK", "NOT_FINITE", "SINGULAR", "BAD_LENGTH", "NOT_STAMPED", "NOT_READY", "NO_MASS", "BAD_FRAME",
-                "TOO_SMALL_STEP", "BAD_GAINS")  # fmt: skip
+                "TOO_SMALL_STEP", "BAD_GAINS", "TOO_MANY_CONTACTS")  # fmt: skip
 
 
 def test_statuses_are_declared_once_each_code_unique():

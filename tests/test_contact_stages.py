@@ -38,7 +38,7 @@ def staged(m, s, q, v, tau):
     w = contact_work_arrays(s.scene.work)
     assert st.free_velocity(m.mi, m.mf, s.data.ws, q, v, tau, DT, w.v_free) == 0
     nc = st.detect(s.scene.geometry, s.scene.ground, s.scene.settings, s.data.oR, s.data.op, shape_pairs(0),
-                   s.scene.contacts, s.scene.work)  # fmt: skip
+                   s.scene.contacts, s.scene.work, s.scene.warm)  # fmt: skip
     return w, nc
 
 

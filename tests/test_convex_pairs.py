@@ -295,3 +295,19 @@ def test_touching_faces_give_the_face_normal():
         d, n, _, _ = convex_distance(BOX, h, np.eye(3), np.zeros(3), NONE, BOX, h, R2, p2, NONE, 0.35, w)
         worst_n, worst_d = max(worst_n, np.abs(np.array(n) - [0, 0, 1]).max()), max(worst_d, abs(d - gap))
     assert worst_n <= 1e-9 and worst_d <= 1e-12, (worst_n, worst_d)
+
+
+def test_more_pair_points_than_the_scene_holds_is_an_error():
+    """A box resting on a table fixed to the world (no ground) gives 4 points: with ``pair_contacts=2`` the run stops
+    with an error that says which setting to raise (never a silently dropped contact); with the default it rests."""
+    b = dp.ModelBuilder("table")
+    b.add_collision(0, dp.Box((1.0, 1.0, 0.2)), placement=(np.eye(3), np.array([0.0, 0.0, -0.1])))
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.01, link="box")
+    b.add_collision("box", dp.Box((0.1, 0.1, 0.1)))
+    m = b.build()
+    q = dp.neutral(m)
+    q[2] = 0.05
+    with pytest.raises(ValueError, match="more contact points than ContactSettings.pair_contacts holds; raise it"):
+        dp.simulate(m, q, np.zeros(6), 0.01, 1e-3, contact=dp.ContactSettings(pair_contacts=2), progress=False)
+    tr = dp.simulate(m, q, np.zeros(6), 0.01, 1e-3, contact=dp.ContactSettings(), progress=False)
+    assert len(tr.contacts[-2]["depths"]) == 4 and abs(tr.q[-1][2] - 0.05) <= 1e-6

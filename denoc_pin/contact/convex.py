@@ -227,11 +227,15 @@ def _add_point(w, n, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, d0, d1, d2):
 
 
 @njit(cache=True)
-def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far, w):
+def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far, w, axis):
     """GJK on the cores of shapes 1 and 2: (n, dist): the simplex left in ``w`` (n points; 4: the origin inside)
     and the cores' distance, 0 when they touch (within TOUCH × scale); as soon as a plane separates them by more
-    than ``far``, that lower bound (+∞ > dist > far: the narrow phase needs no more of a pair beyond its margin)."""
-    v0, v1, v2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+    than ``far``, that lower bound (+∞ > dist > far: the narrow phase needs no more of a pair beyond its margin).
+    axis (3,): the direction v to start from (zero: the centres'), left holding the last v (a step's pairs move
+    little, so that last step's v mostly separates them again at once)."""
+    v0, v1, v2 = axis[0], axis[1], axis[2]
+    if v0 * v0 + v1 * v1 + v2 * v2 == 0.0:
+        v0, v1, v2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
     if v0 * v0 + v1 * v1 + v2 * v2 == 0.0:
         v0 = 1.0
     _add_point(w, 0, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, -v0, -v1, -v2)
@@ -248,6 +252,7 @@ def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far, w):
         _add_point(w, n, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, -v0, -v1, -v2)
         vw = v0 * w[_W + 3 * n] + v1 * w[_W + 3 * n + 1] + v2 * w[_W + 3 * n + 2]
         if vw > 0.0 and vw * vw > far * far * vv:
+            axis[0], axis[1], axis[2] = v0, v1, v2
             return n, vw / np.sqrt(vv)  # the plane ⟂ v separates them by more than far
         if vv - vw <= GJK_TOLERANCE * vv:
             break  # no point of C is nearer the origin along v than ‖v‖ (to the tolerance): v is the nearest
@@ -456,13 +461,16 @@ def _barycentric(E, a, b, c, P):
 
 
 @njit(cache=True)
-def convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, far=np.inf):
+def convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, far=np.inf, axis=None):
     """(d, n, x₁, x₂) of two convex shapes (module docstring): signed distance (< 0: penetration), unit normal from
     shape 1 to shape 2, the nearest (deepest) point of each on its surface.  scale: the pair's size (the sum of the
     bounding radii), for the tolerances; w: NARROW_WORK floats; far: shapes found farther apart than that return
-    d = +∞ as soon as GJK separates them (n, x₁, x₂ then unset)."""
+    d = +∞ as soon as GJK separates them (n, x₁, x₂ then unset); axis: GJK's first direction, left holding −n (the
+    pair's warm start, ``gjk``)."""
+    if axis is None:
+        axis = np.zeros(3)
     r1, r2 = core_radius(c1, par1), core_radius(c2, par2)
-    n, dist = gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far + r1 + r2, w)
+    n, dist = gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far + r1 + r2, w, axis)
     if dist > far + r1 + r2:
         z = (0.0, 0.0, 0.0)
         return np.inf, z, z, z
@@ -485,4 +493,5 @@ def convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, far=np
             d = -depth
     x1 = (x1[0] + r1 * m[0], x1[1] + r1 * m[1], x1[2] + r1 * m[2])
     x2 = (x2[0] - r2 * m[0], x2[1] - r2 * m[1], x2[2] - r2 * m[2])
+    axis[0], axis[1], axis[2] = -m[0], -m[1], -m[2]  # v = x₁ − x₂ points against n
     return d - r1 - r2, m, x1, x2

@@ -195,7 +195,7 @@ def ground_contacts(geo, oR, op, n, t1, t2, h, margin, work):
             continue
         code = int(r[COL_CODE])
         # the shape's world placement (R, p) = body ∘ shape, R's columns (R00 R10 R20), (R01 ...), (R02 ...)
-        R, p, par = hits.R1, hits.p1, hits.par1
+        R, p, par = hits.col_R[c], hits.col_p[c], hits.col_par[c]
         shape_pose(r, oR, op, R, p, par)
         p0, p1, p2 = p[0], p[1], p[2]
         R00, R10, R20, R01, R11, R21 = R[0, 0], R[1, 0], R[2, 0], R[0, 1], R[1, 1], R[2, 1]

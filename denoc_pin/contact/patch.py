@@ -279,14 +279,15 @@ def _by_angle(w, k):
 
 
 @njit(cache=True)
-def pair_patch(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, margin, w, points, depths, F):
+def pair_patch(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, margin, w, points, depths, F, axis=None):
     """The contact patch of shapes 1 and 2 (module docstring): its points (world, ≤ PAIR_POINTS rows of ``points``),
     their signed distances (``depths``) and its frame F (3, 3; columns t₁, t₂, n; n from shape 1 to shape 2).
     Returns the number of points: 0 when the shapes are margin or more apart.  The nearest points come from the
-    closed forms (``narrow_phase``) where they exist, else GJK/EPA (``convex``).  w: PAIR_WORK floats."""
+    closed forms (``narrow_phase``) where they exist, else GJK/EPA (``convex``).  w: PAIR_WORK floats; axis: the
+    pair's GJK warm start (``convex.gjk``)."""
     d, n, x1, x2 = pair_distance(c1, par1, R1, p1, c2, par2, R2, p2)
     if d == UNSUPPORTED:
-        d, n, x1, x2 = convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, margin)
+        d, n, x1, x2 = convex_distance(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w, margin, axis)
     if d >= margin:
         return 0
     frame_of(n, F)

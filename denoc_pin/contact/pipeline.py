@@ -65,7 +65,7 @@ from ..core.views import (
 )
 from ..loops.loop_entries import cfd_entry
 from ..loops.loop_kinematics import loop_step
-from ..model.status import NOT_FINITE
+from ..model.status import NOT_FINITE, TOO_MANY_CONTACTS
 from .detection import ground_contacts, shape_pose
 from .patch import pair_patch
 from .solvers import admm, solve_pgs, sticking
@@ -107,12 +107,13 @@ def free_velocity(mi, mf, ws, q, v, tau, dt, vf):
 
 
 @njit(cache=True)
-def detect(geo, gp, sp, oR, op, pairs, cts, work):
+def detect(geo, gp, sp, oR, op, pairs, cts, work, warm):
     """The step's contacts into ``cts`` (a ``ContactSet``): the ground's (``detection.ground_contacts``; key
     (−1, collision, feature), the ground's μ and e), the shape pairs the compiled narrow phase answers
-    (``patch.pair_patch`` on geo.pairs whose bounding spheres come within the margin: up to PAIR_POINTS points
-    with one normal, key (i, j, point), e = 0), then the pairs coal found in Python (``pairs``, e = 0).  work: a
-    ``ContactWork`` buffer (the ground's candidates, the pairs' poses).  Returns n_c."""
+    (``_shape_pairs``: sweep and prune, then ``patch.pair_patch``: up to PAIR_POINTS points with one normal, key
+    (i, j, point), e = 0), then the pairs coal found in Python (``pairs``, e = 0).  work: a
+    ``ContactWork`` buffer (the ground's candidates, the pairs' poses); warm: the ``WarmStarts`` (each pair's GJK
+    direction, read and left updated).  Returns n_c, or −1 when the pairs give more points than ``cts`` holds."""
     w = contact_work_views(work)
     margin = sp[SET_MARGIN]
     nc = 0
@@ -129,29 +130,9 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work):
             cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = -1, col, int(w.hit_feature[i])
             cts.warm_row[nc] = geo.woff[col] + int(w.hit_feature[i])
             nc += 1
-    for kp in range(geo.pairs.shape[0]):
-        i, j = geo.pairs[kp, 0], geo.pairs[kp, 1]
-        ri, rj = geo.rows[i], geo.rows[j]
-        shape_pose(ri, oR, op, w.R1, w.p1, w.par1)
-        shape_pose(rj, oR, op, w.R2, w.p2, w.par2)
-        gap = np.sqrt((w.p2[0] - w.p1[0]) ** 2 + (w.p2[1] - w.p1[1]) ** 2 + (w.p2[2] - w.p1[2]) ** 2)
-        if gap - ri[COL_REACH] - rj[COL_REACH] >= margin:
-            continue  # the bounding spheres are apart: the broad phase
-        vi, vj = int(ri[COL_VSTART]), int(rj[COL_VSTART])
-        k = pair_patch(int(ri[COL_CODE]), w.par1, w.R1, w.p1, geo.verts[vi : vi + int(ri[COL_VCOUNT])],
-                       int(rj[COL_CODE]), w.par2, w.R2, w.p2, geo.verts[vj : vj + int(rj[COL_VCOUNT])],
-                       ri[COL_REACH] + rj[COL_REACH], margin, w.narrow, w.patch_points, w.patch_depths,
-                       w.patch_frame)  # fmt: skip
-        for f in range(k):
-            cts.bodies[nc, 0], cts.bodies[nc, 1] = int(ri[COL_BODY]), int(rj[COL_BODY])
-            for a in range(3):
-                cts.points[nc, a] = w.patch_points[f, a]
-                for b in range(3):
-                    cts.frames[nc, a, b] = w.patch_frame[a, b]
-            cts.depth[nc], cts.mu[nc], cts.restitution[nc] = w.patch_depths[f], geo.pair_mu[kp], 0.0
-            cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = i, j, f
-            cts.warm_row[nc] = geo.pair_warm[kp] + f
-            nc += 1
+    nc = _shape_pairs(geo, oR, op, margin, cts, nc, w, warm)
+    if nc < 0:
+        return -1
     for i in range(len(pairs.depth)):
         cts.bodies[nc, 0], cts.bodies[nc, 1] = pairs.bodies[i, 0], pairs.bodies[i, 1]
         for a in range(3):
@@ -162,6 +143,70 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work):
         cts.depth[nc], cts.mu[nc], cts.restitution[nc] = pairs.depth[i], pairs.mu[i], 0.0
         cts.warm_row[nc] = -1
         nc += 1
+    return nc
+
+
+@njit(cache=True)
+def _shape_pairs(geo, oR, op, margin, cts, nc, w, warm):
+    """The shape pairs' contacts after cts[:nc] (``detect``): each collision's world pose once, then sweep and prune
+    (Baraff 1992; Cohen et al., I-COLLIDE, 1995) of the bounding spheres, widened by half the margin, along the axis
+    their centres spread most on, the collisions kept in last step's order (insertion sort: nearly sorted already);
+    a pair whose intervals overlap, that may touch (geo.pair_of) and whose spheres come within the margin goes to
+    ``patch.pair_patch``.  Returns the new n_c, or −1 when the points outrun cts."""
+    ncol = geo.rows.shape[0]
+    if geo.pairs.shape[0] == 0:
+        return nc
+    for c in range(ncol):
+        shape_pose(geo.rows[c], oR, op, w.col_R[c], w.col_p[c], w.col_par[c])
+    axis, spread = 0, -1.0
+    for a in range(3):
+        lo, hi = np.inf, -np.inf
+        for c in range(ncol):
+            lo, hi = min(lo, w.col_p[c, a]), max(hi, w.col_p[c, a])
+        if hi - lo > spread:
+            axis, spread = a, hi - lo
+    for c in range(ncol):
+        reach = geo.rows[c, COL_REACH] + 0.5 * margin
+        w.sweep_lo[c], w.sweep_hi[c] = w.col_p[c, axis] - reach, w.col_p[c, axis] + reach
+    order = w.sweep_order
+    for a in range(1, ncol):  # insertion sort of the order by sweep_lo
+        b = a
+        while b > 0 and w.sweep_lo[int(order[b - 1])] > w.sweep_lo[int(order[b])]:
+            order[b - 1], order[b] = order[b], order[b - 1]
+            b -= 1
+    for a in range(ncol):
+        ia = int(order[a])
+        for b in range(a + 1, ncol):
+            ib = int(order[b])
+            if w.sweep_lo[ib] > w.sweep_hi[ia]:
+                break  # sorted by sweep_lo: no later one overlaps ia's interval
+            i, j = min(ia, ib), max(ia, ib)
+            kp = geo.pair_of[i, j]
+            if kp < 0:
+                continue
+            ri, rj = geo.rows[i], geo.rows[j]
+            gap = np.sqrt((w.col_p[j, 0] - w.col_p[i, 0]) ** 2 + (w.col_p[j, 1] - w.col_p[i, 1]) ** 2
+                          + (w.col_p[j, 2] - w.col_p[i, 2]) ** 2)  # fmt: skip
+            if gap - ri[COL_REACH] - rj[COL_REACH] >= margin:
+                continue  # the bounding spheres are apart
+            vi, vj = int(ri[COL_VSTART]), int(rj[COL_VSTART])
+            Vi, Vj = geo.verts[vi : vi + int(ri[COL_VCOUNT])], geo.verts[vj : vj + int(rj[COL_VCOUNT])]
+            k = pair_patch(int(ri[COL_CODE]), w.col_par[i], w.col_R[i], w.col_p[i], Vi,
+                           int(rj[COL_CODE]), w.col_par[j], w.col_R[j], w.col_p[j], Vj,
+                           ri[COL_REACH] + rj[COL_REACH], margin, w.narrow, w.patch_points, w.patch_depths,
+                           w.patch_frame, warm.axes[kp])  # fmt: skip
+            if nc + k > len(cts.depth):
+                return -1  # more points than the scene holds (ContactSettings.pair_contacts)
+            for f in range(k):
+                cts.bodies[nc, 0], cts.bodies[nc, 1] = int(ri[COL_BODY]), int(rj[COL_BODY])
+                for x in range(3):
+                    cts.points[nc, x] = w.patch_points[f, x]
+                    for y in range(3):
+                        cts.frames[nc, x, y] = w.patch_frame[x, y]
+                cts.depth[nc], cts.mu[nc], cts.restitution[nc] = w.patch_depths[f], geo.pair_mu[kp], 0.0
+                cts.keys[nc, 0], cts.keys[nc, 1], cts.keys[nc, 2] = i, j, f
+                cts.warm_row[nc] = geo.pair_warm[kp] + f
+                nc += 1
     return nc
 
 
@@ -386,14 +431,16 @@ def keep_warm(geo, cts, nc, lam, warm, now, stats, ok):
 def contact_problem(mi, mf, ws, cb, lw, scene, pairs, q, v, tau, dt):
     """The step's problem at (q, v) under τ: (status, n_c, m), with v_f, J (m, nv), G (m, m) and g (m,) in the
     scene's work area and the contacts in scene.contacts, their rows first, then the loops'.  status:
-    ``aba_entry``'s (nothing else is then written)."""
+    ``aba_entry``'s, or TOO_MANY_CONTACTS (nothing else is then written)."""
     w = contact_work_views(scene.work)
     status = free_velocity(mi, mf, ws, q, v, tau, dt, w.v_free)
     if status:
         return status, 0, 0
     dv = data_views(ws, mi)
     cts = scene.contacts
-    nc = detect(scene.geometry, scene.ground, scene.settings, dv.oR, dv.op, pairs, cts, scene.work)
+    nc = detect(scene.geometry, scene.ground, scene.settings, dv.oR, dv.op, pairs, cts, scene.work, scene.warm)
+    if nc < 0:
+        return TOO_MANY_CONTACTS, 0, 0
     nl = 0 if lw is None else int(lw[LW_M])
     m = 3 * nc + nl
     J, G, g = leading(w.J, (m, len(v))), leading(w.G, (m, m)), leading(w.g, (m,))

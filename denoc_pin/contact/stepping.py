@@ -63,7 +63,9 @@ class ContactSettings:
     iteration cap; compliance: None (rigid) or (stiffness N/m, damping N s/m) per contact; margin: contacts are
     looked for up to this distance (m) before the shapes touch; stabilization: β, the fraction of a penetration
     corrected in one step; restitution_threshold: the normal approach speed (m/s) below which an impact is
-    inelastic; warm_start: start each solve from the last step's impulses of the same contacts."""
+    inelastic; warm_start: start each solve from the last step's impulses of the same contacts; pair_contacts: the
+    most contact points shape pairs give in one step (None: 4 for each collision, at most 4 a pair that may touch;
+    more in a step is an error that says to raise it): the step's buffers are sized for them."""
 
     solver: str = "admm"
     tol: float = 1e-8
@@ -73,6 +75,7 @@ class ContactSettings:
     stabilization: float = 0.2
     restitution_threshold: float = 0.05
     warm_start: bool = True
+    pair_contacts: int | None = None
 
     def __post_init__(self):
         if self.solver not in SOLVERS:
@@ -81,6 +84,10 @@ class ContactSettings:
                                                                          self.restitution_threshold)):  # fmt: skip
             if not (isinstance(x, (int, float)) and np.isfinite(x) and x > 0):
                 raise ValueError(f"ContactSettings {what} must be a positive number, got {x!r}")
+        if self.pair_contacts is not None and not (isinstance(self.pair_contacts, (int, np.integer))
+                                                   and self.pair_contacts >= 0):  # fmt: skip
+            raise ValueError(f"ContactSettings pair_contacts must be None or an integer >= 0, got "
+                             f"{self.pair_contacts!r}")  # fmt: skip
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
             raise ValueError(f"ContactSettings max_iter must be a positive integer, got {self.max_iter!r}")
         if not (isinstance(self.stabilization, (int, float)) and 0.0 <= self.stabilization <= 1.0):
@@ -116,8 +123,10 @@ class ContactStepper:
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
         compiled = np.array(pairs.compiled, dtype=np.int64).reshape(-1, 2)
-        # PAIR_POINTS points a compiled pair; a ground feature or a compiled pair's point a warm-start row
-        self.capacity = (ground_capacity(rows) if ground is not None else 0) + PAIR_POINTS * len(compiled)
+        # the pairs' points: settings.pair_contacts (by default PAIR_POINTS a collision, not more than the pairs can
+        # give); a ground feature or a compiled pair's point a warm-start row
+        most = PAIR_POINTS * min(len(compiled), len(rows)) if settings.pair_contacts is None else settings.pair_contacts
+        self.capacity = (ground_capacity(rows) if ground is not None else 0) + min(most, PAIR_POINTS * len(compiled))
         # support[k]: the columns of v that move body k (its joint and its ancestors')
         support = np.zeros((model.njoints, model.nv), dtype=bool)
         for k in range(1, model.njoints):
@@ -134,9 +143,11 @@ class ContactStepper:
         self.now = 0
         self.cb, self.lw = (model.constraint_buffer, self.data.lw) if model.n_constraints else (None, None)
         warm = WarmStarts(np.zeros((rows_warm, 3)), np.full(rows_warm, -10, dtype=np.int64),
-                          np.zeros(model.n_constraints))  # fmt: skip
+                          np.zeros(model.n_constraints), np.zeros((len(compiled), 3)))  # fmt: skip
+        pair_of = np.full((len(rows), len(rows)), -1, dtype=np.int64)
+        pair_of[compiled[:, 0], compiled[:, 1]] = np.arange(len(compiled))
         geometry = ContactGeometry(rows, verts, chunks, support, woff, compiled, pair_mu.reshape(-1),
-                                   nf + PAIR_POINTS * np.arange(len(compiled), dtype=np.int64))  # fmt: skip
+                                   nf + PAIR_POINTS * np.arange(len(compiled), dtype=np.int64), pair_of)  # fmt: skip
         self.scene = self._scene(geometry, ground_numbers(ground), settings_numbers(settings), warm, self.capacity)
         self._none = shape_pairs(0)  # the pairs of a step that has none
         self._kernels: dict = {}
@@ -146,7 +157,8 @@ class ContactStepper:
         cap = max(cap, 1)
         m = self.model
         mmax = 3 * cap + m.n_constraints
-        work = contact_work(m.njoints, m.nv, mmax, cap, self.most, PAIR_WORK)
+        work = contact_work(m.njoints, m.nv, mmax, cap, self.most, PAIR_WORK, len(geometry.rows))
+        contact_work_arrays(work).sweep_order[:] = np.arange(len(geometry.rows))  # a first order to sort
         return ContactScene(geometry, gp, sp, warm, contact_set(cap), work, solver_work(max(mmax, 1)))
 
     def _kernel(self, dispatcher, args):
@@ -170,10 +182,13 @@ class ContactStepper:
         self._kernel(record_step, args)(*args)
 
     def reset(self) -> None:
-        """Forget the warm starts (a new run from the same scene)."""
+        """Forget the warm starts and the broad phase's order (a new run from the same scene, step for step as a
+        new stepper's)."""
         w = self.scene.warm
-        w.impulse[:], w.step[:], w.loops[:] = 0.0, -10, 0.0
+        w.impulse[:], w.step[:], w.loops[:], w.axes[:] = 0.0, -10, 0.0, 0.0
+        contact_work_arrays(self.scene.work).sweep_order[:] = np.arange(len(self.scene.geometry.rows))
         self.warm_pairs = {}
+        self.now = 0
 
     def _pairs(self) -> ShapePairs:
         """The shape pairs' contacts at the kinematics in self.data (a ``ShapePairs``); the scene grown to hold

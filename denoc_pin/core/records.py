@@ -16,6 +16,7 @@ __all__ = [
     "CW_CAP",
     "CW_MMAX",
     "CW_MOST",
+    "CW_NCOL",
     "CW_NJ",
     "CW_NV",
     "CW_PAIR_WORK",
@@ -53,6 +54,7 @@ CW_MMAX = 2  # the most rows a step can have: 3 cap + the loops' rows
 CW_CAP = 3  # the most contacts a step can have
 CW_MOST = 4  # the most support vertices of one collision
 CW_PAIR_WORK = 5  # the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)
+CW_NCOL = 6  # collisions
 SW_MMAX = 0  # the most rows
 
 
@@ -147,6 +149,8 @@ ContactGeometry = namedtuple(
         "pair_mu",
         # pair_warm: (npairs,) i; a pair's row in the warm starts
         "pair_warm",
+        # pair_of: (ncol, ncol) i; pair_of[i, j], i < j: the pair's row in pairs; −1: the two never touch
+        "pair_of",
     ],
 )
 WarmStarts = namedtuple(
@@ -158,6 +162,8 @@ WarmStarts = namedtuple(
         "step",
         # loops: (nl,) f; the loops' last impulses
         "loops",
+        # axes: (npairs, 3) f; a shape pair's last GJK direction v (world, zero: none yet), the next step's first
+        "axes",
     ],
 )
 JointLaw = namedtuple(
@@ -270,18 +276,18 @@ ContactWork = namedtuple(
         "cand",
         # keep: (5,); the candidates a reduced patch keeps
         "keep",
-        # R1: (3, 3); a shape pair's first shape's world rotation
-        "R1",
-        # R2: (3, 3); its second's
-        "R2",
-        # p1: (3,); the first shape's world origin
-        "p1",
-        # p2: (3,); the second's
-        "p2",
-        # par1: (3,); the first shape's parameters (COLLISION_ROW's params)
-        "par1",
-        # par2: (3,); the second's
-        "par2",
+        # col_R: (ncol, 3, 3); each collision's world rotation this step (the broad phase's and the pairs')
+        "col_R",
+        # col_p: (ncol, 3); its world origin
+        "col_p",
+        # col_par: (ncol, 3); its parameters (COLLISION_ROW's params)
+        "col_par",
+        # sweep_lo: (ncol,); the low end of its bounding sphere along the sweep axis (+ half the margin)
+        "sweep_lo",
+        # sweep_hi: (ncol,); the high end
+        "sweep_hi",
+        # sweep_order: (ncol,); the collisions sorted by sweep_lo (kept from step to step: nearly sorted already)
+        "sweep_order",
         # narrow: (pair_work,); a shape pair's GJK simplex, EPA polytope, features and clipped patch
         "narrow",
         # patch_points: (4, 3); a shape pair's contact points, world (contact.patch.PAIR_POINTS rows)
@@ -368,16 +374,18 @@ def contact_geometry(ncol, nverts, nchunks, nj, nv, npairs):
         np.empty((npairs, 2), dtype=np.int64),
         np.empty((npairs,), dtype=np.float64),
         np.empty((npairs,), dtype=np.int64),
+        np.empty((ncol, ncol), dtype=np.int64),
     )
 
 
 @njit(cache=True)
-def warm_starts(features, nl):
+def warm_starts(features, nl, npairs):
     """A WarmStarts (``core/tables.py``), its arrays uninitialised and its scalars zero."""
     return WarmStarts(
         np.empty((features, 3), dtype=np.float64),
         np.empty((features,), dtype=np.int64),
         np.empty((nl,), dtype=np.float64),
+        np.empty((npairs, 3), dtype=np.float64),
     )
 
 
@@ -433,7 +441,8 @@ def contact_work_views(buf):
     cap = int(buf[CW_CAP])
     most = int(buf[CW_MOST])
     pair_work = int(buf[CW_PAIR_WORK])
-    o = 6
+    ncol = int(buf[CW_NCOL])
+    o = 7
     # v_f = v + dt M⁻¹ (τ − h)
     v_free = view(buf, o, (nv,))
     o += nv
@@ -506,24 +515,24 @@ def contact_work_views(buf):
     # the candidates a reduced patch keeps
     keep = view(buf, o, (5,))
     o += 5
-    # a shape pair's first shape's world rotation
-    R1 = view(buf, o, (3, 3))
-    o += 3 * 3
-    # its second's
-    R2 = view(buf, o, (3, 3))
-    o += 3 * 3
-    # the first shape's world origin
-    p1 = view(buf, o, (3,))
-    o += 3
-    # the second's
-    p2 = view(buf, o, (3,))
-    o += 3
-    # the first shape's parameters (COLLISION_ROW's params)
-    par1 = view(buf, o, (3,))
-    o += 3
-    # the second's
-    par2 = view(buf, o, (3,))
-    o += 3
+    # each collision's world rotation this step (the broad phase's and the pairs')
+    col_R = view(buf, o, (ncol, 3, 3))
+    o += ncol * 3 * 3
+    # its world origin
+    col_p = view(buf, o, (ncol, 3))
+    o += ncol * 3
+    # its parameters (COLLISION_ROW's params)
+    col_par = view(buf, o, (ncol, 3))
+    o += ncol * 3
+    # the low end of its bounding sphere along the sweep axis (+ half the margin)
+    sweep_lo = view(buf, o, (ncol,))
+    o += ncol
+    # the high end
+    sweep_hi = view(buf, o, (ncol,))
+    o += ncol
+    # the collisions sorted by sweep_lo (kept from step to step: nearly sorted already)
+    sweep_order = view(buf, o, (ncol,))
+    o += ncol
     # a shape pair's GJK simplex, EPA polytope, features and clipped patch
     narrow = view(buf, o, (pair_work,))
     o += pair_work
@@ -561,12 +570,12 @@ def contact_work_views(buf):
         hit_feature,
         cand,
         keep,
-        R1,
-        R2,
-        p1,
-        p2,
-        par1,
-        par2,
+        col_R,
+        col_p,
+        col_par,
+        sweep_lo,
+        sweep_hi,
+        sweep_order,
         narrow,
         patch_points,
         patch_depths,
@@ -582,6 +591,7 @@ def contact_work_arrays(buf):
     cap = int(buf[CW_CAP])
     most = int(buf[CW_MOST])
     pair_work = int(buf[CW_PAIR_WORK])
+    ncol = int(buf[CW_NCOL])
     shapes = (
         (nv,),
         (6, nv),
@@ -607,24 +617,24 @@ def contact_work_arrays(buf):
         (cap,),
         (most, 5),
         (5,),
-        (3, 3),
-        (3, 3),
-        (3,),
-        (3,),
-        (3,),
-        (3,),
+        (ncol, 3, 3),
+        (ncol, 3),
+        (ncol, 3),
+        (ncol,),
+        (ncol,),
+        (ncol,),
         (pair_work,),
         (4, 3),
         (4,),
         (3, 3),
     )
-    return ContactWork(*_tiled(buf, 6, shapes))
+    return ContactWork(*_tiled(buf, 7, shapes))
 
 
 @njit(cache=True)
-def contact_work_size(nj, nv, mmax, cap, most, pair_work):
+def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
     """The length of a ContactWork buffer."""
-    n = 6
+    n = 7
     n += nv  # v_free
     n += 6 * nv  # Jall
     n += mmax * nv  # J
@@ -649,12 +659,12 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work):
     n += cap  # hit_feature
     n += most * 5  # cand
     n += 5  # keep
-    n += 3 * 3  # R1
-    n += 3 * 3  # R2
-    n += 3  # p1
-    n += 3  # p2
-    n += 3  # par1
-    n += 3  # par2
+    n += ncol * 3 * 3  # col_R
+    n += ncol * 3  # col_p
+    n += ncol * 3  # col_par
+    n += ncol  # sweep_lo
+    n += ncol  # sweep_hi
+    n += ncol  # sweep_order
     n += pair_work  # narrow
     n += 4 * 3  # patch_points
     n += 4  # patch_depths
@@ -663,15 +673,16 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work):
 
 
 @njit(cache=True)
-def contact_work(nj, nv, mmax, cap, most, pair_work):
+def contact_work(nj, nv, mmax, cap, most, pair_work, ncol):
     """A ContactWork buffer, its header written."""
-    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most, pair_work))
+    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol))
     buf[CW_NJ] = nj
     buf[CW_NV] = nv
     buf[CW_MMAX] = mmax
     buf[CW_CAP] = cap
     buf[CW_MOST] = most
     buf[CW_PAIR_WORK] = pair_work
+    buf[CW_NCOL] = ncol
     return buf
 
 

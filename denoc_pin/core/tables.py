@@ -271,14 +271,16 @@ CONTACT_GEOMETRY = (
     ("pairs", ("npairs", 2), "i", "the shape pairs the compiled narrow phase tests (i < j), which may touch"),
     ("pair_mu", ("npairs",), "f", "a pair's μ, the larger of its two shapes'"),
     ("pair_warm", ("npairs",), "i", "a pair's row in the warm starts"),
+    ("pair_of", ("ncol", "ncol"), "i", "pair_of[i, j], i < j: the pair's row in pairs; −1: the two never touch"),
 )
 """What the step knows of the model's collisions (``ContactGeometry``, ``contact_geometry(...)``)."""
 WARM_STARTS = (
     ("impulse", ("features", 3), "f", "a ground feature's last impulse, contact frame (row woff[c] + feature)"),
     ("step", ("features",), "i", "the step that impulse is from (used when it is the one before)"),
     ("loops", ("nl",), "f", "the loops' last impulses"),
+    ("axes", ("npairs", 3), "f", "a shape pair's last GJK direction v (world, zero: none yet), the next step's first"),
 )
-"""The warm starts a run carries from step to step (``WarmStarts``, ``warm_starts(features, nl)``)."""
+"""The warm starts a run carries from step to step (``WarmStarts``, ``warm_starts(features, nl, npairs)``)."""
 JOINT_LAW = (
     ("kp", ("nv",), "f", "K_p"),
     ("kd", ("nv",), "f", "K_d"),
@@ -317,6 +319,7 @@ CONTACT_WORK_HEADER = (
     ("cap", "the most contacts a step can have"),
     ("most", "the most support vertices of one collision"),
     ("pair_work", "the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)"),
+    ("ncol", "collisions"),
 )
 CONTACT_WORK = (
     ("v_free", ("nv",), "v_f = v + dt M⁻¹ (τ − h)"),
@@ -343,19 +346,19 @@ CONTACT_WORK = (
     ("hit_feature", ("cap",), "its feature: a corner, rim point, end cap or hull vertex"),
     ("cand", ("most", 5), "one mesh's candidates (x, d, vertex) before its patch is reduced"),
     ("keep", (5,), "the candidates a reduced patch keeps"),
-    ("R1", (3, 3), "a shape pair's first shape's world rotation"),
-    ("R2", (3, 3), "its second's"),
-    ("p1", (3,), "the first shape's world origin"),
-    ("p2", (3,), "the second's"),
-    ("par1", (3,), "the first shape's parameters (COLLISION_ROW's params)"),
-    ("par2", (3,), "the second's"),
+    ("col_R", ("ncol", 3, 3), "each collision's world rotation this step (the broad phase's and the pairs')"),
+    ("col_p", ("ncol", 3), "its world origin"),
+    ("col_par", ("ncol", 3), "its parameters (COLLISION_ROW's params)"),
+    ("sweep_lo", ("ncol",), "the low end of its bounding sphere along the sweep axis (+ half the margin)"),
+    ("sweep_hi", ("ncol",), "the high end"),
+    ("sweep_order", ("ncol",), "the collisions sorted by sweep_lo (kept from step to step: nearly sorted already)"),
     ("narrow", ("pair_work",), "a shape pair's GJK simplex, EPA polytope, features and clipped patch"),
     ("patch_points", (4, 3), "a shape pair's contact points, world (contact.patch.PAIR_POINTS rows)"),
     ("patch_depths", (4,), "their signed distances"),
     ("patch_frame", (3, 3), "the patch's frame, columns (t₁, t₂, n), n from the first shape to the second"),
 )
 """A contact step's work area, one float buffer for up to mmax rows and cap contacts: nothing is allocated a step
-(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most, pair_work)``)."""
+(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most, pair_work, ncol)``)."""
 SOLVER_WORK_HEADER = (("mmax", "the most rows"),)
 SOLVER_WORK = (
     ("sigma", ("mmax",), "σ = G λ + g"),

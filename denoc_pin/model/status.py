@@ -24,6 +24,7 @@ __all__ = [
     "OK",
     "SINGULAR",
     "STATUSES",
+    "TOO_MANY_CONTACTS",
     "TOO_SMALL_STEP",
     "Status",
     "declare",
@@ -62,12 +63,14 @@ STATUSES = (
     Status("BAD_FRAME", -5, "a frame index out of range"),
     Status("TOO_SMALL_STEP", -6, "an adaptive integrator's step fell below 10 ulp of t"),
     Status("BAD_GAINS", -7, "Baumgarte gains or an rcond that are not finite and non-negative"),
+    Status("TOO_MANY_CONTACTS", -8, "a step's shape pairs gave more contact points than the scene holds"),
 )
 _CODES = declare(STATUSES)
 OK, NOT_FINITE, SINGULAR = _CODES["OK"], _CODES["NOT_FINITE"], _CODES["SINGULAR"]
 BAD_LENGTH, NOT_STAMPED, NOT_READY = _CODES["BAD_LENGTH"], _CODES["NOT_STAMPED"], _CODES["NOT_READY"]
 NO_MASS, BAD_FRAME = _CODES["NO_MASS"], _CODES["BAD_FRAME"]
 TOO_SMALL_STEP, BAD_GAINS = _CODES["TOO_SMALL_STEP"], _CODES["BAD_GAINS"]
+TOO_MANY_CONTACTS = _CODES["TOO_MANY_CONTACTS"]
 
 
 def raise_for_status(model, status: int, q, v, x, xname: str) -> None:
@@ -95,5 +98,10 @@ def raise_for_status(model, status: int, q, v, x, xname: str) -> None:
         raise ValueError(f"q, v or {xname} of the wrong length for model {model.name!r} (nq={model.nq}, nv={model.nv})")
     if status == BAD_GAINS:
         raise ValueError("the Baumgarte gains and rcond must be finite and non-negative")
+    if status == TOO_MANY_CONTACTS:
+        raise ValueError(
+            f"model {model.name!r}: the shape pairs touching in one step gave more contact points than "
+            "ContactSettings.pair_contacts holds; raise it (each touching pair gives up to 4)"
+        )
     name = next((s.name for s in STATUSES if s.code == status), "unknown")
     raise RuntimeError(f"a compiled entry returned status {status} ({name}) where the checked path rules it out")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 
 import numpy as np
 
@@ -39,12 +40,30 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
     body), "depths" (k,), "collisions" (the names of the shapes touching, "ground" for the plane), "loop_impulses",
     and the solve's "iterations", "residual", "primal", "dual", "complementarity", "converged"."""
     settings = ContactSettings() if contact is None else contact
-    stepper = ContactStepper(model, ground, settings, dt)
     if isinstance(tau, JointPD) and tau.model is not model:
         raise ValueError(f"tau is a JointPD of model {tau.model.name!r}, not of the model simulated ({model.name!r})")
-    if stepper.pairs is None and (isinstance(tau, JointPD) or not callable(tau)):
-        return _compiled(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
-    return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
+    stepper = _take_stepper(model, ground, settings, dt)
+    try:
+        if stepper.pairs is None and (isinstance(tau, JointPD) or not callable(tau)):
+            return _compiled(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
+        return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
+    finally:
+        _STEPPERS.setdefault(model, {})[(ground, settings, float(dt))] = stepper
+
+
+_STEPPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""The steppers of finished runs, by model and (ground, settings, dt): a run of the same scene takes one back
+(its warm starts reset) instead of packing the collisions and sizing the work areas again (a few ms, as much as
+hundreds of steps of a small robot).  A run takes its stepper out while it runs: two threads never share one."""
+
+
+def _take_stepper(model: Model, ground, settings: ContactSettings, dt: float) -> ContactStepper:
+    """A finished run's stepper of this scene (reset), or a new one."""
+    stepper = _STEPPERS.get(model, {}).pop((ground, settings, float(dt)), None)
+    if stepper is None:
+        return ContactStepper(model, ground, settings, dt)
+    stepper.reset()
+    return stepper
 
 
 def _law(model: Model, tau) -> JointLaw:
