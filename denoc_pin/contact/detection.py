@@ -1,5 +1,5 @@
-"""Contact detection: every collision against the ground plane in compiled code (closed forms), and shape–shape pairs
-through coal.
+"""Contact detection: every collision against the ground plane in compiled code (closed forms); shape–shape pairs
+through coal when the compiled narrow phase is turned off.
 
 Against the plane {x : n·x = h} a point x has the signed distance d = n·x − h (negative: penetration).  Each shape
 gives the points that can touch first, and a point becomes a contact candidate when d < margin:
@@ -17,8 +17,9 @@ gives the points that can touch first, and a point becomes a contact candidate w
   deepest vertex and its extremes along the four in-plane diagonals, so that a flat sole gives a few rows, not
   hundreds.
 
-Shape–shape pairs (``pair_contacts``) go through coal's GJK/EPA (``coal.collide``) and its contact patches
-(``coal.computeContactPatch``), reduced the same way: the cost is coal's, one Python call per pair and step.
+Shape–shape pairs are tested in the compiled step (``pipeline``: closed forms, GJK/EPA, a patch of up to 4 points).
+With ``ContactStepper(compiled_pairs=False)`` they go through coal instead (``pair_contacts``: ``coal.collide`` and
+``coal.computeContactPatch``, reduced the same way; one Python call per pair and step): the tests' referee.
 """
 
 from __future__ import annotations

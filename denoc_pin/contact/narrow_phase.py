@@ -11,8 +11,8 @@ segments).
 
 A pair is given as each shape's code (``core.shapes``: SPHERE, BOX, CAPSULE), its parameters (``COLLISION_ROW``'s
 params: a sphere's r; a box's half extents; a capsule's r and half length along its z axis) and its world pose (R, p).
-``pair_distance`` answers for any order of the supported pairs; other pairs return ``UNSUPPORTED`` (coal answers
-them).  Allocates nothing: vectors are tuples.
+``pair_distance`` answers for any order of the supported pairs; other pairs return ``UNSUPPORTED`` (GJK and EPA
+answer them, ``convex``).  Allocates nothing: vectors are tuples.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 were (``Trajectory.contacts``).
 
 The run is one compiled loop (``contact.pipeline.contact_run``) when nothing in it needs Python: τ None, constant or a
-``JointPD``, and no shape pair left to coal (``contact.narrow_phase`` answers the others in the step).  Otherwise each
+``JointPD``, and no shape pair left to coal (the compiled narrow phase answers every pair in the step, unless
+``ContactStepper(compiled_pairs=False)``).  Otherwise each
 step is one compiled call (``ContactStepper``), with the callback ``tau(t, q, v)`` and coal's pairs in Python between
 them."""
 
