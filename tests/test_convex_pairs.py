@@ -311,3 +311,14 @@ def test_more_pair_points_than_the_scene_holds_is_an_error():
         dp.simulate(m, q, np.zeros(6), 0.01, 1e-3, contact=dp.ContactSettings(pair_contacts=2), progress=False)
     tr = dp.simulate(m, q, np.zeros(6), 0.01, 1e-3, contact=dp.ContactSettings(), progress=False)
     assert len(tr.contacts[-2]["depths"]) == 4 and abs(tr.q[-1][2] - 0.05) <= 1e-6
+
+
+def test_a_second_run_of_a_scene_repeats_the_first():
+    """``dp.simulate`` keeps a model's last stepper for the next run of the same scene (warm starts, GJK directions
+    and the sweep's order reset): the second run of the stack equals the first bit for bit, and one on another
+    ground differs."""
+    m, q = box_stack(3)
+    grounds = (dp.Ground(friction=0.8), dp.Ground(friction=0.8), dp.Ground(friction=0.8, height=0.001))
+    runs = [dp.simulate(m, q, np.zeros(m.nv), 0.3, 1e-3, ground=g, progress=False, record_every=10) for g in grounds]
+    assert np.array_equal(runs[0].q, runs[1].q) and np.array_equal(runs[0].v, runs[1].v)
+    assert not np.array_equal(runs[0].q, runs[2].q)

@@ -49,19 +49,20 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
             return _compiled(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
         return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
     finally:
-        _STEPPERS.setdefault(model, {})[(ground, settings, float(dt))] = stepper
+        _STEPPERS[model] = ((ground, settings, float(dt)), stepper)
 
 
 _STEPPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""The steppers of finished runs, by model and (ground, settings, dt): a run of the same scene takes one back
-(its warm starts reset) instead of packing the collisions and sizing the work areas again (a few ms, as much as
-hundreds of steps of a small robot).  A run takes its stepper out while it runs: two threads never share one."""
+"""A model's last finished run's stepper and its scene (ground, settings, dt): the next run of the same scene takes
+it back (its warm starts reset) instead of packing the collisions and sizing the work areas again (a few ms, as much
+as hundreds of steps of a small robot).  One a model (a sweep over grounds keeps no pile of them); a run takes its
+stepper out while it runs, so that two threads never share one."""
 
 
 def _take_stepper(model: Model, ground, settings: ContactSettings, dt: float) -> ContactStepper:
-    """A finished run's stepper of this scene (reset), or a new one."""
-    stepper = _STEPPERS.get(model, {}).pop((ground, settings, float(dt)), None)
-    if stepper is None:
+    """The model's last run's stepper if it was of this scene (reset), or a new one."""
+    key, stepper = _STEPPERS.pop(model, (None, None))
+    if stepper is None or key != (ground, settings, float(dt)):
         return ContactStepper(model, ground, settings, dt)
     stepper.reset()
     return stepper
