@@ -318,6 +318,28 @@ def test_contacts_are_drawn_at_their_points_along_their_forces():
             assert np.abs(_node_transform(v, "denoc_pin", "contacts", str(i), part)[:3, :3]).max() < 1e-8
 
 
+def test_contacts_between_bodies_are_drawn_as_the_grounds():
+    """A box resting on a table fixed to the world, no ground: the pair's 4 contacts are drawn as the ground's are,
+    a dot at each point and an arrow along the force on the box (up, carrying its weight)."""
+    b = dp.ModelBuilder("box on a table")
+    b.add_collision(0, dp.Box((1.0, 1.0, 0.2)), placement=(np.eye(3), np.array([0.0, 0.0, -0.1])))
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.01, link="box")
+    b.add_collision("box", dp.Box((0.1, 0.1, 0.1)))
+    model = b.build()
+    q = dp.neutral(model)
+    q[2] = 0.05
+    traj = dp.simulate(model, q, np.zeros(6), 0.1, 1e-3, contact=dp.ContactSettings(), progress=False)
+    row = traj.contacts[-2]
+    assert len(row["points"]) == 4 and all(c[0] != "ground" for c in row["collisions"])
+    v = Viewer(model)
+    v.display(traj.q[-1], row)
+    for i, (p, f) in enumerate(zip(row["points"], row["forces"], strict=True)):
+        np.testing.assert_allclose(_node_transform(v, "denoc_pin", "contacts", str(i), "point")[:3, 3], p, atol=1e-12)
+        axis = _node_transform(v, "denoc_pin", "contacts", str(i), "shaft")[:3, 1]
+        np.testing.assert_allclose(axis / np.linalg.norm(axis), f / np.linalg.norm(f), atol=1e-12)
+    assert abs(row["forces"][:, 2].sum() - 9.81) <= 1e-6
+
+
 def test_a_contact_trajectory_animates_its_ground_and_contacts(tmp_path):
     """save_html of a contact Trajectory draws the ground it ran on and animates every contact marker with the
     model, one key per frame."""
