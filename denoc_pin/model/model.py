@@ -433,8 +433,20 @@ class Model:
 
     def __getstate__(self) -> dict:
         # Pickle copies each view as an array of its own: only mb goes, the views are made again from it.
-        views = {"mi", "mf", *ModelViews._fields, "_nqs", "_body_module", "_inertias", "_M", "_neutral", "frame_buffer",
-                 "joint_frame_buffer", "_frame_index"}  # fmt: skip
+        views = {
+            "mi",
+            "mf",
+            *ModelViews._fields,
+            "_nqs",
+            "_body_module",
+            "_inertias",
+            "_M",
+            "_neutral",
+            "frame_buffer",
+            "joint_frame_buffer",
+            "_frame_index",
+            "_last_stepper",
+        }  # fmt: skip  (a run's stepper: not pickled)
         return {"_ni": self.mi.size} | {k: v for k, v in self.__dict__.items() if k not in views}
 
     def __setstate__(self, state: dict) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-import weakref
 
 import numpy as np
 
@@ -49,19 +48,20 @@ def simulate_contacts(model: Model, q0, v0, nsteps: int, dt: float, tau, ground,
             return _compiled(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
         return _stepwise(model, stepper, q0, v0, nsteps, dt, tau, stride, progress)
     finally:
-        _STEPPERS[model] = ((ground, settings, float(dt)), stepper)
+        object.__setattr__(model, LAST_STEPPER, ((ground, settings, float(dt)), stepper))
 
 
-_STEPPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""A model's last finished run's stepper and its scene (ground, settings, dt): the next run of the same scene takes
-it back (its warm starts reset) instead of packing the collisions and sizing the work areas again (a few ms, as much
-as hundreds of steps of a small robot).  One a model (a sweep over grounds keeps no pile of them); a run takes its
-stepper out while it runs, so that two threads never share one."""
+LAST_STEPPER = "_last_stepper"
+"""The model's attribute that keeps its last finished run's stepper and that run's scene (ground, settings, dt): the
+next run of the same scene takes it back (its warm starts reset) instead of packing the collisions and sizing the work
+areas again (a few ms, as much as hundreds of steps of a small robot).  One a model (a sweep over grounds keeps no
+pile of them), gone with the model (the cycle model → stepper → model is the collector's), not pickled; a run takes
+it out while it runs, so that two threads never share one."""
 
 
 def _take_stepper(model: Model, ground, settings: ContactSettings, dt: float) -> ContactStepper:
     """The model's last run's stepper if it was of this scene (reset), or a new one."""
-    key, stepper = _STEPPERS.pop(model, (None, None))
+    key, stepper = model.__dict__.pop(LAST_STEPPER, (None, None))
     if stepper is None or key != (ground, settings, float(dt)):
         return ContactStepper(model, ground, settings, dt)
     stepper.reset()
