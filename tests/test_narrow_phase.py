@@ -91,7 +91,7 @@ def test_a_sphere_deep_inside_a_box_leaves_by_its_nearest_face_and_grazing_spher
     assert d == -0.2 and np.isfinite(n).all()  # concentric: a normal all the same
 
 
-def test_parallel_segments_meet_in_the_middle_of_their_overlap_and_other_pairs_are_left_to_coal():
+def test_parallel_segments_meet_in_the_middle_of_their_overlap_and_other_pairs_are_left_to_gjk():
     s, t = segments_nearest((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0, (0.5, 0.3, 0.0), (1.0, 0.0, 0.0), 1.0)
     assert (s, t) == pytest.approx((0.25, -0.25))  # overlap [-0.5, 1] in segment 1's terms; its middle
     I = np.eye(3)

@@ -24,25 +24,16 @@ from ..core.shapes import BOX, CAPSULE, SPHERE
 
 __all__ = [
     "UNSUPPORTED",
-    "SUPPORTED",
     "capsule_capsule",
     "frame_of",
     "pair_distance",
     "segments_nearest",
     "sphere_box",
     "sphere_sphere",
-    "supported",
 ]
 
 UNSUPPORTED = np.inf
 """``pair_distance``'s distance for a pair it has no closed form for."""
-SUPPORTED = ((SPHERE, SPHERE), (SPHERE, CAPSULE), (CAPSULE, CAPSULE), (SPHERE, BOX))
-"""The pairs of shape codes ``pair_distance`` answers (in either order)."""
-
-
-def supported(code1: int, code2: int) -> bool:
-    """Whether the compiled narrow phase answers this pair of shape codes."""
-    return (code1, code2) in SUPPORTED or (code2, code1) in SUPPORTED
 
 
 @njit(cache=True)
