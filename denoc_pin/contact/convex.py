@@ -6,10 +6,11 @@ of Ericson, *Real-Time Collision Detection*, 2005, §5.1.5 and §5.1.6).
 
 A shape is its **core** inflated by a radius: a sphere is a point and r, a capsule its segment and r, a box, a
 cylinder and a mesh's convex hull themselves and 0.  GJK finds the nearest points of the cores in the Minkowski
-difference C = A − B; cores farther apart than ``TOUCH`` have d = ‖x₁ − x₂‖ − r₁ − r₂ along n = (x₂ − x₁)/‖·‖;
-otherwise EPA expands GJK's last simplex into a polytope of C until the face nearest the origin is a face of C to
-within ``EPA_TOLERANCE`` (exact for a box or a hull; a cylinder's curved side to the tolerance the vertex budget
-``EPA_VERTICES`` reaches), and d = −depth − r₁ − r₂ along that face's normal.
+difference C = A − B; cores farther apart than ``TOUCH`` × (the pair's size) have d = ‖x₁ − x₂‖ − r₁ − r₂ along
+n = (x₂ − x₁)/‖·‖ (GJK stops as soon as a plane separates them by more than the caller's ``far``, and starts from the
+pair's last direction when it has one); otherwise EPA expands GJK's last simplex into a polytope of C until the face
+nearest the origin is a face of C to within ``EPA_TOLERANCE`` (exact for a box or a hull; a cylinder's curved side to
+the tolerance the vertex budget ``EPA_VERTICES`` reaches), and d = −depth − r₁ − r₂ along that face's normal.
 
 A shape is passed as (code, params, R, p, V): its code (``core.shapes``), its three parameters (``COLLISION_ROW``),
 its world rotation and origin, and for a mesh its hull vertices in its own frame (else an empty (0, 3) array).  The
