@@ -288,7 +288,7 @@ class PairDetector:
                  if may_touch(cols[i], cols[j], model.parents, loose, excluded)]  # fmt: skip
         self.compiled = pairs if compiled else []
         """The pairs the compiled narrow phase answers (``patch.pair_patch``: every shape), in the step."""
-        self.pairs = [pair for pair in pairs if pair not in self.compiled]
+        self.pairs = [] if compiled else pairs
         """The pairs coal answers, in Python between steps."""
         used = sorted({i for p in self.pairs for i in p})
         self.shapes = {i: coal_geometry(cols[i].shape) for i in used}

@@ -21,7 +21,8 @@ import numpy as np
 from .tables import COLLISION_ROW, columns
 
 __all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
-           "Sphere", "collisions_named", "contact_frame", "may_touch", "pack_collisions", "unique_name"]  # fmt: skip
+           "Sphere", "collisions_named", "contact_frame", "may_touch", "pack_collisions", "pairs_between",
+           "unique_name"]  # fmt: skip
 
 SPHERE, BOX, CAPSULE, CYLINDER, MESH = range(5)
 
@@ -280,6 +281,19 @@ def unique_name(name: str, taken: set) -> str:
 def collisions_named(collisions, x: str) -> list[str]:
     """The names of the collisions a name stands for: the collision so named, else every collision on link x."""
     return [c.name for c in collisions if c.name == x] or [c.name for c in collisions if c.link == x]
+
+
+def pairs_between(collisions, a: str, b: str, links) -> list[tuple[str, str]]:
+    """The pairs of collision names between a and b, each a collision's name or a link's (``collisions_named``); a
+    ValueError for a name that is neither a collision nor one of ``links``."""
+    named = []
+    for x in (a, b):
+        own = collisions_named(collisions, x)
+        if not own and x not in links:
+            raise ValueError(f"{x!r} is neither a collision nor a link; the collisions are "
+                             f"{', '.join(c.name for c in collisions) or 'none'}")  # fmt: skip
+        named.append(own)
+    return [(i, j) for i in named[0] for j in named[1] if i != j]
 
 
 def may_touch(a: Collision, b: Collision, parents, loose=(), excluded=()) -> bool:

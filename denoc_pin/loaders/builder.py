@@ -6,7 +6,7 @@ import numpy as np
 
 from ..algorithms.checks import check_not_singular
 from ..core.joints import BUILDER_NAMES, JOINTS, kind_of
-from ..core.shapes import Collision, Shape, collisions_named
+from ..core.shapes import Collision, Shape, pairs_between
 from ..core.spatial import inertia_about_origin
 from ..loops import JointCoupling, LoopJoint, resolve_loops
 from ..model import FRAME_TYPES, LIMIT_FIELDS, MAX_MAGNITUDE, UNBOUNDED, Frame, Model, ModelError, placement_pair
@@ -262,15 +262,10 @@ class ModelBuilder:
         """The excluded pairs as collision names: a link's name stands for every collision on it."""
         out = []
         for a, b in self._excluded:
-            named = []
-            for x in (a, b):
-                own = collisions_named(self._collisions, x)
-                if not own and x not in self._links:
-                    raise ModelError(f"ModelBuilder {self.name!r}: exclude_collisions: {x!r} is neither a collision "
-                                     f"nor a link; the collisions are "
-                                     f"{', '.join(c.name for c in self._collisions) or 'none'}")  # fmt: skip
-                named.append(own)
-            out += [(i, j) for i in named[0] for j in named[1] if i != j]
+            try:
+                out += pairs_between(self._collisions, a, b, self._links)
+            except ValueError as e:
+                raise ModelError(f"ModelBuilder {self.name!r}: exclude_collisions: {e}") from None
         return out
 
     def exclude_collisions(self, a: str, b: str) -> None:

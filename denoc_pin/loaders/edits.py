@@ -20,7 +20,7 @@ from ..algorithms.dynamics_api import gim
 from ..algorithms.kinematics import kinematics_entry
 from ..algorithms.kinematics_api import joint_index
 from ..core.joints import JOINTS
-from ..core.shapes import collisions_named
+from ..core.shapes import pairs_between
 from ..loaders.builder import ModelBuilder
 from ..loaders.urdf_xml import parse_xml
 from ..loops import LoopJoint, loop_jacobian, loop_mobility, resolve_loops
@@ -298,15 +298,10 @@ def _copy_collisions(b: ModelBuilder, model: Model, prefix: str = "") -> None:
 
 def collision_pairs(model: Model, a: str, b: str, where: str) -> list[tuple[str, str]]:
     """The pairs of collisions between a and b, each a collision's name or a link's (all its collisions)."""
-
-    def named(x: str) -> list[str]:
-        own = collisions_named(model.collisions, x)
-        if not own and x not in model.link_names and x not in {f.name for f in model.frames}:
-            raise ModelError(f"{where}: {x!r} is neither a collision nor a link of model {model.name!r}; its "
-                             f"collisions are {', '.join(c.name for c in model.collisions) or 'none'}")  # fmt: skip
-        return own
-
-    return [(i, j) for i in named(a) for j in named(b) if i != j]
+    try:
+        return pairs_between(model.collisions, a, b, set(model.link_names) | {f.name for f in model.frames})
+    except ValueError as e:
+        raise ModelError(f"{where}: model {model.name!r}: {e}") from None
 
 
 def exclude_collisions(model: Model, pairs=(), srdf=None) -> Model:
