@@ -80,6 +80,19 @@ def assert_close(x, y, rtol: float = RTOL, atol: float = 1e-12, what: str = "") 
 # ----------------------------------------------------------------------------------------
 
 
+def box_on_table() -> tuple[dp.Model, np.ndarray]:
+    """(model, q): a 1 kg, 10 cm box resting on a 1 x 1 x 0.2 m table fixed to the world (its top at z = 0): a
+    shape pair without a ground, face on face."""
+    b = dp.ModelBuilder("box on a table")
+    b.add_collision(0, dp.Box((1.0, 1.0, 0.2)), placement=(np.eye(3), np.array([0.0, 0.0, -0.1])))
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.01, link="box")
+    b.add_collision("box", dp.Box((0.1, 0.1, 0.1)))
+    model = b.build()
+    q = dp.neutral(model)
+    q[2] = 0.05
+    return model, q
+
+
 def _random_rotation(rng) -> np.ndarray:
     Q, R = np.linalg.qr(rng.standard_normal((3, 3)))
     Q = Q @ np.diag(np.sign(np.diag(R)))

@@ -6,6 +6,7 @@ corners; and scenes with known answers — a box sliding on a box, a 5-box stack
 import coal
 import numpy as np
 import pytest
+from conftest import box_on_table
 from scipy.spatial.transform import Rotation
 
 import denoc_pin as dp
@@ -300,13 +301,7 @@ def test_touching_faces_give_the_face_normal():
 def test_more_pair_points_than_the_scene_holds_is_an_error():
     """A box resting on a table fixed to the world (no ground) gives 4 points: with ``pair_contacts=2`` the run stops
     with an error that says which setting to raise (never a silently dropped contact); with the default it rests."""
-    b = dp.ModelBuilder("table")
-    b.add_collision(0, dp.Box((1.0, 1.0, 0.2)), placement=(np.eye(3), np.array([0.0, 0.0, -0.1])))
-    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.01, link="box")
-    b.add_collision("box", dp.Box((0.1, 0.1, 0.1)))
-    m = b.build()
-    q = dp.neutral(m)
-    q[2] = 0.05
+    m, q = box_on_table()
     with pytest.raises(ValueError, match="more contact points than ContactSettings.pair_contacts holds; raise it"):
         dp.simulate(m, q, np.zeros(6), 0.01, 1e-3, contact=dp.ContactSettings(pair_contacts=2), progress=False)
     tr = dp.simulate(m, q, np.zeros(6), 0.01, 1e-3, contact=dp.ContactSettings(), progress=False)

@@ -11,7 +11,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 import umsgpack
-from conftest import URDF_DIR
+from conftest import URDF_DIR, box_on_table
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
@@ -321,13 +321,7 @@ def test_contacts_are_drawn_at_their_points_along_their_forces():
 def test_contacts_between_bodies_are_drawn_as_the_grounds():
     """A box resting on a table fixed to the world, no ground: the pair's 4 contacts are drawn as the ground's are,
     a dot at each point and an arrow along the force on the box (up, carrying its weight)."""
-    b = dp.ModelBuilder("box on a table")
-    b.add_collision(0, dp.Box((1.0, 1.0, 0.2)), placement=(np.eye(3), np.array([0.0, 0.0, -0.1])))
-    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.01, link="box")
-    b.add_collision("box", dp.Box((0.1, 0.1, 0.1)))
-    model = b.build()
-    q = dp.neutral(model)
-    q[2] = 0.05
+    model, q = box_on_table()
     traj = dp.simulate(model, q, np.zeros(6), 0.1, 1e-3, contact=dp.ContactSettings(), progress=False)
     row = traj.contacts[-2]
     assert len(row["points"]) == 4 and all(c[0] != "ground" for c in row["collisions"])
