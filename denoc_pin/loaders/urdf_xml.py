@@ -438,11 +438,11 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
             found = el.findall(sub)
             if len(found) < 2:
                 continue
-            lines = ", ".join(str(f.sourceline) for f in found)
+            at = ", ".join(str(f.sourceline) for f in found)
             if not all(_same_numbers(f, found[0]) for f in found[1:]):
                 raise ModelError(f"{path}: joint {name!r} (line {el.sourceline}) has {len(found)} <{sub}> that differ "
-                                 f"(lines {lines}): which one holds is not defined; keep one")  # fmt: skip
-            lenient.append(f"joint {name!r} (line {el.sourceline}) has {len(found)} identical <{sub}> (lines {lines}); "
+                                 f"(lines {at}): which one holds is not defined; keep one")  # fmt: skip
+            lenient.append(f"joint {name!r} (line {el.sourceline}) has {len(found)} identical <{sub}> (lines {at}); "
                            "one is read")  # fmt: skip
             for extra in found[1:]:
                 el.remove(extra)

@@ -4,12 +4,14 @@ bodies (``benchmarks/compare.py --contacts``, ``docs/contacts.md``).
 
 What is the same: the tree (a body per joint, named as the joint, its inertia about its centre of mass), the joints
 (free, hinge, slide, ball), gravity, the collision shapes (a mesh as the vertices of its convex hull, which MuJoCo
-hulls again), which pairs touch (``group``/``mask`` as ``contype``/``conaffinity``), the ground's plane and Coulomb
-friction (an elliptic cone, ``condim`` 3), dt, the PD: an actuator per driven 1-DOF joint, τ = K_p (q_ref − q) +
-K_d (v_ref − v) + τ_ff (gain K_p on the control q_ref, bias τ_ff + K_d v_ref − K_p q − K_d v), and the closed loops:
-a spherical cut joint as a ``connect`` equality between two sites at its frames.  What is MuJoCo's own: its contacts
-and equalities are soft (``solref``, ``solimp`` defaults), so a body at rest sinks until the contact's spring carries
-it and a loop opens until the equality's spring holds it, and its solver is its Newton method.
+hulls again), which pairs touch (``group``/``mask`` as ``contype``/``conaffinity``, ``excluded_collisions`` as
+``exclude``), the ground's plane and Coulomb friction (an elliptic cone, ``condim`` 3; a pair of shapes takes the
+larger of their two, the ground its own by its ``priority``), dt, the PD: an actuator per driven 1-DOF joint,
+τ = K_p (q_ref − q) + K_d (v_ref − v) + τ_ff (gain K_p on the control q_ref, bias τ_ff + K_d v_ref − K_p q − K_d v),
+and the closed loops: a spherical cut joint as a ``connect`` equality between two sites at its frames.  What is
+MuJoCo's own: its contacts and equalities are soft (``solref``, ``solimp`` defaults), so a body at rest sinks until
+the contact's spring carries it and a loop opens until the equality's spring holds it, and its solver is its Newton
+method.
 
 MuJoCo is a test dependency of denoc_pin (``pip install mujoco``), imported when a twin is built.
 """
@@ -77,7 +79,7 @@ class MujocoTwin:
         o.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
         spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1],
                                 pos=[0, 0, ground.height], contype=1, conaffinity=1, condim=3,
-                                friction=[ground.friction, 0, 0])  # fmt: skip
+                                friction=[ground.friction, 0, 0], priority=1)  # fmt: skip
         bodies = [spec.worldbody]
         self.joints = []  # (our joint k, MuJoCo joint name)
         for k in range(1, model.njoints):
@@ -104,6 +106,8 @@ class MujocoTwin:
             bodies.append(body)
         for c in model.collisions:
             self._geom(spec, bodies[c.body], c)
+        for b1, b2 in _excluded_bodies(model):
+            spec.add_exclude(bodyname1=bodies[b1].name, bodyname2=bodies[b2].name)
         if pd is not None:
             for k in range(1, model.njoints):
                 iv = int(model.idx_v[k])
@@ -133,7 +137,7 @@ class MujocoTwin:
     def _geom(self, spec, body, c) -> None:
         mujoco, g, s = self._mj, self._mj.mjtGeom, c.shape
         kw = {"name": c.name, "pos": c.translation, "quat": _quat(mujoco, c.rotation), "contype": int(c.group),
-              "conaffinity": int(c.mask), "condim": 3, "friction": [0.0, 0, 0]}  # fmt: skip
+              "conaffinity": int(c.mask), "condim": 3, "friction": [c.friction, 0, 0]}  # fmt: skip
         if isinstance(s, Sphere):
             body.add_geom(type=g.mjGEOM_SPHERE, size=[s.radius, 0, 0], **kw)
         elif isinstance(s, Box):
@@ -200,6 +204,22 @@ class MujocoTwin:
             mujoco.mj_contactForce(m, d, i, f)
             total += float(d.contact[i].frame.reshape(3, 3)[:, 2] @ f[:3])  # frame's rows: n, t₁, t₂
         return total
+
+
+def _excluded_bodies(model: Model) -> list[tuple[int, int]]:
+    """The pairs of bodies (b1 < b2) whose collisions ``model.excluded_collisions`` excludes, as MuJoCo's ``exclude``
+    (which names bodies); a ModelError when it excludes some pairs between two bodies and not others."""
+    body = {c.name: c.body for c in model.collisions}
+    excluded = {tuple(sorted(p)) for p in model.excluded_collisions}
+    out = sorted({tuple(sorted((body[a], body[b]))) for a, b in excluded})
+    for b1, b2 in out:
+        between = [(a.name, b.name) for a in model.collisions for b in model.collisions
+                   if (a.body, b.body) == (b1, b2) or (a.body, b.body) == (b2, b1)]  # fmt: skip
+        kept = [p for p in between if tuple(sorted(p)) not in excluded]
+        if kept:
+            raise ModelError(f"MujocoTwin excludes whole bodies (MuJoCo's <exclude>); the model excludes some pairs "
+                             f"between {model.names[b1]!r} and {model.names[b2]!r} and keeps {kept[0]}")  # fmt: skip
+    return out
 
 
 def side_by_side(model: Model, q0, pd: JointPD, ground: Ground, seconds: float, dt: float = 1e-3,
