@@ -205,6 +205,26 @@ def test_patches_of_faces_on_faces():
     assert len(pts) == 1 and np.allclose(pts[0], [0.2, 0.1, 0.1 - deep / 2]) and np.allclose(dep, -deep)
 
 
+def test_a_hull_face_on_a_line_is_an_edge():
+    """A hull whose lowest vertices lie on an arc in a vertical plane (a tessellated rounded edge: seen along the
+    normal, on one line) resting on a slab: the feature is that edge, from its two ends, not a face of no area (whose
+    plane was 0/0); its points finite, their depths within the arc's sagitta of the deepest."""
+    x = np.linspace(-0.1, 0.1, 7)
+    sag = 1e-4
+    arc = np.c_[x, np.zeros_like(x), sag * (x / 0.1) ** 2]
+    top = np.array([[sx, sy, 0.1] for sx in (-0.1, 0.1) for sy in (-0.05, 0.05)])
+    hull = dp.Mesh(vertices=np.vstack([arc, top]))
+    V = hull.support_vertices()
+    assert len(V) == 11  # qhull keeps every arc point
+    deep = 1e-4
+    w, points, depths, F = np.zeros(PAIR_WORK), np.zeros((4, 3)), np.zeros(4), np.zeros((3, 3))
+    k = pair_patch(BOX, np.array([0.5, 0.5, 0.1]), np.eye(3), np.zeros(3), NONE, MESH, np.zeros(3), np.eye(3),
+                   np.array([0.0, 0, 0.1 - deep]), V, 1.0, 0.01, w, points, depths, F)  # fmt: skip
+    assert k == 2 and np.isfinite(points[:k]).all() and np.isfinite(depths[:k]).all()
+    assert np.allclose(sorted(points[:k, 0]), [-0.1, 0.1], atol=1e-12) and np.allclose(F[:, 2], [0, 0, 1])
+    assert np.all(np.abs(depths[:k] + deep) <= sag + 1e-12), depths[:k]
+
+
 def box_stack(n: int, size: float = 0.2, gap: float = 0.01):
     """n boxes of 1 kg and edge ``size``, each dropped from ``gap`` above the one below, shifted by 1 cm in x and
     turned by 2° about z each (no two faces aligned)."""

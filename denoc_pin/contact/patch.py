@@ -34,6 +34,8 @@ RIM = 8
 """Points on a cylinder's rim standing for its end face."""
 FEATURE_POINTS = 16
 """The most points of one feature (a hull's face with more is thinned evenly round it)."""
+SLIVER = 1e-6
+"""A hull's face whose area is at most SLIVER × its largest radius² lies on a line: it is taken as an edge."""
 _CLIP = 2 * (FEATURE_POINTS + 2)
 
 _F1 = NARROW_WORK  # the two features (world points), then two 2-D polygons the clipping alternates between
@@ -151,6 +153,31 @@ def _ordered_face(w, k, n0, n1, n2, base):
                 w[_HULL + 4 * i + c], w[_HULL + 4 * (i - 1) + c] = w[_HULL + 4 * (i - 1) + c], w[_HULL + 4 * i + c]
             i -= 1
     out = min(k, FEATURE_POINTS)
+    area = reach = 0.0  # the thinned face's area in the plane ⟂ n (shoelace) and its largest radius
+    for j in range(out):
+        a, b = (j * k) // out, (((j + 1) % out) * k) // out
+        da = (w[_HULL + 4 * a] - m0, w[_HULL + 4 * a + 1] - m1, w[_HULL + 4 * a + 2] - m2)
+        db = (w[_HULL + 4 * b] - m0, w[_HULL + 4 * b + 1] - m1, w[_HULL + 4 * b + 2] - m2)
+        ua, va = _uv(da, F)
+        ub, vb = _uv(db, F)
+        area += 0.5 * (ua * vb - ub * va)
+        reach = max(reach, ua * ua + va * va)
+    if abs(area) <= SLIVER * reach:  # its points (nearly) on a line: an edge, from its two ends
+        a = b = 0
+        far = -1.0
+        for j in range(k):  # the point farthest from the mean, then the point farthest from it
+            d = (w[_HULL + 4 * j] - m0) ** 2 + (w[_HULL + 4 * j + 1] - m1) ** 2 + (w[_HULL + 4 * j + 2] - m2) ** 2
+            if d > far:
+                a, far = j, d
+        far = -1.0
+        for j in range(k):
+            d = ((w[_HULL + 4 * j] - w[_HULL + 4 * a]) ** 2 + (w[_HULL + 4 * j + 1] - w[_HULL + 4 * a + 1]) ** 2
+                 + (w[_HULL + 4 * j + 2] - w[_HULL + 4 * a + 2]) ** 2)  # fmt: skip
+            if d > far:
+                b, far = j, d
+        _put(w, base, 0, (w[_HULL + 4 * a], w[_HULL + 4 * a + 1], w[_HULL + 4 * a + 2]))
+        _put(w, base, 1, (w[_HULL + 4 * b], w[_HULL + 4 * b + 1], w[_HULL + 4 * b + 2]))
+        return 2
     for j in range(out):
         src = (j * k) // out
         _put(w, base, j, (w[_HULL + 4 * src], w[_HULL + 4 * src + 1], w[_HULL + 4 * src + 2]))
@@ -186,6 +213,11 @@ def _height(w, base, k, u0, u1, F):
     mt1 = m0 * F[0, 0] + m1 * F[1, 0] + m2 * F[2, 0]
     mt2 = m0 * F[0, 1] + m1 * F[1, 1] + m2 * F[2, 1]
     mp = m0 * w[base] + m1 * w[base + 1] + m2 * w[base + 2]
+    if not abs(mn) > 0.0:  # the face seen edge-on (feature() keeps no slivers): its highest point
+        top = -np.inf
+        for j in range(k):
+            top = max(top, w[base + 3 * j] * n[0] + w[base + 3 * j + 1] * n[1] + w[base + 3 * j + 2] * n[2])
+        return top
     return (mp - u0 * mt1 - u1 * mt2) / mn
 
 
