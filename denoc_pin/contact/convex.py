@@ -235,12 +235,17 @@ def gjk(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, far, w, axis):
     axis (3,): the direction v to start from (zero: the centres'), left holding the last v (a step's pairs move
     little, so that last step's v mostly separates them again at once)."""
     v0, v1, v2 = axis[0], axis[1], axis[2]
-    if v0 * v0 + v1 * v1 + v2 * v2 == 0.0:
+    warm = v0 * v0 + v1 * v1 + v2 * v2
+    if warm == 0.0:
         v0, v1, v2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
     if v0 * v0 + v1 * v1 + v2 * v2 == 0.0:
         v0 = 1.0
     _add_point(w, 0, c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, -v0, -v1, -v2)
     w[_L] = 1.0
+    if warm > 0.0:  # C's point least along the warm axis: still beyond far along it, the pair is done
+        vw = v0 * w[_W] + v1 * w[_W + 1] + v2 * w[_W + 2]
+        if vw > 0.0 and vw * vw > far * far * warm:
+            return 1, vw / np.sqrt(warm)
     n = 1
     v0, v1, v2 = w[_W], w[_W + 1], w[_W + 2]
     touch = (TOUCH * scale) ** 2

@@ -38,6 +38,8 @@ from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
     COL_BODY,
+    COL_BOX_C,
+    COL_BOX_H,
     COL_CODE,
     COL_REACH,
     COL_VCOUNT,
@@ -148,16 +150,25 @@ def detect(geo, gp, sp, oR, op, pairs, cts, work, warm):
 
 @njit(cache=True)
 def _shape_pairs(geo, oR, op, margin, cts, nc, w, warm):
-    """The shape pairs' contacts after cts[:nc] (``detect``): each collision's world pose once, then sweep and prune
-    (Baraff 1992; Cohen et al., I-COLLIDE, 1995) of the bounding spheres, widened by half the margin, along the axis
-    their centres spread most on, the collisions kept in last step's order (insertion sort: nearly sorted already);
-    a pair whose intervals overlap, that may touch (geo.pair_of) and whose spheres come within the margin goes to
+    """The shape pairs' contacts after cts[:nc] (``detect``): each collision's world pose and bounding box (its
+    shape-frame box turned: centre R c + p, half extents |R| h, widened by half the margin) once, then sweep and prune
+    (Baraff 1992; Cohen et al., I-COLLIDE, 1995) of the boxes along the axis their centres spread most on, the
+    collisions kept in last step's order (insertion sort: nearly sorted already); a pair whose boxes overlap on all
+    three axes, that may touch (geo.pair_of) and whose bounding spheres come within the margin goes to
     ``patch.pair_patch``.  Returns the new n_c, or −1 when the points outrun cts."""
     ncol = geo.rows.shape[0]
     if geo.pairs.shape[0] == 0:
         return nc
     for c in range(ncol):
-        shape_pose(geo.rows[c], oR, op, w.col_R[c], w.col_p[c], w.col_par[c])
+        R, p = w.col_R[c], w.col_p[c]
+        shape_pose(geo.rows[c], oR, op, R, p, w.col_par[c])
+        row = geo.rows[c]
+        for a in range(3):
+            centre, half = p[a], 0.5 * margin
+            for b in range(3):
+                centre += R[a, b] * row[COL_BOX_C + b]
+                half += abs(R[a, b]) * row[COL_BOX_H + b]
+            w.col_lo[c, a], w.col_hi[c, a] = centre - half, centre + half
     axis, spread = 0, -1.0
     for a in range(3):
         lo, hi = np.inf, -np.inf
@@ -165,21 +176,22 @@ def _shape_pairs(geo, oR, op, margin, cts, nc, w, warm):
             lo, hi = min(lo, w.col_p[c, a]), max(hi, w.col_p[c, a])
         if hi - lo > spread:
             axis, spread = a, hi - lo
-    for c in range(ncol):
-        reach = geo.rows[c, COL_REACH] + 0.5 * margin
-        w.sweep_lo[c], w.sweep_hi[c] = w.col_p[c, axis] - reach, w.col_p[c, axis] + reach
     order = w.sweep_order
-    for a in range(1, ncol):  # insertion sort of the order by sweep_lo
+    for a in range(1, ncol):  # insertion sort of the order by the boxes' low ends along the axis
         b = a
-        while b > 0 and w.sweep_lo[int(order[b - 1])] > w.sweep_lo[int(order[b])]:
+        while b > 0 and w.col_lo[int(order[b - 1]), axis] > w.col_lo[int(order[b]), axis]:
             order[b - 1], order[b] = order[b], order[b - 1]
             b -= 1
     for a in range(ncol):
         ia = int(order[a])
         for b in range(a + 1, ncol):
             ib = int(order[b])
-            if w.sweep_lo[ib] > w.sweep_hi[ia]:
-                break  # sorted by sweep_lo: no later one overlaps ia's interval
+            if w.col_lo[ib, axis] > w.col_hi[ia, axis]:
+                break  # sorted by the low ends: no later box reaches ia's
+            if (w.col_lo[ib, 0] > w.col_hi[ia, 0] or w.col_lo[ia, 0] > w.col_hi[ib, 0]
+                    or w.col_lo[ib, 1] > w.col_hi[ia, 1] or w.col_lo[ia, 1] > w.col_hi[ib, 1]
+                    or w.col_lo[ib, 2] > w.col_hi[ia, 2] or w.col_lo[ia, 2] > w.col_hi[ib, 2]):  # fmt: skip
+                continue  # the boxes are apart on an axis
             i, j = min(ia, ib), max(ia, ib)
             kp = geo.pair_of[i, j]
             if kp < 0:

@@ -282,11 +282,12 @@ ContactWork = namedtuple(
         "col_p",
         # col_par: (ncol, 3); its parameters (COLLISION_ROW's params)
         "col_par",
-        # sweep_lo: (ncol,); the low end of its bounding sphere along the sweep axis (+ half the margin)
-        "sweep_lo",
-        # sweep_hi: (ncol,); the high end
-        "sweep_hi",
-        # sweep_order: (ncol,); the collisions sorted by sweep_lo (kept from step to step: nearly sorted already)
+        # col_lo: (ncol, 3); the low corner of its world bounding box (its shape-frame box turned, − half the margin)
+        "col_lo",
+        # col_hi: (ncol, 3); the high corner (+ half the margin)
+        "col_hi",
+        # sweep_order: (ncol,); the collisions sorted by col_lo along the sweep axis (kept from step to step: nearly
+        # sorted already)
         "sweep_order",
         # narrow: (pair_work,); a shape pair's GJK simplex, EPA polytope, features and clipped patch
         "narrow",
@@ -524,13 +525,13 @@ def contact_work_views(buf):
     # its parameters (COLLISION_ROW's params)
     col_par = view(buf, o, (ncol, 3))
     o += ncol * 3
-    # the low end of its bounding sphere along the sweep axis (+ half the margin)
-    sweep_lo = view(buf, o, (ncol,))
-    o += ncol
-    # the high end
-    sweep_hi = view(buf, o, (ncol,))
-    o += ncol
-    # the collisions sorted by sweep_lo (kept from step to step: nearly sorted already)
+    # the low corner of its world bounding box (its shape-frame box turned, − half the margin)
+    col_lo = view(buf, o, (ncol, 3))
+    o += ncol * 3
+    # the high corner (+ half the margin)
+    col_hi = view(buf, o, (ncol, 3))
+    o += ncol * 3
+    # the collisions sorted by col_lo along the sweep axis (kept from step to step: nearly sorted already)
     sweep_order = view(buf, o, (ncol,))
     o += ncol
     # a shape pair's GJK simplex, EPA polytope, features and clipped patch
@@ -573,8 +574,8 @@ def contact_work_views(buf):
         col_R,
         col_p,
         col_par,
-        sweep_lo,
-        sweep_hi,
+        col_lo,
+        col_hi,
         sweep_order,
         narrow,
         patch_points,
@@ -620,8 +621,8 @@ def contact_work_arrays(buf):
         (ncol, 3, 3),
         (ncol, 3),
         (ncol, 3),
-        (ncol,),
-        (ncol,),
+        (ncol, 3),
+        (ncol, 3),
         (ncol,),
         (pair_work,),
         (4, 3),
@@ -662,8 +663,8 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
     n += ncol * 3 * 3  # col_R
     n += ncol * 3  # col_p
     n += ncol * 3  # col_par
-    n += ncol  # sweep_lo
-    n += ncol  # sweep_hi
+    n += ncol * 3  # col_lo
+    n += ncol * 3  # col_hi
     n += ncol  # sweep_order
     n += pair_work  # narrow
     n += 4 * 3  # patch_points

@@ -67,6 +67,11 @@ class Shape:
         """The radius of the shape's bounding sphere about its origin."""
         raise NotImplementedError
 
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """(centre, half extents) of the shape's bounding box in its own frame."""
+        r, h, _ = self.params
+        return np.zeros(3), np.array([r, r, r + h if self.code == CAPSULE else (h if self.code == CYLINDER else r)])
+
     def support_vertices(self) -> np.ndarray:
         """(n, 3): the points of the shape that can touch a plane first (a mesh's convex hull); empty for the
         closed-form shapes, whose detection is written per shape."""
@@ -113,6 +118,9 @@ class Box(Shape):
     @property
     def params(self):
         return tuple(0.5 * x for x in self.size)
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(3), np.array(self.params)
 
     def reach(self) -> float:
         return float(np.linalg.norm(self.params))
@@ -205,6 +213,10 @@ class Mesh(Shape):
     def params(self):
         half = 0.5 * (self.vertices.max(axis=0) - self.vertices.min(axis=0))
         return tuple(float(h) for h in half)
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = self.vertices.min(axis=0), self.vertices.max(axis=0)
+        return 0.5 * (lo + hi), 0.5 * (hi - lo)
 
     def support_vertices(self) -> np.ndarray:
         return self.vertices
@@ -330,6 +342,7 @@ def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         r[COL["vstart"]], r[COL["vcount"]], r[COL["cstart"]] = start, len(V), cstart
         r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else c.shape.reach()
         r[COL["ground"]] = 1.0 if c.body != 0 and ((c.group & 1) or (c.mask & 1)) else 0.0  # not on the world
+        r[COL["box_c"] : COL["box_c"] + 3], r[COL["box_h"] : COL["box_h"] + 3] = c.shape.bounding_box()
         chunks.append(c.shape.support_chunks())
         verts.append(V)
         start += len(V)

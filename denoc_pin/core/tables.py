@@ -156,6 +156,8 @@ COLLISION_ROW = (
     ("ground", 1, "1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0)"),
     ("reach", 1, "the radius of its bounding sphere about its origin (a mesh's: its farthest support vertex)"),
     ("cstart", 1, "a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere)"),
+    ("box_c", 3, "the centre of its bounding box in the shape frame (a mesh: of its support vertices; else 0)"),
+    ("box_h", 3, "that box's half extents (radii included)"),
 )
 """A packed collision (``shapes.pack_collisions``), as the compiled detection reads it."""
 CUT_ROW = (
@@ -349,9 +351,13 @@ CONTACT_WORK = (
     ("col_R", ("ncol", 3, 3), "each collision's world rotation this step (the broad phase's and the pairs')"),
     ("col_p", ("ncol", 3), "its world origin"),
     ("col_par", ("ncol", 3), "its parameters (COLLISION_ROW's params)"),
-    ("sweep_lo", ("ncol",), "the low end of its bounding sphere along the sweep axis (+ half the margin)"),
-    ("sweep_hi", ("ncol",), "the high end"),
-    ("sweep_order", ("ncol",), "the collisions sorted by sweep_lo (kept from step to step: nearly sorted already)"),
+    ("col_lo", ("ncol", 3), "the low corner of its world bounding box (its shape-frame box turned, − half the margin)"),
+    ("col_hi", ("ncol", 3), "the high corner (+ half the margin)"),
+    (
+        "sweep_order",
+        ("ncol",),
+        "the collisions sorted by col_lo along the sweep axis (kept from step to step: nearly sorted already)",
+    ),
     ("narrow", ("pair_work",), "a shape pair's GJK simplex, EPA polytope, features and clipped patch"),
     ("patch_points", (4, 3), "a shape pair's contact points, world (contact.patch.PAIR_POINTS rows)"),
     ("patch_depths", (4,), "their signed distances"),

@@ -12,6 +12,8 @@ from .memory import view
 
 __all__ = [
     "COL_BODY",
+    "COL_BOX_C",
+    "COL_BOX_H",
     "COL_CODE",
     "COL_CSTART",
     "COL_GROUND",
@@ -112,7 +114,9 @@ COL_VCOUNT = 18  # its number of support vertices (1 column)
 COL_GROUND = 19  # 1 if it may touch the ground: group or mask has bit 1, and it moves (not on body 0) (1 column)
 COL_REACH = 20  # the radius of its bounding sphere about its origin (a mesh's: its farthest support vertex) (1 column)
 COL_CSTART = 21  # a mesh: its first row in the chunk array (its vertices in chunks of CHUNK, each in one sphere) (1 ...
-COL_WIDTH = 22
+COL_BOX_C = 22  # the centre of its bounding box in the shape frame (a mesh: of its support vertices; else 0) (3 colu...
+COL_BOX_H = 25  # that box's half extents (radii included) (3 columns)
+COL_WIDTH = 28
 P_BODY1 = 0  # body of link1; a coupling: the coupled joint's body (integers held exactly as floats) (1 column)
 P_BODY2 = 1  # body of link2; a coupling: the reference joint's body (1 column)
 P_KIND = 2  # CUT_* code (1 column)

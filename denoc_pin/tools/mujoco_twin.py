@@ -5,8 +5,9 @@ bodies (``benchmarks/compare.py --contacts``, ``docs/contacts.md``).
 What is the same: the tree (a body per joint, named as the joint, its inertia about its centre of mass), the joints
 (free, hinge, slide, ball), gravity, the collision shapes (a mesh as the vertices of its convex hull, which MuJoCo
 hulls again), which pairs touch (``group``/``mask`` as ``contype``/``conaffinity``, ``excluded_collisions`` as
-``exclude``), the ground's plane and Coulomb friction (an elliptic cone, ``condim`` 3; a pair of shapes takes the
-larger of their two, the ground its own by its ``priority``), dt, the PD: an actuator per driven 1-DOF joint,
+``exclude``, or every pair as a ``<pair>`` when they leave out part of two bodies' pairs), the ground's plane and
+Coulomb friction (an elliptic cone, ``condim`` 3; a pair of shapes takes the larger of their two, the ground its own
+by its ``priority``), dt, the PD: an actuator per driven 1-DOF joint,
 τ = K_p (q_ref − q) + K_d (v_ref − v) + τ_ff (gain K_p on the control q_ref, bias τ_ff + K_d v_ref − K_p q − K_d v),
 and the closed loops: a spherical cut joint as a ``connect`` equality between two sites at its frames.  What is
 MuJoCo's own: its contacts and equalities are soft (``solref``, ``solimp`` defaults), so a body at rest sinks until
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
-from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere
+from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere, may_touch
 from ..loaders.mjcf import mujoco_state
 from ..loops.loop_kinematics import loop_residual
 from ..model import Model, ModelError
@@ -106,8 +107,12 @@ class MujocoTwin:
             bodies.append(body)
         for c in model.collisions:
             self._geom(spec, bodies[c.body], c)
-        for b1, b2 in _excluded_bodies(model):
-            spec.add_exclude(bodyname1=bodies[b1].name, bodyname2=bodies[b2].name)
+        excluded = _excluded_bodies(model)
+        if excluded is None:  # some pairs between two bodies left out, others not: MuJoCo's explicit pairs
+            self._explicit_pairs(spec, model, ground)
+        else:
+            for b1, b2 in excluded:
+                spec.add_exclude(bodyname1=bodies[b1].name, bodyname2=bodies[b2].name)
         if pd is not None:
             for k in range(1, model.njoints):
                 iv = int(model.idx_v[k])
@@ -151,6 +156,22 @@ class MujocoTwin:
             body.add_geom(type=g.mjGEOM_MESH, meshname=c.name, **kw)
         else:  # pragma: no cover - every shape is one of the above
             raise ModelError(f"MujocoTwin: collision {c.name!r} has a shape the twin does not build")
+
+    @staticmethod
+    def _explicit_pairs(spec, model: Model, ground: Ground) -> None:
+        """Every pair that may touch (``may_touch``) and every shape against the ground as a ``<pair>``, each with
+        its friction, and no pair by ``contype``/``conaffinity``."""
+        for g in spec.geoms:
+            g.contype = g.conaffinity = 0
+        cols = model.collisions
+        loose = {k for k in range(1, model.njoints) if model.kinds[k] == FREE_FLYER}
+        excluded = set(model.excluded_collisions)
+        for i, a in enumerate(cols):
+            spec.add_pair(geomname1="ground", geomname2=a.name, condim=3, friction=[ground.friction] * 2 + [0] * 3)
+            for b in cols[i + 1 :]:
+                if may_touch(a, b, model.parents, loose, excluded):
+                    mu = max(a.friction, b.friction)
+                    spec.add_pair(geomname1=a.name, geomname2=b.name, condim=3, friction=[mu, mu, 0, 0, 0])
 
     def _qpos(self, q) -> np.ndarray:
         """MuJoCo's qpos of our q: a quaternion (x, y, z, w) → (w, x, y, z)."""
@@ -206,19 +227,17 @@ class MujocoTwin:
         return total
 
 
-def _excluded_bodies(model: Model) -> list[tuple[int, int]]:
+def _excluded_bodies(model: Model) -> list[tuple[int, int]] | None:
     """The pairs of bodies (b1 < b2) whose collisions ``model.excluded_collisions`` excludes, as MuJoCo's ``exclude``
-    (which names bodies); a ModelError when it excludes some pairs between two bodies and not others."""
+    (which names bodies); None when it excludes some pairs between two bodies and not others."""
     body = {c.name: c.body for c in model.collisions}
     excluded = {tuple(sorted(p)) for p in model.excluded_collisions}
     out = sorted({tuple(sorted((body[a], body[b]))) for a, b in excluded})
     for b1, b2 in out:
         between = [(a.name, b.name) for a in model.collisions for b in model.collisions
                    if (a.body, b.body) == (b1, b2) or (a.body, b.body) == (b2, b1)]  # fmt: skip
-        kept = [p for p in between if tuple(sorted(p)) not in excluded]
-        if kept:
-            raise ModelError(f"MujocoTwin excludes whole bodies (MuJoCo's <exclude>); the model excludes some pairs "
-                             f"between {model.names[b1]!r} and {model.names[b2]!r} and keeps {kept[0]}")  # fmt: skip
+        if any(tuple(sorted(p)) not in excluded for p in between):
+            return None
     return out
 
 
