@@ -304,6 +304,14 @@ def delassus(mi, mf, ws, J, work, G):
                 if active[k] != 0.0:
                     eliminate_rhs(k, parents[k], idx_v[k], nvs[k], dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv, JT,
                                   tilde, col, eta[k, col], eta[parents[k], col], w.phi_hat)  # fmt: skip
+    span = w.span
+    for col in range(m):  # the entries of v whose bodies the column reaches: G_ab sums over where a's and b's meet
+        span[col, 0], span[col, 1] = nv, 0
+        for k in range(1, nj):
+            for d in range(nvs[k]):
+                if tilde[idx_v[k] + d, col] != 0.0:
+                    span[col, 0], span[col, 1] = min(span[col, 0], idx_v[k]), max(span[col, 1], idx_v[k] + nvs[k])
+                    break
     hat[:, :] = 0.0
     for k in range(1, nj):  # φ̂ = Î φ̃, body by body (Î_k as the forward dynamics left it)
         z, iv = nvs[k], idx_v[k]
@@ -316,7 +324,7 @@ def delassus(mi, mf, ws, J, work, G):
     for a in range(m):
         for b in range(a, m):
             s = 0.0
-            for c in range(nv):
+            for c in range(int(max(span[a, 0], span[b, 0])), int(min(span[a, 1], span[b, 1]))):
                 s += hat[c, a] * tilde[c, b]
             G[a, b] = s
             G[b, a] = s

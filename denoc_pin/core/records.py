@@ -250,6 +250,8 @@ ContactWork = namedtuple(
         "eta",
         # active: (nj,); 1 for the bodies a column's sweep visits
         "active",
+        # span: (mmax, 2); the first entry of v and one past the last of the bodies where a column of φ̃ is not 0
+        "span",
         # phi_hat: (6,); φ̂_k of one body
         "phi_hat",
         # rhs: (nv,); Jᵀ λ
@@ -477,6 +479,9 @@ def contact_work_views(buf):
     # 1 for the bodies a column's sweep visits
     active = view(buf, o, (nj,))
     o += nj
+    # the first entry of v and one past the last of the bodies where a column of φ̃ is not 0
+    span = view(buf, o, (mmax, 2))
+    o += mmax * 2
     # φ̂_k of one body
     phi_hat = view(buf, o, (6,))
     o += 6
@@ -558,6 +563,7 @@ def contact_work_views(buf):
         hat,
         eta,
         active,
+        span,
         phi_hat,
         rhs,
         dvel,
@@ -605,6 +611,7 @@ def contact_work_arrays(buf):
         (nv * mmax,),
         (nj * mmax * 6,),
         (nj,),
+        (mmax, 2),
         (6,),
         (nv,),
         (nv,),
@@ -647,6 +654,7 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
     n += nv * mmax  # hat
     n += nj * mmax * 6  # eta
     n += nj  # active
+    n += mmax * 2  # span
     n += 6  # phi_hat
     n += nv  # rhs
     n += nv  # dvel
