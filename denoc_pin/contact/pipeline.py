@@ -285,8 +285,10 @@ def delassus(mi, mf, ws, J, work, G):
         for c in range(nv):
             JT[c, i] = J[i, c]
     tilde[:, :] = 0.0
+    span = w.span  # per column, the entries of v of the bodies its sweep visits: φ̃ is 0 elsewhere
     for col in range(m):
         active[:] = 0.0
+        lo, hi = nv, 0
         for k in range(nj - 1, 0, -1):  # children before parents (parents[k] < k)
             on = active[k] != 0.0
             for d in range(nvs[k]):
@@ -295,6 +297,8 @@ def delassus(mi, mf, ws, J, work, G):
             if on:
                 active[k] = 1.0
                 active[parents[k]] = 1.0
+                lo, hi = min(lo, idx_v[k]), max(hi, idx_v[k] + nvs[k])
+        span[col, 0], span[col, 1] = lo, hi
         for k in range(nj):
             if active[k] != 0.0:
                 eta[k, col, :] = 0.0
@@ -304,24 +308,18 @@ def delassus(mi, mf, ws, J, work, G):
                 if active[k] != 0.0:
                     eliminate_rhs(k, parents[k], idx_v[k], nvs[k], dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv, JT,
                                   tilde, col, eta[k, col], eta[parents[k], col], w.phi_hat)  # fmt: skip
-    span = w.span
-    for col in range(m):  # the entries of v whose bodies the column reaches: G_ab sums over where a's and b's meet
-        span[col, 0], span[col, 1] = nv, 0
-        for k in range(1, nj):
-            for d in range(nvs[k]):
-                if tilde[idx_v[k] + d, col] != 0.0:
-                    span[col, 0], span[col, 1] = min(span[col, 0], idx_v[k]), max(span[col, 1], idx_v[k] + nvs[k])
-                    break
     hat[:, :] = 0.0
     for k in range(1, nj):  # φ̂ = Î φ̃, body by body (Î_k as the forward dynamics left it)
         z, iv = nvs[k], idx_v[k]
         for col in range(m):
+            if iv >= span[col, 1] or iv + z <= span[col, 0]:
+                continue  # the column's sweep does not reach body k
             for d in range(z):
                 s = 0.0
                 for e in range(z):
                     s += dv.I_hat[k, d, e] * tilde[iv + e, col]
                 hat[iv + d, col] = s
-    for a in range(m):
+    for a in range(m):  # G_ab sums over where a's and b's spans meet
         for b in range(a, m):
             s = 0.0
             for c in range(int(max(span[a, 0], span[b, 0])), int(min(span[a, 1], span[b, 1]))):

@@ -250,7 +250,7 @@ ContactWork = namedtuple(
         "eta",
         # active: (nj,); 1 for the bodies a column's sweep visits
         "active",
-        # span: (mmax, 2); the first entry of v and one past the last of the bodies where a column of φ̃ is not 0
+        # span: (mmax, 2); the first entry of v and one past the last of the bodies a column's sweep visits
         "span",
         # phi_hat: (6,); φ̂_k of one body
         "phi_hat",
@@ -479,7 +479,7 @@ def contact_work_views(buf):
     # 1 for the bodies a column's sweep visits
     active = view(buf, o, (nj,))
     o += nj
-    # the first entry of v and one past the last of the bodies where a column of φ̃ is not 0
+    # the first entry of v and one past the last of the bodies a column's sweep visits
     span = view(buf, o, (mmax, 2))
     o += mmax * 2
     # φ̂_k of one body

@@ -335,7 +335,7 @@ CONTACT_WORK = (
     ("hat", ("nv * mmax",), "Î φ̃ (nv, m)"),
     ("eta", ("nj * mmax * 6",), "η_k of each column (nj, m, 6)"),
     ("active", ("nj",), "1 for the bodies a column's sweep visits"),
-    ("span", ("mmax", 2), "the first entry of v and one past the last of the bodies where a column of φ̃ is not 0"),
+    ("span", ("mmax", 2), "the first entry of v and one past the last of the bodies a column's sweep visits"),
     ("phi_hat", (6,), "φ̂_k of one body"),
     ("rhs", ("nv",), "Jᵀ λ"),
     ("dvel", ("nv",), "M⁻¹ Jᵀ λ"),
