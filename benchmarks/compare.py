@@ -1003,8 +1003,10 @@ def pair_scenes(quick: bool = False) -> dict:
     """Contact between bodies: (1) per pair, the compiled narrow phase (a closed form, GJK alone, GJK and EPA, and a
     4-point patch) in a compiled loop; (2) per step, scenes with shape pairs against their MuJoCo twins
     (``tools.mujoco_twin``) at the same dt, our compiled run against MuJoCo's ``rollout``, alternating rounds:
-    MuJoCo Menagerie's go2 (its own go2.xml, 23 collision primitives, 210 pairs that may touch) standing under
-    joint PD at 2 ms, and five boxes stacked at 1 ms."""
+    MuJoCo Menagerie's go2 and a1 (their own go2.xml and a1.xml, 23 and 37 collision primitives) standing under
+    joint PD at 2 ms, five boxes stacked, the paper's gripper holding a box in the air (examples/gripper_grasp.py)
+    and talos with self-collision, its arms limp against its body (examples/talos_self_collision.py), at 1 ms."""
+    import runpy
     import warnings
 
     from numba import njit
@@ -1041,11 +1043,16 @@ def pair_scenes(quick: bool = False) -> dict:
         points = loop(*args, n, work, pts, dep, F, axis) // n
         per_pair.append({"pair": name, "us": (time.perf_counter() - t0) / n * 1e6, "points": int(points)})
     scenes = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dp.ModelWarning)
-        go2 = dp.load_mjcf(HERE.parent / "tests" / "data" / "menagerie" / "unitree_go2" / "go2.xml")
-    q = dp.neutral(go2)
-    q[:7], q[7:] = [0, 0, 0.27, 0, 0, 0, 1], [0, 0.9, -1.8] * 4
+    menagerie = HERE.parent / "tests" / "data" / "menagerie"
+    quadrupeds = []
+    for name, path in (("go2", "unitree_go2/go2.xml"), ("a1", "unitree_a1/a1.xml")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.ModelWarning)
+            robot = dp.load_mjcf(menagerie / path)
+        q = dp.neutral(robot)
+        q[:7], q[7:] = [0, 0, 0.27, 0, 0, 0, 1], [0, 0.9, -1.8] * 4  # both files' "home" keyframe
+        quadrupeds.append((f"{name} (Menagerie {path.split('/')[1]})", robot, q, dp.JointPD(robot, 50.0, 1.0, q),
+                           2e-3, 0.5))  # fmt: skip
     b = dp.ModelBuilder("5-box stack")
     for k in range(5):
         b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 2 * 0.04 / 12, link=f"box{k}")
@@ -1053,16 +1060,28 @@ def pair_scenes(quick: bool = False) -> dict:
     stack = b.build()
     qs = dp.neutral(stack)
     qs[2::7] = 0.1 + 0.2 * np.arange(5)
+    grasp = runpy.run_path(str(HERE.parent / "examples" / "gripper_grasp.py"), run_name="gripper_grasp")
+    gripper, g0 = grasp["scene"]()
+    close, lift = grasp["laws"](gripper, g0)
+    talos = runpy.run_path(str(HERE.parent / "examples" / "talos_self_collision.py"), run_name="talos_self_collision")
+    humanoid, h0, hold = talos["scene"]()
     steps = 250 if quick else 500
-    for name, model, q0, pd, dt in (("go2 (Menagerie go2.xml)", go2, q, dp.JointPD(go2, 50.0, 1.0, q), 2e-3),
-                                    ("5-box stack", stack, qs, None, 1e-3)):  # fmt: skip
-        ground = dp.Ground(friction=0.6)
+    scenes_in = quadrupeds + [("5-box stack", stack, qs, None, 1e-3, 0.6),
+                              ("gripper holding a box (lifted)", gripper, g0, close, 1e-3, 0.8),
+                              ("talos, self-collision, arms limp", humanoid, h0, hold, 1e-3, 0.8)]  # fmt: skip
+    for name, model, q0, pd, dt, mu in scenes_in:
+        ground = dp.Ground(friction=mu)
         settled = dp.simulate(model, q0, np.zeros(model.nv), 0.5, dt, tau=pd, ground=ground, progress=False,
                               record_every=int(round(0.5 / dt)))  # fmt: skip
         q1, v1 = settled.q[-1], settled.v[-1]
+        if model is gripper:  # the grasp closed: lift, and time the box held in the air
+            pd = lift
+            held = dp.simulate(model, q1, v1, 1.0, dt, tau=pd, ground=ground, progress=False, record_every=1000)
+            q1, v1 = held.q[-1], held.v[-1]
+        step = dp.simulate(model, q1, v1, dt, dt, tau=pd, ground=ground, progress=False)  # the timed state's contacts
         twin = MujocoTwin(model, ground, pd, dt=dt)
         ours, theirs, ratio = step_times(model, q1, v1, pd, ground, twin, quick, dt=dt, steps=steps)
-        scenes.append({"scene": name, "nv": model.nv, "contacts": len(settled.contacts[-2]["depths"]),
+        scenes.append({"scene": name, "nv": model.nv, "contacts": len(step.contacts[0]["depths"]),
                        "ours_us": ours * 1e6, "mujoco_us": theirs * 1e6, "ratio": ratio})  # fmt: skip
     return {"per_pair": per_pair, "scenes": scenes}
 
