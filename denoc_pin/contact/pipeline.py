@@ -399,7 +399,15 @@ def solve(G, g, mu, nc, lam, sp, sw, stats):
     if sp[SET_SOLVER] == 1.0:
         sigma = leading(solver_work_views(sw).sigma, (len(g),))
         return solve_pgs(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), sigma, stats)
-    return admm(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), 0.0, 1e-6, sw, stats)
+    # from last step's final ρ (a contact set's conditioning changes slowly); should that stall, once more from
+    # ρ = 1 and the best iterate
+    rho = solver_work_views(sw).rho[0]
+    if admm(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), rho, 1e-6, sw, stats) or rho == 0.0:
+        return int(stats[1] <= sp[SET_TOL])
+    first = stats[0]
+    ok = admm(G, g, mu, nc, lam, sp[SET_TOL], int(sp[SET_MAX_ITER]), 1.0, 1e-6, sw, stats)
+    stats[0] += first
+    return ok
 
 
 @njit(cache=True)

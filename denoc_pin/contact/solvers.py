@@ -280,9 +280,9 @@ def solve_sticking(G, g, mu, nc, lam, tol, sigma, stats):
 @njit(cache=True)
 def admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sw, stats):
     """ADMM with a proximal term from the warm start ``lam`` (module docstring), on the problem scaled to a unit
-    diagonal; λ (in K) in place, σ into w.sigma and stats out (residuals of the unscaled problem).  rho ≤ 0: 1 on the
-    scaled problem; eta: the proximal weight η, on the scaled problem (unit diagonal).  sw: a ``SolverWork`` buffer;
-    allocates nothing.  Returns 1 if converged, else 0."""
+    diagonal; λ (in K) in place, σ into w.sigma and stats out (residuals of the unscaled problem), the final ρ into
+    w.rho. rho ≤ 0: 1 on the scaled problem; eta: the proximal weight η, on the scaled problem (unit diagonal). sw: a
+    ``SolverWork`` buffer; allocates nothing. Returns 1 if converged, else 0."""
     w = solver_work_views(sw)
     m = len(g)
     sigma = leading(w.sigma, (m,))
@@ -386,6 +386,7 @@ def admm(G, g, mu, nc, lam, tol, max_iter, rho, eta, sw, stats):
         res = problem_residuals(G, g, mu, nc, lam, sigma, stats)
     stats[0] = it
     stats[1] = res
+    w.rho[0] = rho
     return 1 if res <= tol else 0
 
 

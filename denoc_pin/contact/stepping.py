@@ -39,6 +39,7 @@ from ..core.records import (
     contact_work_arrays,
     shape_pairs,
     solver_work,
+    solver_work_arrays,
 )
 from ..core.shapes import CAPSULE, COL, MESH, SPHERE, Ground, contact_frame, pack_collisions
 from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
@@ -182,11 +183,12 @@ class ContactStepper:
         self._kernel(record_step, args)(*args)
 
     def reset(self) -> None:
-        """Forget the warm starts and the broad phase's order (a new run from the same scene, step for step as a
-        new stepper's)."""
+        """Forget the warm starts, ADMM's last ρ and the broad phase's order (a new run from the same scene, step
+        for step as a new stepper's)."""
         w = self.scene.warm
         w.impulse[:], w.step[:], w.loops[:], w.axes[:] = 0.0, -10, 0.0, 0.0
         contact_work_arrays(self.scene.work).sweep_order[:] = np.arange(len(self.scene.geometry.rows))
+        solver_work_arrays(self.scene.solver).rho[:] = 0.0  # ADMM's first ρ: its default again
         self.warm_pairs = {}
         self.now = 0
 

@@ -330,6 +330,8 @@ SolverWork = namedtuple(
         "best",
         # rows: (mmax,); the sticking guess's rows (integers held as floats)
         "rows",
+        # rho: (1,); the ρ the last ADMM solve ended with (0: none yet), the next one's start
+        "rho",
     ],
 )
 
@@ -739,6 +741,9 @@ def solver_work_views(buf):
     # the sticking guess's rows (integers held as floats)
     rows = view(buf, o, (mmax,))
     o += mmax
+    # the ρ the last ADMM solve ended with (0: none yet), the next one's start
+    rho = view(buf, o, (1,))
+    o += 1
     return SolverWork(
         sigma,
         scale,
@@ -753,6 +758,7 @@ def solver_work_views(buf):
         y,
         best,
         rows,
+        rho,
     )
 
 
@@ -773,6 +779,7 @@ def solver_work_arrays(buf):
         (mmax,),
         (mmax,),
         (mmax,),
+        (1,),
     )
     return SolverWork(*_tiled(buf, 1, shapes))
 
@@ -794,6 +801,7 @@ def solver_work_size(mmax):
     n += mmax  # y
     n += mmax  # best
     n += mmax  # rows
+    n += 1  # rho
     return n
 
 

@@ -381,6 +381,7 @@ SOLVER_WORK = (
     ("y", ("mmax",), "a solve's result"),
     ("best", ("mmax",), "the iterate of least residual"),
     ("rows", ("mmax",), "the sticking guess's rows (integers held as floats)"),
+    ("rho", (1,), "the ρ the last ADMM solve ended with (0: none yet), the next one's start"),
 )
 """The solvers' work area, one float buffer for up to mmax rows (``SolverWork``; ``solver_work_views(sw)``,
 ``solver_work(mmax)``)."""
@@ -403,45 +404,6 @@ RECORDS = (
     ("info", ("rows", "INFO_WIDTH"), "f", "the step's figures (INFO_ROW)"),
 )
 """The contacts of a run's recorded steps (``ContactRecords``, ``contact_records(rows, cap)``)."""
-STEP_WORK = (
-    ("v_free", ("nv",), "f", "v_f = v + dt M⁻¹ (τ − h)"),
-    ("Jall", (6, "nv"), "f", "the bodies' world Jacobian columns [linear; angular] about the world origin"),
-    ("J", ("mmax * nv",), "f", "J (m, nv) in its first m nv entries: the contacts' rows, then the loops'"),
-    ("JT", ("nv * mmax",), "f", "Jᵀ (nv, m)"),
-    ("G", ("mmax * mmax",), "f", "G = J M⁻¹ Jᵀ + R (m, m)"),
-    ("g", ("mmax",), "f", "g = J v_f + b"),
-    ("lam", ("mmax",), "f", "λ, the impulses"),
-    ("tilde", ("nv * mmax",), "f", "φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)"),
-    ("hat", ("nv * mmax",), "f", "Î φ̃ (nv, m)"),
-    ("eta", ("nj * mmax * 6",), "f", "η_k of each column (nj, m, 6)"),
-    ("active", ("nj",), "b", "the bodies a column's sweep visits"),
-    ("phi_hat", (6,), "f", "φ̂_k of one body"),
-    ("rhs", ("nv",), "f", "Jᵀ λ"),
-    ("dvel", ("nv",), "f", "M⁻¹ Jᵀ λ"),
-    ("eta1", ("nj * 6",), "f", "η_k of that solve"),
-    ("dq", ("nv",), "f", "q_ref ⊖ q of a run's joint law"),
-    ("stats", (5,), "f", "the solve's figures (INFO_ROW's iterations … complementarity)"),
-)
-"""A contact step's work area, for up to mmax rows: nothing is allocated a step (``StepWork``,
-``step_work(nj, nv, mmax)``)."""
-SOLVER_WORK = (
-    ("sigma", ("mmax",), "f", "σ = G λ + g"),
-    ("scale", ("mmax",), "f", "ADMM's scaling D, per contact block and bilateral row"),
-    ("gs", ("mmax",), "f", "D g"),
-    ("Gs", ("mmax * mmax",), "f", "D G D (m, m), or G_SS of the sticking guess"),
-    ("L", ("mmax * mmax",), "f", "its Cholesky factor"),
-    ("x", ("mmax",), "f", "ADMM's x, or the sticking guess's λ"),
-    ("z", ("mmax",), "f", "ADMM's z (in K)"),
-    ("u", ("mmax",), "f", "ADMM's scaled dual u"),
-    ("s", ("mmax",), "f", "De Saxcé's shift Φ"),
-    ("rhs", ("mmax",), "f", "a solve's right-hand side"),
-    ("y", ("mmax",), "f", "a solve's result"),
-    ("best", ("mmax",), "f", "the iterate of least residual"),
-    ("rows", ("mmax",), "i", "the sticking guess's rows"),
-    ("block", (3,), "f", "one contact's block"),
-)
-"""The solvers' work area, for up to mmax rows (``SolverWork``, ``solver_work(mmax)``)."""
-
 CONTACT_SCENE = (
     ("geometry", (), "ContactGeometry", "the model's collisions"),
     ("ground", ("GROUND_WIDTH",), "f", "the ground (GROUND_ROW)"),
