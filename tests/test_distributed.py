@@ -5,6 +5,7 @@ edits and the dataset against independent routes (a payload built as a body, Pin
 from __future__ import annotations
 
 import os
+import runpy
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import URDF_DIR
+from conftest import ROOT, URDF_DIR
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf as robot_urdf
@@ -316,6 +317,28 @@ def test_contact_scenes_sweep_friction_terrain_and_payload(cluster):
     for i in range(5):
         assert abs(out["q"][i, 0] / (1.0 / (2 * mu[i] * 9.81)) - 1) < 0.01
     assert abs(out["q"][3, 2] - 0.6) < 1e-6  # on the ground at 0.5 m
+
+
+def test_a_sweep_of_grasps_runs_each_as_simulate_does(cluster):
+    """Contact between bodies on the workers: the paper's gripper (examples/gripper_grasp.py), its box grasped, lifts
+    it under payloads of 0, 10 and 30 g on the box; each run is the same run in this process bit for bit, and every
+    box rises with the fingers."""
+    ex = runpy.run_path(str(ROOT / "examples" / "gripper_grasp.py"), run_name="gripper_grasp")
+    model, q0 = ex["scene"]()
+    close, lift = ex["laws"](model, q0)
+    ground = dp.Ground(friction=0.8)
+    held = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=close, ground=ground, progress=False)
+    edits = [{}, {"payload": {"link": "box", "mass": 0.01}}, {"payload": {"link": "box", "mass": 0.03}}]
+    n = len(edits)
+    out = dist.simulate_many(model, np.stack([held.q[-1]] * n), np.stack([held.v[-1]] * n), 0.5, 1e-3, tau=lift,
+                             edits=edits, client=cluster, ground=ground)  # fmt: skip
+    assert out["errors"] == {}
+    for i, spec in enumerate(edits):
+        here = dist.apply_edits(model, spec, held.q[-1])
+        tau = lift if here is model else dp.JointPD(here, lift.kp, lift.kd, lift.q_ref, tau_ff=lift.tau_ff)
+        tr = dp.simulate(here, held.q[-1], held.v[-1], 0.5, 1e-3, tau=tau, ground=ground, progress=False)
+        assert np.array_equal(out["q"][i], tr.q[-1])
+        assert out["q"][i, 7] - held.q[-1, 7] > 0.05  # the box rose with the slide
 
 
 def test_contact_edits_are_refused_before_any_task():

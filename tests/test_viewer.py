@@ -3,6 +3,7 @@ headless-Chromium screenshot of it."""
 
 import base64
 import re
+import runpy
 import shutil
 import subprocess
 import warnings
@@ -11,7 +12,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 import umsgpack
-from conftest import URDF_DIR, box_on_table
+from conftest import ROOT, URDF_DIR, box_on_table
 
 import denoc_pin as dp
 from denoc_pin.loaders.robots import example_robot_urdf
@@ -393,10 +394,6 @@ def test_the_gripper_lifting_a_box_renders_in_chromium(tmp_path):
     """examples/gripper_grasp.py's grasp (the box on the ground) and lift (the box held in the air), one camera for
     both: the box is drawn in each (against the page with it hidden) and stands higher in the lifted picture; the
     fingers' contacts are drawn on it (against the page with the contacts hidden), within its columns."""
-    import runpy
-
-    from conftest import ROOT
-
     out = runpy.run_path(str(ROOT / "examples" / "gripper_grasp.py"), run_name="grasp")["main"]()
     grasp, lift = out["grasp"], out["lift"]
     v = Viewer(out["model"], ground=grasp.ground)
