@@ -1052,7 +1052,7 @@ def pair_scenes(quick: bool = False) -> dict:
         q = dp.neutral(robot)
         q[:7], q[7:] = [0, 0, 0.27, 0, 0, 0, 1], [0, 0.9, -1.8] * 4  # both files' "home" keyframe
         quadrupeds.append((f"{name} (Menagerie {path.split('/')[1]})", robot, q, dp.JointPD(robot, 50.0, 1.0, q),
-                           2e-3, 0.5))  # fmt: skip
+                           2e-3, 0.5, menagerie / path))  # fmt: skip
     b = dp.ModelBuilder("5-box stack")
     for k in range(5):
         b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 2 * 0.04 / 12, link=f"box{k}")
@@ -1066,10 +1066,10 @@ def pair_scenes(quick: bool = False) -> dict:
     talos = runpy.run_path(str(HERE.parent / "examples" / "talos_self_collision.py"), run_name="talos_self_collision")
     humanoid, h0, hold = talos["scene"]()
     steps = 250 if quick else 500
-    scenes_in = quadrupeds + [("5-box stack", stack, qs, None, 1e-3, 0.6),
-                              ("gripper holding a box (lifted)", gripper, g0, close, 1e-3, 0.8),
-                              ("talos, self-collision, arms limp", humanoid, h0, hold, 1e-3, 0.8)]  # fmt: skip
-    for name, model, q0, pd, dt, mu in scenes_in:
+    scenes_in = quadrupeds + [("5-box stack", stack, qs, None, 1e-3, 0.6, None),
+                              ("gripper holding a box (lifted)", gripper, g0, close, 1e-3, 0.8, None),
+                              ("talos, self-collision, arms limp", humanoid, h0, hold, 1e-3, 0.8, None)]  # fmt: skip
+    for name, model, q0, pd, dt, mu, path in scenes_in:
         ground = dp.Ground(friction=mu)
         settled = dp.simulate(model, q0, np.zeros(model.nv), 0.5, dt, tau=pd, ground=ground, progress=False,
                               record_every=int(round(0.5 / dt)))  # fmt: skip
@@ -1083,7 +1083,65 @@ def pair_scenes(quick: bool = False) -> dict:
         ours, theirs, ratio = step_times(model, q1, v1, pd, ground, twin, quick, dt=dt, steps=steps)
         scenes.append({"scene": name, "nv": model.nv, "contacts": len(step.contacts[0]["depths"]),
                        "ours_us": ours * 1e6, "mujoco_us": theirs * 1e6, "ratio": ratio})  # fmt: skip
+        if path is not None:
+            ours, theirs, ratio = file_step_times(path, model, q1, v1, pd, ground, dt, steps, quick)
+            scenes[-1].update(file_ours_us=ours * 1e6, file_mujoco_us=theirs * 1e6, file_ratio=ratio)
     return {"per_pair": per_pair, "scenes": scenes}
+
+
+def file_step_times(path, model, q, v, pd, ground, dt: float, steps: int, quick: bool) -> tuple:
+    """(ours, MuJoCo's, ratio) per step, MuJoCo running the robot's own MJCF file: its options (cone, impratio), its
+    geoms' contype, conaffinity, condim and friction, its armature and damping; what it lacks is added as our run
+    has it: a floor plane of the ground's μ, the timestep dt, and each of its motors turned into a PD servo of our
+    gains to our q_ref (its visual meshes and images, not kept here, are
+    tetrahedra and a checker).  Both from the same settled state,
+    alternating rounds."""
+    import mujoco
+    from mujoco import rollout
+
+    spec = mujoco.MjSpec.from_file(str(path))
+    for mesh in spec.meshes:  # the visual meshes are not kept in tests/data: a tetrahedron each (they never touch)
+        if mesh.file and not (Path(spec.modelfiledir) / spec.meshdir / mesh.file).is_file():
+            mesh.file, mesh.uservert, mesh.scale = "", [0, 0, 0, 0.01, 0, 0, 0, 0.01, 0, 0, 0, 0.01], [1, 1, 1]
+    for tex in spec.textures:  # nor the images: a built-in checker
+        if tex.file and not (Path(spec.modelfiledir) / spec.texturedir / tex.file).is_file():
+            tex.file, tex.builtin, tex.width, tex.height = "", mujoco.mjtBuiltin.mjBUILTIN_CHECKER, 8, 8
+    spec.option.timestep = dt
+    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], friction=[ground.friction, 0.005, 1e-4])
+    for a in spec.actuators:
+        k = model.names.index(a.target)
+        kp, kd = float(pd.kp[model.idx_v[k]]), float(pd.kd[model.idx_v[k]])
+        a.gaintype, a.biastype = mujoco.mjtGain.mjGAIN_FIXED, mujoco.mjtBias.mjBIAS_AFFINE
+        a.gainprm = [kp] + [0] * 9
+        a.biasprm = [0, -kp, -kd] + [0] * 7
+        a.ctrllimited = 0
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    twin_q = np.zeros(m.nq)  # our q → MuJoCo's qpos: the free flyer's quaternion (x, y, z, w) → (w, x, y, z)
+    twin_q[:7] = np.r_[q[:3], q[6], q[3:6]]
+    twin_q[7:] = q[7:]
+    d.qpos[:] = twin_q
+    d.qvel[:] = v  # go2's and a1's free joint: MuJoCo's linear velocity is the world's, ours the body's
+    R = np.empty(9)
+    mujoco.mju_quat2Mat(R, twin_q[3:7])
+    d.qvel[:3] = R.reshape(3, 3) @ v[:3]
+    d.ctrl[:] = [pd.q_ref[model.idx_q[model.names.index(a.target)]] for a in spec.actuators]
+    mujoco.mj_forward(m, d)
+    state0 = np.empty(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS))
+    mujoco.mj_getState(m, d, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    control = np.tile(d.ctrl, (steps, 1))
+    states, _ = rollout.rollout(m, d, state0, control, nstep=steps)
+    z = states[0, -1, 1 + 2]  # the state's time, then qpos: the base's height after the timed steps
+    if abs(z - q[2]) > 0.03:
+        raise RuntimeError(f"{path.name} does not stand in MuJoCo under these servos: base {q[2]:.3f} → {z:.3f} m")
+    ours, theirs, ratio = paired_times(
+        functools.partial(
+            dp.simulate, model, q, v, steps * dt, dt, tau=pd, ground=ground, progress=False, record_every=steps
+        ),  # fmt: skip
+        functools.partial(rollout.rollout, m, d, state0, control, nstep=steps),
+        min_time=1.0 if quick else 3.0,
+    )
+    return ours / steps, theirs / steps, ratio
 
 
 def report_pairs(r: dict) -> str:
@@ -1093,6 +1151,10 @@ def report_pairs(r: dict) -> str:
               "| scene | nv | contacts | denoc_pin µs | MuJoCo µs | ratio |", "|---|---|---|---|---|---|"]  # fmt: skip
     lines += [f"| {c['scene']} | {c['nv']} | {c['contacts']} | {c['ours_us']:.1f} | {c['mujoco_us']:.1f} | "
               f"{c['ratio']:.2f} |" for c in r["scenes"]]  # fmt: skip
+    lines += ["", "Per step against MuJoCo running the robot's own file (its options and geoms; a floor, dt and PD "
+              "servos added):", "| scene | denoc_pin µs | MuJoCo µs | ratio |", "|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {c['scene']} | {c['file_ours_us']:.1f} | {c['file_mujoco_us']:.1f} | {c['file_ratio']:.2f} |"
+              for c in r["scenes"] if "file_ratio" in c]  # fmt: skip
     return "\n".join(lines)
 
 
