@@ -4,9 +4,9 @@
 
 The bundled gripper (its cylinders are its collision shapes) hangs from a carriage on a vertical slide, palm down; a
 2 × 2 × 4.5 cm box of 30 g stands on the ground between its fingers.  The two-phalanx finger presses the box's left
-face with its distal phalanx (a line contact), the one-phalanx finger its right face with its tip.  Phase 1 (0.5 s):
+face with its distal phalanx, the one-phalanx finger its right face with its tip.  Phase 1 (0.5 s):
 the fingers close under PD, the slide held.  Phase 2 (2 s): the slide's reference rises 12 cm.  Prints the box's lift
-and its slip relative to the finger holding it, then the numbers as one JSON line; with --html, writes grasp.html,
+and its slip relative to the fingers holding it, then the numbers as one JSON line; with --html, writes grasp.html,
 which plays both phases with the ground, the contact points and their forces.
 """
 
@@ -47,7 +47,7 @@ def laws(model: dp.Model, q0: np.ndarray) -> tuple[dp.JointPD, dp.JointPD]:
     """(close, lift): PD on the slide (the whole weight fed forward) and on the gripper's joints, to the fingers closed
     past the box's faces (so that they squeeze it) with the slide held, then with the slide's reference 12 cm up.
     The box's free flyer is not driven."""
-    m_total = 0.5 + 1.0 + BOX_MASS
+    m_total = float(model.masses.sum())  # carriage, gripper and box
     kp = np.r_[100.0, 5.0, 2.0, 2.0, 2.0, np.zeros(6)]
     kd = np.r_[2 * np.sqrt(100.0 * m_total), 0.1, 0.04, 0.02, 0.04, np.zeros(6)]
     tau_ff = np.r_[m_total * 9.81, np.zeros(model.nv - 1)]
