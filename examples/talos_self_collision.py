@@ -51,8 +51,9 @@ def main(html: Path | None = None, seconds: float = 1.0) -> dict:
     own = [(row, [i for i, pair in enumerate(row["collisions"]) if pair[0] != "ground"]) for row in traj.contacts[:-1]]
     touching = float(np.mean([bool(i) for _, i in own]))
     deepest = min((float(row["depths"][i].min()) for row, i in own if i), default=0.0)
+    link = {c.name: c.link for c in model.collisions}
     last, i = own[-1]
-    links = sorted({tuple(sorted(c.rsplit("_collision", 1)[0] for c in last["collisions"][k])) for k in i})
+    links = sorted({tuple(sorted(link[c] for c in last["collisions"][k])) for k in i})
     print(f"{len(model.excluded_collisions)} pairs left out by the SRDF; the robot's own links "
           f"touch in {touching:.0%} of the steps, the deepest {deepest * 1e3:.2f} mm; at the end: {links}")  # fmt: skip
     if html is not None:
