@@ -365,9 +365,10 @@ def epa(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
             _face(w, f, a, c, b)
     tol = EPA_TOLERANCE * scale
     ia, ib, ic, dmin, m = 0, 1, 2, 0.0, (0.0, 0.0, 1.0)
+    top = 4  # one past the highest face slot in use: the scans below stop there
     for _ in range(EPA_VERTICES):
         best, dmin = -1, np.inf
-        for f in range(EPA_FACES):
+        for f in range(top):
             if w[_FL + f] != 0.0 and w[_FD + f] < dmin:
                 best, dmin = f, w[_FD + f]
         if best < 0:
@@ -382,7 +383,7 @@ def epa(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
         for i in range(3):
             w[_EW + 3 * nv + i], w[_EA + 3 * nv + i], w[_EB + 3 * nv + i] = x[i], a[i], b[i]
         ne = 0  # the horizon: edges of the faces x sees, each kept once (an edge of two seen faces is inside)
-        for f in range(EPA_FACES):
+        for f in range(top):
             if w[_FL + f] == 0.0:
                 continue
             i0 = int(w[_FI + 3 * f])
@@ -413,6 +414,7 @@ def epa(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
             if slot == EPA_FACES:
                 stop = True
                 break
+            top = max(top, slot + 1)
             if not _face(w, slot, int(w[_ED + 2 * k]), int(w[_ED + 2 * k + 1]), nv):
                 continue  # a sliver: kept for the polytope's edges, never the nearest (its distance is +∞)
             if w[_FD + slot] < dmin - TOUCH * scale:  # nearer than the face it replaces (a convex polytope only
@@ -427,7 +429,7 @@ def epa(c1, par1, R1, p1, V1, c2, par2, R2, p2, V2, scale, w):
     P = (dmin * m[0], dmin * m[1], dmin * m[2])
     la, lb, lc = _barycentric(E, ia, ib, ic, P)
     if min(la, lb, lc) < -1e-12:
-        for f in range(EPA_FACES):
+        for f in range(top):
             if w[_FL + f] == 0.0 or abs(w[_FD + f] - dmin) > tol:
                 continue
             if w[_FN + 3 * f] * m[0] + w[_FN + 3 * f + 1] * m[1] + w[_FN + 3 * f + 2] * m[2] < 1.0 - 1e-12:
