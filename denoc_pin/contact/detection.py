@@ -67,6 +67,7 @@ __all__ = [
     "shape_pose",
     "most_vertices",
     "pair_contacts",
+    "pairs_that_may_touch",
     "reduce_patch",
 ]
 
@@ -272,6 +273,16 @@ def reduce_patch(points: np.ndarray, depths: np.ndarray, t1, t2) -> np.ndarray:
     return np.array(sorted(set(keep)))
 
 
+def pairs_that_may_touch(model) -> list[tuple[int, int]]:
+    """The pairs (i < j) of the model's collisions that may touch (``may_touch``; a free flyer's body may touch its
+    parent, the world)."""
+    cols = model.collisions
+    loose = {k for k in range(1, model.njoints) if model.kinds[k] == FREE_FLYER}
+    excluded = set(model.excluded_collisions)
+    return [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
+            if may_touch(cols[i], cols[j], model.parents, loose, excluded)]  # fmt: skip
+
+
 class PairDetector:
     """The pairs of a model's collisions that may touch (``may_touch``): all of them in the compiled narrow phase
     (``compiled``), or with ``compiled=False`` all through coal (``pairs``, their coal shapes made once): coal is the
@@ -282,10 +293,7 @@ class PairDetector:
 
         self.coal = coal
         cols = model.collisions
-        loose = {k for k in range(1, model.njoints) if model.kinds[k] == FREE_FLYER}
-        excluded = set(model.excluded_collisions)
-        pairs = [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
-                 if may_touch(cols[i], cols[j], model.parents, loose, excluded)]  # fmt: skip
+        pairs = pairs_that_may_touch(model)
         self.compiled = pairs if compiled else []
         """The pairs the compiled narrow phase answers (``patch.pair_patch``: every shape), in the step."""
         self.pairs = [] if compiled else pairs

@@ -22,7 +22,7 @@ from .tables import COLLISION_ROW, columns
 
 __all__ = ["COLLISION_ROW", "SHAPE_CODES", "Box", "Capsule", "Collision", "Cylinder", "Ground", "Mesh", "Shape",
            "Sphere", "collisions_named", "contact_frame", "may_touch", "pack_collisions", "pairs_between",
-           "unique_name"]  # fmt: skip
+           "touches_ground", "unique_name"]  # fmt: skip
 
 SPHERE, BOX, CAPSULE, CYLINDER, MESH = range(5)
 
@@ -308,6 +308,11 @@ def pairs_between(collisions, a: str, b: str, links) -> list[tuple[str, str]]:
     return [(i, j) for i in named[0] for j in named[1] if i != j]
 
 
+def touches_ground(c: Collision) -> bool:
+    """Whether the collision may touch the ground: its group or mask has bit 1, and it moves (not on body 0)."""
+    return c.body != 0 and bool((c.group & 1) or (c.mask & 1))
+
+
 def may_touch(a: Collision, b: Collision, parents, loose=(), excluded=()) -> bool:
     """Whether the pair may touch: different bodies, not parent and child, not an excluded pair (sorted names),
     matching bits.  loose: bodies whose joint leaves them free of their parent (a free flyer's: a box dropped on a
@@ -341,7 +346,7 @@ def pack_collisions(collisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         V = c.shape.support_vertices()
         r[COL["vstart"]], r[COL["vcount"]], r[COL["cstart"]] = start, len(V), cstart
         r[COL["reach"]] = np.sqrt((V**2).sum(axis=1).max()) if len(V) else c.shape.reach()
-        r[COL["ground"]] = 1.0 if c.body != 0 and ((c.group & 1) or (c.mask & 1)) else 0.0  # not on the world
+        r[COL["ground"]] = 1.0 if touches_ground(c) else 0.0
         r[COL["box_c"] : COL["box_c"] + 3], r[COL["box_h"] : COL["box_h"] + 3] = c.shape.bounding_box()
         chunks.append(c.shape.support_chunks())
         verts.append(V)

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..contact.detection import pairs_that_may_touch
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
-from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere, may_touch
+from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere, touches_ground
 from ..loaders.mjcf import mujoco_state
 from ..loops.loop_kinematics import loop_residual
 from ..model import Model, ModelError
@@ -159,19 +160,18 @@ class MujocoTwin:
 
     @staticmethod
     def _explicit_pairs(spec, model: Model, ground: Ground) -> None:
-        """Every pair that may touch (``may_touch``) and every shape against the ground as a ``<pair>``, each with
-        its friction, and no pair by ``contype``/``conaffinity``."""
+        """Every pair that may touch (``pairs_that_may_touch``) and every shape that touches the ground
+        (``touches_ground``) against it as a ``<pair>``, each with its friction, and no pair by
+        ``contype``/``conaffinity``."""
         for g in spec.geoms:
             g.contype = g.conaffinity = 0
         cols = model.collisions
-        loose = {k for k in range(1, model.njoints) if model.kinds[k] == FREE_FLYER}
-        excluded = set(model.excluded_collisions)
-        for i, a in enumerate(cols):
-            spec.add_pair(geomname1="ground", geomname2=a.name, condim=3, friction=[ground.friction] * 2 + [0] * 3)
-            for b in cols[i + 1 :]:
-                if may_touch(a, b, model.parents, loose, excluded):
-                    mu = max(a.friction, b.friction)
-                    spec.add_pair(geomname1=a.name, geomname2=b.name, condim=3, friction=[mu, mu, 0, 0, 0])
+        for c in cols:
+            if touches_ground(c):
+                spec.add_pair(geomname1="ground", geomname2=c.name, condim=3, friction=[ground.friction] * 2 + [0] * 3)
+        for i, j in pairs_that_may_touch(model):
+            mu = max(cols[i].friction, cols[j].friction)
+            spec.add_pair(geomname1=cols[i].name, geomname2=cols[j].name, condim=3, friction=[mu, mu, 0, 0, 0])
 
     def _qpos(self, q) -> np.ndarray:
         """MuJoCo's qpos of our q: a quaternion (x, y, z, w) → (w, x, y, z)."""
