@@ -94,12 +94,12 @@ def main(html: Path | None = None, dt: float = 1e-3) -> dict:
           f"(its weight {BOX_MASS * 9.81:.4f} N)")  # fmt: skip
     if html is not None:
         dp.Viewer(model, ground=ground).save_html(html / "grasp.html", traj=joined(grasp, lifted))
-    return {"raised": raised, "slip": slip, "points": len(held["depths"]), "model": model, "grasp": grasp,
-            "lift": lifted}  # fmt: skip
+    return {"raised": raised, "slip": slip, "points": len(held["depths"]), "carried": on_box, "model": model,
+            "grasp": grasp, "lift": lifted}  # fmt: skip
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, help="a folder to write the page in")
     out = main(parser.parse_args().html)
-    print(json.dumps({k: out[k] for k in ("raised", "slip", "points")}))
+    print(json.dumps({k: out[k] for k in ("raised", "slip", "points", "carried")}))

@@ -60,6 +60,8 @@ def coal_signed_distance(s1, T1, s2, T2):
         return d, np.array(res.normal)
     creq, cres = coal.CollisionRequest(), coal.CollisionResult()
     coal.collide(g1, T1, g2, T2, creq, cres)
+    if not cres.isCollision():  # touching, no overlap
+        return 0.0, np.array(res.normal)
     c = cres.getContact(0)
     return c.penetration_depth, np.array(c.normal)
 

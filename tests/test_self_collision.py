@@ -6,29 +6,23 @@ import runpy
 import coal
 import numpy as np
 from conftest import ROOT
+from test_convex_pairs import coal_signed_distance
 
 import denoc_pin as dp
-from denoc_pin.contact.detection import PairDetector, coal_geometry
+from denoc_pin.contact.detection import pairs_that_may_touch
 
 
 def deepest_by_coal(model, pairs, qs) -> tuple[float, tuple]:
     """The smallest signed distance coal finds between the pairs' hulls over the configurations qs, and its pair."""
     data = model.create_data()
-    shapes = {i: coal_geometry(c.shape) for i, c in enumerate(model.collisions)}
-    req, res, creq = coal.DistanceRequest(), coal.DistanceResult(), coal.CollisionRequest()
     worst, where = np.inf, None
     for q in qs:
         dp.forward_kinematics(model, data, q)
         X = np.asarray(data.oMi)
-        T = {i: coal.Transform3s(X[c.body, :3, :3] @ c.rotation, X[c.body, :3, :3] @ c.translation + X[c.body, :3, 3])
-             for i, c in enumerate(model.collisions)}  # fmt: skip
+        T = [coal.Transform3s(X[c.body, :3, :3] @ c.rotation, X[c.body, :3, :3] @ c.translation + X[c.body, :3, 3])
+             for c in model.collisions]  # fmt: skip
         for i, j in pairs:
-            res.clear()
-            d = coal.distance(shapes[i], T[i], shapes[j], T[j], req, res)
-            if d <= 0:
-                cres = coal.CollisionResult()
-                coal.collide(shapes[i], T[i], shapes[j], T[j], creq, cres)
-                d = cres.getContact(0).penetration_depth if cres.isCollision() else 0.0
+            d = coal_signed_distance(model.collisions[i].shape, T[i], model.collisions[j].shape, T[j])[0]
             if d < worst:
                 worst, where = d, (model.collisions[i].name, model.collisions[j].name)
     return worst, where
@@ -42,7 +36,7 @@ def test_a_humanoid_with_self_collision_keeps_its_links_apart(tmp_path):
     ex = runpy.run_path(str(ROOT / "examples" / "talos_self_collision.py"), run_name="talos")
     out = ex["main"](tmp_path)
     model, traj = out["model"], out["traj"]
-    pairs = PairDetector(model, 1e-3).compiled
+    pairs = pairs_that_may_touch(model)
     assert len(pairs) == 883 and out["touching"] > 0.5 and out["links"], out
     assert all(row["converged"] for row in traj.contacts[:-1])
     assert np.isfinite(traj.q).all() and abs(traj.q[-1, 2] - traj.q[0, 2]) < 0.1  # it stands
