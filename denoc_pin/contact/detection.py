@@ -67,6 +67,7 @@ __all__ = [
     "shape_pose",
     "most_vertices",
     "pair_contacts",
+    "pair_friction",
     "pairs_that_may_touch",
     "reduce_patch",
 ]
@@ -274,13 +275,29 @@ def reduce_patch(points: np.ndarray, depths: np.ndarray, t1, t2) -> np.ndarray:
 
 
 def pairs_that_may_touch(model) -> list[tuple[int, int]]:
-    """The pairs (i < j) of the model's collisions that may touch (``may_touch``; a free flyer's body may touch its
-    parent, the world)."""
+    """The pairs (i < j) of the model's collisions that may touch: by their bits (``may_touch``; a free flyer's
+    body may touch its parent, the world), and the model's explicit pairs (``Model.collision_pairs``) of shapes on
+    two bodies."""
     cols = model.collisions
     loose = {k for k in range(1, model.njoints) if model.kinds[k] == FREE_FLYER}
     excluded = set(model.excluded_collisions)
+    index = {c.name: i for i, c in enumerate(cols)}
+    explicit = {tuple(sorted((index[a], index[b]))) for a, b, _ in model.collision_pairs}
     return [(i, j) for i in range(len(cols)) for j in range(i + 1, len(cols))
-            if may_touch(cols[i], cols[j], model.parents, loose, excluded)]  # fmt: skip
+            if ((i, j) in explicit and cols[i].body != cols[j].body)
+            or may_touch(cols[i], cols[j], model.parents, loose, excluded)]  # fmt: skip
+
+
+def pair_friction(model, pairs) -> np.ndarray:
+    """μ of each pair (i, j) of collision indices: an explicit pair's own (``Model.collision_pairs``), else the
+    larger of its two collisions' (MuJoCo's rule)."""
+    cols = model.collisions
+    own = {(a, b): mu for a, b, mu in model.collision_pairs}
+    out = np.zeros(len(pairs))
+    for r, (i, j) in enumerate(pairs):
+        a, b = sorted((cols[i].name, cols[j].name))
+        out[r] = own.get((a, b), max(cols[i].friction, cols[j].friction))
+    return out
 
 
 class PairDetector:

@@ -45,7 +45,7 @@ from ..core.shapes import CAPSULE, COL, MESH, SPHERE, Ground, contact_frame, pac
 from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
 from ..model import Model, ModelError
 from ..model.status import raise_for_status
-from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts
+from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts, pair_friction
 from .patch import PAIR_POINTS, PAIR_WORK
 from .pipeline import contact_problem, contact_step, record_step
 
@@ -137,7 +137,7 @@ class ContactStepper:
         features = np.array([_features(r) for r in rows], dtype=np.int64)
         woff = np.concatenate([[0], np.cumsum(features)[:-1]]).astype(np.int64)
         nf = int(features.sum())
-        pair_mu = np.array([max(model.collisions[i].friction, model.collisions[j].friction) for i, j in compiled])
+        pair_mu = pair_friction(model, compiled)
         rows_warm = max(nf + PAIR_POINTS * len(compiled), 1)
         self.most = most_vertices(rows)
         self.warm_pairs: dict = {}
@@ -200,10 +200,11 @@ class ContactStepper:
         if not found:
             return self._none
         out = shape_pairs(len(found))
+        mu = pair_friction(model, [(i, j) for i, j, *_ in found])
         for r, (i, j, x, n, d, f) in enumerate(found):
             a, b = model.collisions[i], model.collisions[j]
             out.bodies[r], out.keys[r], out.points[r] = (a.body, b.body), (i, j, f), x
-            out.frames[r], out.depth[r], out.mu[r] = contact_frame(n), d, max(a.friction, b.friction)
+            out.frames[r], out.depth[r], out.mu[r] = contact_frame(n), d, mu[r]
             out.start[r] = self.warm_pairs.get((i, j, f), 0.0)
         s = self.scene
         if len(s.contacts.depth) < self.capacity + len(found):

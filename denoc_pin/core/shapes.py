@@ -268,7 +268,8 @@ class Collision:
 
     name: unique in the model; link: the link (frame) it was given on; body: the body that carries it; group and
     mask: MuJoCo's ``contype`` and ``conaffinity`` bits (``may_touch``); friction: μ against another collision
-    (a pair takes the larger of its two, as MuJoCo); against the ground the ground's friction holds."""
+    (a pair takes the larger of its two, as MuJoCo); against the ground the ground's friction holds; ground: it
+    touches the ground whatever its bits (an MJCF ``<pair>`` with the world's plane)."""
 
     name: str
     link: str
@@ -279,6 +280,7 @@ class Collision:
     group: int = 1
     mask: int = 1
     friction: float = 1.0
+    ground: bool = False
 
 
 def unique_name(name: str, taken: set) -> str:
@@ -309,8 +311,9 @@ def pairs_between(collisions, a: str, b: str, links) -> list[tuple[str, str]]:
 
 
 def touches_ground(c: Collision) -> bool:
-    """Whether the collision may touch the ground: its group or mask has bit 1, and it moves (not on body 0)."""
-    return c.body != 0 and bool((c.group & 1) or (c.mask & 1))
+    """Whether the collision may touch the ground: it moves (not on body 0) and is paired with the ground
+    (``Collision.ground``) or its group or mask has bit 1."""
+    return c.body != 0 and bool(c.ground or (c.group & 1) or (c.mask & 1))
 
 
 def may_touch(a: Collision, b: Collision, parents, loose=(), excluded=()) -> bool:

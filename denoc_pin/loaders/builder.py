@@ -56,6 +56,7 @@ class ModelBuilder:
         self._passive: list = []  # names of unactuated joints (Model.passive)
         self._collisions: list[Collision] = []  # Model.collisions
         self._excluded: list[tuple[str, str]] = []  # Model.excluded_collisions, by collision name
+        self._paired: list[tuple[str, str, float]] = []  # Model.collision_pairs, by collision name
         self._limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}  # per joint, in q (positions) or v
 
     def _resolve_parent(self, parent) -> tuple[int, np.ndarray, np.ndarray]:
@@ -235,12 +236,12 @@ class ModelBuilder:
 
     def add_collision(
         self, link, shape: Shape, placement=None, name: str | None = None, group: int = 1, mask: int = 1,
-        friction: float = 1.0,
+        friction: float = 1.0, ground: bool = False,
     ) -> None:  # fmt: skip
         """Fix a collision ``shape`` (``dp.Sphere``, ``dp.Box``, ``dp.Capsule``, ``dp.Cylinder``, ``dp.Mesh``) on
         ``link`` (a link's, joint's or frame's name, or a body index) at ``placement`` ((R, p) or 4 x 4, default the
         identity) in its frame.  group, mask: MuJoCo's contype/conaffinity bits (which pairs may touch); friction:
-        μ against other collisions (the ground has its own)."""
+        μ against other collisions (the ground has its own); ground: it touches the ground whatever its bits."""
         if not isinstance(shape, Shape):
             raise ModelError(f"ModelBuilder: add_collision needs a shape (dp.Sphere, dp.Box, dp.Capsule, dp.Cylinder, "
                              f"dp.Mesh), got {type(shape).__name__}")  # fmt: skip
@@ -255,7 +256,7 @@ class ModelBuilder:
         if not (np.isfinite(friction) and friction >= 0):
             raise ModelError(f"ModelBuilder: collision {name!r}: friction must be a number >= 0, got {friction!r}")
         self._collisions.append(
-            Collision(name, label, b, shape, Rl @ R, Rl @ p + pl, int(group), int(mask), float(friction))
+            Collision(name, label, b, shape, Rl @ R, Rl @ p + pl, int(group), int(mask), float(friction), bool(ground))
         )
 
     def _excluded_pairs(self) -> list[tuple[str, str]]:
@@ -266,6 +267,22 @@ class ModelBuilder:
                 out += pairs_between(self._collisions, a, b, self._links)
             except ValueError as e:
                 raise ModelError(f"ModelBuilder {self.name!r}: exclude_collisions: {e}") from None
+        return out
+
+    def add_collision_pair(self, a: str, b: str, friction: float = 1.0) -> None:
+        """Collisions a and b may touch, with μ = friction, whatever their bits, their bodies' joint and the
+        exclusions (MuJoCo's ``<pair>``): each a collision's name, or a link's (every collision on it, resolved at
+        ``build``)."""
+        self._paired.append((str(a), str(b), friction))
+
+    def _explicit_pairs(self) -> list[tuple[str, str, float]]:
+        """The explicit pairs as collision names (a link's name: every collision on it) with their μ."""
+        out = []
+        for a, b, mu in self._paired:
+            try:
+                out += [(x, y, mu) for x, y in pairs_between(self._collisions, a, b, self._links)]
+            except ValueError as e:
+                raise ModelError(f"ModelBuilder {self.name!r}: add_collision_pair: {e}") from None
         return out
 
     def exclude_collisions(self, a: str, b: str) -> None:
@@ -307,6 +324,7 @@ class ModelBuilder:
             passive=self._passive,
             collisions=self._collisions,
             excluded_collisions=self._excluded_pairs(),
+            collision_pairs=self._explicit_pairs(),
             **{f: np.concatenate(a) if a else np.zeros(0) for f, a in self._limits.items()},
         )
         if nj > 1:

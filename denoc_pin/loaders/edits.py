@@ -291,9 +291,12 @@ def _copy_collisions(b: ModelBuilder, model: Model, prefix: str = "") -> None:
         Rf, pf = (np.eye(3), np.zeros(3)) if f is None else (np.asarray(f.rotation), np.asarray(f.translation))
         link = prefix + (model.link_names[c.body] if f is None else f.name)
         R, p = Rf.T @ c.rotation, Rf.T @ (np.asarray(c.translation) - pf)
-        b.add_collision(link, c.shape, (R, p), name=prefix + c.name, group=c.group, mask=c.mask, friction=c.friction)
+        b.add_collision(link, c.shape, (R, p), name=prefix + c.name, group=c.group, mask=c.mask, friction=c.friction,
+                        ground=c.ground)  # fmt: skip
     for a, c in model.excluded_collisions:
         b.exclude_collisions(prefix + a, prefix + c)
+    for a, c, mu in model.collision_pairs:
+        b.add_collision_pair(prefix + a, prefix + c, mu)
 
 
 def collision_pairs(model: Model, a: str, b: str, where: str) -> list[tuple[str, str]]:

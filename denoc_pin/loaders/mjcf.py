@@ -15,6 +15,7 @@ free-joint velocity is in the body frame (MuJoCo's linear part is in the world f
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from pathlib import Path
@@ -35,8 +36,7 @@ from .urdf_xml import parse_xml, quoted, robot_file
 __all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
 
 MJCF_JOINT_TYPES = spellings("mjcf", roots=True)  # JOINTS' mjcf spellings: hinge, slide, free, ball
-IGNORED = ("actuator", "tendon", "sensor", "pair", "keyframe")  # beyond the rigid-body dynamics (<contact>
-# <pair>: an explicit pair with its own parameters; <exclude> is read)
+IGNORED = ("actuator", "tendon", "sensor", "keyframe")  # beyond the rigid-body dynamics
 BODY_MAKERS = ("attach", "replicate", "composite", "flexcomp")  # MuJoCo 3's elements that make bodies: refused
 IGNORED_JOINT_ATTRIBUTES = ("armature", "damping", "frictionloss", "stiffness")
 ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")  # one of them orients an element
@@ -307,6 +307,57 @@ def _excluded(reader: _Reader, tree) -> list[tuple[str, str]]:
     return out
 
 
+def _pairs(reader: _Reader, tree) -> list[tuple[str, str, float]]:
+    """``<contact><pair geom1= geom2=>``: two geoms that touch whatever their bits and the exclusions, with the
+    pair's own friction (its first, sliding, number; MuJoCo's default 1; 0 where condim is 1) — MuJoCo's explicit
+    pairs.  A pair with a plane of the world (a scene's floor) makes the other geom touch the ground (its μ is the
+    ground's, said in a warning); a geom name the file does not have is a ModelError; a pair with a geom that is
+    left out (a shape not detected, a world geom other than a plane) is left out with a warning."""
+    out = []
+    collisions = {c.name: i for i, c in enumerate(tree.collisions)}
+    world_geoms = {}  # the world's own geoms (not read as collisions): name → type
+    for world in reader.root.findall("worldbody"):
+        for g, _, cls in tree.children(world, None, ("geom",)):
+            if g.get("name"):
+                world_geoms[g.get("name")] = reader.attrib(g, cls).get("type", "sphere")
+    named = {g.get("name") for g in reader.root.iter("geom")}
+    floor: dict[str, list] = {}
+    for el in reader.root.iter("pair"):
+        attrs = reader.attrib(el, None)
+        names = [attrs.get(key) for key in ("geom1", "geom2")]
+        for key, name in zip(("geom1", "geom2"), names, strict=True):
+            if name is None or name not in named:
+                raise reader.error(el, f"{key}={name!r} is not a geom; a pair names two geoms by their names")
+        condim = int(reader.numbers(el, attrs, "condim", 1, (3.0,))[0])
+        mu = 0.0 if condim == 1 else float(reader.numbers(el, attrs, "friction", (1, 2, 3, 4, 5), (1.0,))[0])
+        planes = [n for n in names if world_geoms.get(n) == "plane"]
+        if planes and names[0] != names[1]:
+            other = names[1] if names[0] in planes else names[0]
+            if other in collisions:
+                k = collisions[other]
+                tree.collisions[k] = dataclasses.replace(tree.collisions[k], ground=True)
+                floor.setdefault(planes[0], []).append((other, mu, el.sourceline))
+                continue
+        if all(n in collisions for n in names):
+            out.append((names[0], names[1], mu))
+            continue
+        lost = [n for n in names if n not in collisions]
+        reader.lenient.append(
+            f"<pair> (line {el.sourceline}): geom {lost[0]!r} is not a collision denoc_pin "
+            "reads (a world geom other than a plane, or a shape left out); the pair is left out"
+        )
+    for plane, given in floor.items():
+        names = [repr(n) for n, *_ in given]
+        mus = sorted({f"{mu:g}" for _, mu, _ in given})
+        count = f"{len(given)} geoms touch" if len(given) > 1 else "1 geom touches"
+        reader.lenient.append(
+            f"<pair>s with the world's plane {plane!r} (from line {given[0][2]}): {count} the ground "
+            f"({', '.join(names[:4])}{', …' if len(names) > 4 else ''}); its height, normal and friction are "
+            f"dp.Ground's (the file's pairs give μ = {', '.join(mus)})"
+        )
+    return out
+
+
 def _geom_frame(reader: _Reader, el, attrs: dict, kind: str) -> tuple[np.ndarray, Pose]:
     """(size, pose in the body) of a primitive geom: MuJoCo's three size numbers (radius, half length, …; a box's
     half edges), its ``fromto`` segment read as a pose and a half length; sizes refused where MuJoCo refuses them."""
@@ -386,6 +437,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     path = robot_file(path, root_joint, ROOT_JOINTS)
     reader = _Reader(path, strict)
     tree = _Tree(reader, root_joint)
+    tree.paired = {el.get(key) for el in reader.root.iter("pair") for key in ("geom1", "geom2")}
     for world in reader.root.findall("worldbody"):  # several (one per included file, say): one world
         for el, X, cls in tree.children(world, None, ("body", "site")):
             if el.tag == "body":
@@ -398,6 +450,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
         raise ModelError(f"{path}: no movable joint (hinge, slide, ball or free)")
     loops, couplings = _equalities(reader, tree)
     excluded = _excluded(reader, tree)
+    paired = _pairs(reader, tree)
     ignored = sorted({el.tag for tag in IGNORED for el in reader.root.iter(tag)}
                      | {f"joint {a}" for el in reader.root.iter("joint") for a in IGNORED_JOINT_ATTRIBUTES
                         if a in el.attrib})  # fmt: skip
@@ -419,7 +472,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
             inertias=I_com, frames=tree.frames, source=str(path),
             gravity=(0.0, 0.0, -9.81) if gravity is None else gravity,
             loops=resolve_loops(name, tree.links, tree.frames, loops, couplings, tree.names, tree.kinds),
-            collisions=tree.collisions, excluded_collisions=excluded,
+            collisions=tree.collisions, excluded_collisions=excluded, collision_pairs=paired,
         )  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
@@ -447,6 +500,7 @@ class _Tree:
         self.count = 0
         self.collisions: list[Collision] = []
         self.collision_names: set[str] = set()
+        self.paired: set = set()  # the geoms a <contact><pair> names: read even where their bits touch nothing
 
     def _name(self, el, prefix: str) -> str:
         self.count += 1
@@ -563,14 +617,14 @@ class _Tree:
 
     def _collision(self, el, X: Pose, cls, body: str, i: int, k: int, pose: Pose) -> None:
         """Geom ``el`` (``body``'s i-th) as a :class:`Collision` on body k, unless it touches nothing (``contype`` and
-        ``conaffinity`` 0: MuJoCo's visual geoms).  Its bits are kept; its friction is the sliding one, 0 where
-        ``condim`` is 1.  A shape denoc_pin does not detect (ellipsoid, height field, SDF, a plane on a body) is left
-        out with a warning: the dynamics do not read it."""
+        ``conaffinity`` 0: MuJoCo's visual geoms) and no ``<pair>`` names it.  Its bits are kept; its friction is the
+        sliding one, 0 where ``condim`` is 1.  A shape denoc_pin does not detect (ellipsoid, height field, SDF, a
+        plane on a body) is left out with a warning: the dynamics do not read it."""
         reader = self.reader
         attrs = reader.attrib(el, cls)
         contype, conaffinity = (int(reader.numbers(el, attrs, key, 1, (1.0,))[0]) for key in ("contype", "conaffinity"))
-        if contype == 0 and conaffinity == 0:
-            return
+        if contype == 0 and conaffinity == 0 and el.get("name") not in self.paired:
+            return  # touches nothing: a visual geom (unless a <pair> names it)
         kind = attrs.get("type", "sphere")
         gname = unique_name(el.get("name") or f"{body}_geom_{i}", self.collision_names)
         if kind == "mesh":

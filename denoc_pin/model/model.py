@@ -162,6 +162,32 @@ def _checked_exclusions(name: str, pairs, collisions) -> tuple[tuple[str, str], 
     return tuple(sorted(out))
 
 
+def _checked_pairs(name: str, pairs, collisions) -> tuple[tuple[str, str, float], ...]:
+    """The explicit collision pairs (a, b, μ), names sorted, sorted, the last of a repeated pair kept; every name a
+    collision's, a ≠ b, μ a number ≥ 0."""
+    names = {c.name for c in collisions}
+    out = {}
+    for pair in pairs:
+        if isinstance(pair, str) or len(pair) != 3:
+            raise ModelError(f"model {name!r}: a collision pair is (name, name, friction), got {pair!r}")
+        a, b, mu = pair
+        for n in (a, b):
+            if n not in names:
+                raise ModelError(f"model {name!r}: collision pair {(a, b)!r}: no collision named {n!r}; the "
+                                 f"collisions are {', '.join(sorted(names)) or 'none'}")  # fmt: skip
+        if a == b:
+            raise ModelError(f"model {name!r}: collision pair {(a, b)!r} pairs a collision with itself")
+        try:
+            mu = float(mu)
+        except (TypeError, ValueError):
+            mu = float("nan")
+        if not (np.isfinite(mu) and mu >= 0.0):
+            raise ModelError(f"model {name!r}: collision pair {(a, b)!r}: friction must be a number >= 0, got "
+                             f"{pair[2]!r}")  # fmt: skip
+        out[tuple(sorted((str(a), str(b))))] = mu
+    return tuple((a, b, mu) for (a, b), mu in sorted(out.items()))
+
+
 def placement_pair(placement, what: str = "placement") -> tuple[np.ndarray, np.ndarray]:
     """(R, p), copies, from None (identity), a pair (R, p), a 4 x 4 homogeneous matrix or a ``pinocchio.SE3``; a
     ModelError naming ``what`` if it is none of these or R is not a rotation."""
@@ -232,7 +258,9 @@ class Model:
       (``ModelBuilder.add_collision``; ``load_urdf`` and ``load_sdf`` read ``<collision>``, ``load_mjcf`` the geoms
       that touch something), each on a body at a placement in its
       frame; ``simulate(..., ground=…)`` reads them.  ``excluded_collisions``: sorted pairs of collision names that
-      never touch each other (an MJCF ``<exclude>``, an SRDF's ``disable_collisions``, ``exclude_collisions``).
+      never touch each other (an MJCF ``<exclude>``, an SRDF's ``disable_collisions``, ``exclude_collisions``);
+      ``collision_pairs``: sorted (a, b, μ), pairs of collision names that may touch whatever their bits, their
+      bodies' joint or the exclusions, with their own μ (an MJCF ``<pair>``, ``ModelBuilder.add_collision_pair``).
     - ``passive``: tuple of joint names without an actuator (``constrained_inverse_dynamics`` gives
       them zero torque by default); empty: every joint is actuated.
     - ``lower_position_limit``, ``upper_position_limit``: (nq,) and ``velocity_limit``, ``effort_limit``: (nv,),
@@ -275,6 +303,7 @@ class Model:
         effort_limit=None,
         collisions=(),
         excluded_collisions=(),
+        collision_pairs=(),
     ):
         """Keyword arguments as the fields above (a limit left out: ``UNBOUNDED``); ``loops`` comes resolved onto
         the bodies (``denoc_pin.loops.resolve_loops``), as the builder and the loaders hand it over."""
@@ -423,6 +452,7 @@ class Model:
             set_(self, field, a)
         set_(self, "collisions", _checked_collisions(name, collisions, njoints))
         set_(self, "excluded_collisions", _checked_exclusions(name, excluded_collisions, self.collisions))
+        set_(self, "collision_pairs", _checked_pairs(name, collision_pairs, self.collisions))
 
     def _set_views(self, ni: int) -> None:
         """mi, mf and every kernel field as views of the read-only ``mb`` (its first ``ni`` words are mi)."""
@@ -594,6 +624,7 @@ class Model:
             "masses": self.masses, "coms": self.coms, "inertias": self.inertias, "frames": self._frames,
             "gravity": self.gravity, "source": self.source, "loops": ResolvedLoops(self.cuts, self.coupled),
             "passive": self.passive, "collisions": self.collisions, "excluded_collisions": self.excluded_collisions,
+            "collision_pairs": self.collision_pairs,
         }  # fmt: skip
         return fields | {f: getattr(self, f) for f in LIMIT_FIELDS}
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contact.detection import pairs_that_may_touch
+from ..contact.detection import pair_friction, pairs_that_may_touch
 from ..core.joints import FREE_FLYER, JOINTS, PRISMATIC, REVOLUTE, SPHERICAL
 from ..core.shapes import Box, Capsule, Cylinder, Ground, Mesh, Sphere, touches_ground
 from ..loaders.mjcf import mujoco_state
@@ -109,7 +109,9 @@ class MujocoTwin:
         for c in model.collisions:
             self._geom(spec, bodies[c.body], c)
         excluded = _excluded_bodies(model)
-        if excluded is None:  # some pairs between two bodies left out, others not: MuJoCo's explicit pairs
+        if excluded is None or model.collision_pairs or any(c.ground for c in model.collisions):
+            # some pairs between two bodies left out, others not, or pairs given whatever the bits: MuJoCo's
+            # explicit pairs
             self._explicit_pairs(spec, model, ground)
         else:
             for b1, b2 in excluded:
@@ -169,8 +171,8 @@ class MujocoTwin:
         for c in cols:
             if touches_ground(c):
                 spec.add_pair(geomname1="ground", geomname2=c.name, condim=3, friction=[ground.friction] * 2 + [0] * 3)
-        for i, j in pairs_that_may_touch(model):
-            mu = max(cols[i].friction, cols[j].friction)
+        pairs = pairs_that_may_touch(model)
+        for (i, j), mu in zip(pairs, pair_friction(model, pairs), strict=True):
             spec.add_pair(geomname1=cols[i].name, geomname2=cols[j].name, condim=3, friction=[mu, mu, 0, 0, 0])
 
     def _qpos(self, q) -> np.ndarray:
