@@ -45,6 +45,7 @@ from ..core.shapes import CAPSULE, COL, MESH, SPHERE, Ground, contact_frame, pac
 from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
 from ..model import Model, ModelError
 from ..model.status import raise_for_status
+from .derivatives import contact_step_derivatives
 from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts, pair_friction
 from .patch import PAIR_POINTS, PAIR_WORK
 from .pipeline import contact_problem, contact_step, record_step
@@ -120,6 +121,7 @@ class ContactStepper:
                              "or load a file with <collision> elements")  # fmt: skip
         self.model, self.ground, self.settings, self.dt = model, ground, settings, float(dt)
         self.data = model.create_data()
+        self._derivative_data = None
         rows, verts, chunks = pack_collisions(model.collisions)
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
@@ -233,6 +235,18 @@ class ContactStepper:
                 "g": w.g[:m].copy(), "v_free": w.v_free.copy(), "mu": c.mu[:nc].copy(), "points": c.points[:nc].copy(),
                 "frames": c.frames[:nc].copy(), "depths": c.depth[:nc].copy(), "keys": _keys(c.keys[:nc]),
                 "bodies": c.bodies[:nc].copy(), "restitution": c.restitution[:nc].copy()}  # fmt: skip
+
+    @property
+    def derivative_data(self):
+        """A second ``Data`` for the step's derivatives (``derivatives``), made at first use."""
+        if self._derivative_data is None:
+            self._derivative_data = self.model.create_data()
+        return self._derivative_data
+
+    def derivatives(self, q, v, tau, wrt=("q", "v", "tau")):
+        """One step from (q, v) under τ and its Jacobians with respect to ``wrt`` (``contact.derivatives``: a
+        ``ContactStepJacobians``)."""
+        return contact_step_derivatives(self, q, v, tau, wrt)
 
     def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:
         """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring); the step's contacts stay in

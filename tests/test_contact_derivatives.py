@@ -1,0 +1,229 @@
+"""Jacobians of the contact step (``contact.derivatives``, ``dp.step_derivatives(…, ground=…)``) against central
+finite differences of the step itself, with each perturbed step checked to keep every contact's mode: a ball and a
+cube resting, sticking and sliding, solo12 standing on its four mesh feet, a floating tree of every joint kind the
+q-derivatives take, and a stack's pair contacts (v and τ); what is not given yet is refused by name; random steps
+never give a NaN."""
+
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+import denoc_pin as dp
+from denoc_pin.contact import ContactSettings, ContactStepper
+from denoc_pin.contact.derivatives import MODES
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+TIGHT = ContactSettings(tol=1e-13, max_iter=5000)
+
+
+def modes_of(stepper, q, v, tau, record) -> list:
+    """Each contact's mode from its velocity σ = G λ + g after the step (the impulses of redundant points are split
+    as the solver chose; their velocities are not): separating (σ_n > 0), sliding (σ_t ≠ 0), sticking (σ = 0)."""
+    P = stepper.problem(q, v, tau)
+    lam = np.concatenate([record["impulses"].reshape(-1), record["loop_impulses"]])
+    sigma = P["G"] @ lam + P["g"]
+    out = []
+    for i in range(P["nc"]):
+        if record["impulses"][i, 2] <= 0.0 and sigma[3 * i + 2] > 1e-10:
+            out.append(0)
+        else:
+            out.append(2 if np.hypot(*sigma[3 * i : 3 * i + 2]) > 1e-10 else 1)
+    return out
+
+
+def finite_differences(stepper, q, v, tau, eps):
+    """(A, B) by central differences of ``stepper.step`` in the tangent spaces at q and q⁺, and whether every
+    perturbed step kept the contacts and their modes."""
+    model, nv = stepper.model, stepper.model.nv
+    q1, v1, rec = stepper.step(q, v, tau)
+    base = (rec["keys"], modes_of(stepper, q, v, tau, rec))
+    held = True
+
+    def run(qq, vv, tt):
+        nonlocal held
+        a, b, r = stepper.step(qq, vv, tt)
+        held &= (r["keys"], modes_of(stepper, qq, vv, tt, r)) == base
+        return np.r_[dp.difference(model, q1, a), b - v1]
+
+    A, B = np.zeros((2 * nv, 2 * nv)), np.zeros((2 * nv, nv))
+    for d in range(nv):
+        e = np.zeros(nv)
+        e[d] = eps
+        A[:, d] = (run(dp.integrate(model, q, e), v, tau) - run(dp.integrate(model, q, -e), v, tau)) / (2 * eps)
+        A[:, nv + d] = (run(q, v + e, tau) - run(q, v - e, tau)) / (2 * eps)
+        B[:, d] = (run(q, v, tau + e) - run(q, v, tau - e)) / (2 * eps)
+    return A, B, held
+
+
+def assert_matches(model, ground, q, v, tau, modes, dt=1e-3, eps=1e-6, wrt=("q", "v", "tau"), settings=TIGHT):
+    """The step's Jacobians equal central differences to 1e-6 of their largest entry (and 1e-6 absolute), the
+    contacts in ``modes`` (names), none at a switch."""
+    stepper = ContactStepper(model, ground, settings, dt)
+    r = stepper.derivatives(q, v, tau, wrt)
+    assert [MODES[k] for k in r.modes] == modes and not r.one_sided.any() and r.converged
+    A, B, held = finite_differences(stepper, q, v, tau, eps)
+    assert held, "a perturbed step changed a contact's mode: the differences are not of one mode"
+    nv = model.nv
+    cols = np.r_[[("q" in wrt)] * nv, [("v" in wrt)] * nv]
+    scale = max(1.0, np.abs(A).max(), np.abs(B).max())
+    assert np.abs(r.A - A)[:, cols].max() <= 1e-6 * scale
+    if "tau" in wrt:
+        assert np.abs(r.B - B).max() <= 1e-6 * scale
+    return r
+
+
+def r_keys(m, q, v, tau):
+    """The keys of the contacts of a step of ``m`` on the tree test's ground."""
+    return ContactStepper(m, dp.Ground(friction=0.9), TIGHT, 1e-3).problem(q, v, tau)["keys"]
+
+
+def ball(z, vx=0.0):
+    b = dp.ModelBuilder("ball")
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.004, link="ball")
+    b.add_collision("ball", dp.Sphere(0.1))
+    m = b.build()
+    q = dp.neutral(m)
+    q[2] = z
+    v = np.zeros(6)
+    v[0] = vx
+    return m, q, v
+
+
+def cube_on_incline(angle_deg: float, pressed: float, v_down: float = 0.0):
+    """A 2 kg, 20 cm cube resting on a plane tilted about y, ``pressed`` m into it, moving down the slope at v_down."""
+    b = dp.ModelBuilder("cube")
+    b.add_body(0, joint="free-flyer", mass=2.0, inertia=np.eye(3) * 2 * 0.08 / 12, link="cube")
+    b.add_collision("cube", dp.Box((0.2, 0.2, 0.2)))
+    m = b.build()
+    a = np.radians(angle_deg)
+    n = np.array([np.sin(a), 0.0, np.cos(a)])
+    R = Rotation.from_rotvec([0.0, a, 0.0])
+    q = dp.neutral(m)
+    q[:3], q[3:7] = (0.1 - pressed) * n, R.as_quat()
+    v = np.zeros(6)
+    v[0] = v_down  # along the cube's own x: down the slope (body frame)
+    return m, q, v, n
+
+
+@pytest.mark.parametrize(
+    ("case", "modes"),
+    [("resting", ["sticking"]), ("rolling and sliding", ["sliding"]), ("above, within the margin", ["separating"])],
+)
+def test_a_ball(case, modes):
+    """A 10 cm ball 0.1 mm into the ground at rest (sticking), the same moving at 1 m/s (sliding), 0.5 mm above it
+    (a contact within the margin that carries nothing)."""
+    z, vx = {"resting": (0.0999, 0.0), "rolling and sliding": (0.0999, 1.0), "above, within the margin": (0.1005, 0.0)}[
+        case
+    ]
+    m, q, v = ball(z, vx)
+    assert_matches(m, dp.Ground(friction=0.5), q, v, np.zeros(6), modes)
+
+
+def test_a_cube_sticking_on_an_incline_and_sliding_down_a_steeper_one():
+    """Four corners on a 10° incline at μ = 0.8 stick; on a 30° incline at μ = 0.2 moving down at 0.3 m/s they slide;
+    τ pushes it too (a wrench on the free flyer)."""
+    m, q, v, n = cube_on_incline(10.0, 1e-4)
+    assert_matches(m, dp.Ground(friction=0.8, normal=n), q, v, np.zeros(6), ["sticking"] * 4)
+    m, q, v, n = cube_on_incline(30.0, 1e-4, v_down=-0.3)
+    tau = np.array([2.0, 1.0, 0.0, 0.05, -0.1, 0.2])
+    assert_matches(m, dp.Ground(friction=0.2, normal=n), q, v, tau, ["sliding"] * 4)
+
+
+def test_a_cube_pushed_while_it_slides():
+    """On flat ground at μ = 0.3, sliding at 0.5 m/s under a push and a twist."""
+    m, q, v, _ = cube_on_incline(0.0, 1e-4, v_down=0.5)
+    tau = np.array([5.0, 1.0, 0.0, 0.1, 0.2, 0.3])
+    assert_matches(m, dp.Ground(friction=0.3), q, v, tau, ["sliding"] * 4)
+
+
+def test_solo12_standing_on_its_mesh_feet():
+    """solo12 from its URDF (collision meshes on its feet) settled 0.5 s under joint PD, pressed 0.1 mm, its PD torque
+    held: four feet sticking; the derivatives with respect to q, v and τ."""
+    legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
+    model, q0, pd, ground = legged["scene"]("solo12")
+    tr = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
+    q, v = tr.q[-1].copy(), tr.v[-1]
+    q[2] -= 1e-4
+    assert_matches(model, ground, q, v, pd(0.0, q, v), ["sticking"] * 4)
+
+
+def test_a_floating_tree_of_every_joint_kind_on_the_ground():
+    """A free-flying base with six legs, one of each joint kind the q-derivatives take (revolute, continuous,
+    prismatic, helical, ball, universal), each ending in a sphere 0.1 mm into the ground, from a random nearby state
+    and torque."""
+    b = dp.ModelBuilder("every joint")
+    b.add_body(0, joint="free-flyer", mass=3.0, inertia=np.diag([0.05, 0.06, 0.07]), link="base")
+    kinds = [("revolute", {"axis": (0, 1, 0)}), ("continuous", {"axis": (1, 0, 0)}),
+             ("prismatic", {"axis": (0, 0, 1)}), ("helical", {"axis": (0, 0, 1), "pitch": 0.05}),
+             ("spherical", {}), ("universal", {"axis": ((1, 0, 0), (0, 1, 0))})]  # fmt: skip
+    for i, (kind, kw) in enumerate(kinds):
+        angle = 2 * np.pi * i / len(kinds)
+        at = (np.eye(3), np.array([0.2 * np.cos(angle), 0.2 * np.sin(angle), 0.0]))
+        b.add_body("base", joint=kind, placement=at, mass=0.3, inertia=np.diag([2e-3, 3e-3, 4e-3]),
+                   com=(0.0, 0.0, -0.1), link=f"leg{i}", **kw)  # fmt: skip
+        b.add_collision(f"leg{i}", dp.Sphere(0.04), (np.eye(3), np.array([0.06, 0.04, -0.2])))  # off every axis
+    m = b.build()
+    rng = np.random.default_rng(11)  # a draw where the ball and universal legs stick, two others slide
+    q = dp.neutral(m)
+    q[2] = 0.24 - 1e-4
+    dq = np.zeros(m.nv)
+    dq[6:] = rng.uniform(-0.01, 0.01, m.nv - 6)
+    q = dp.integrate(m, q, dq)
+    v = np.r_[0.0, 0.0, 0.0, rng.uniform(-0.01, 0.01, 3), rng.uniform(-0.01, 0.01, m.nv - 6)]
+    tau = np.r_[np.zeros(6), rng.uniform(-0.05, 0.05, m.nv - 6)]
+    r = ContactStepper(m, dp.Ground(friction=0.9), TIGHT, 1e-3).derivatives(q, v, tau)
+    stuck = {m.collisions[k[1]].link for k, mode in zip(r_keys(m, q, v, tau), r.modes, strict=True) if mode == 1}
+    assert {"leg4", "leg5"} <= stuck  # the ball and universal legs carry load
+    # eps 1e-7: the sliding legs (slip 2–5 cm/s) curve the step enough that 1e-6 leaves 2e-5 of truncation
+    assert_matches(m, dp.Ground(friction=0.9), q, v, tau, [MODES[k] for k in r.modes], eps=1e-7)
+
+
+def test_a_stack_of_boxes_by_v_and_tau_and_what_is_not_given_yet_is_refused():
+    """Two boxes stacked on the ground (four corners each on the ground and on the lower box): ∂/∂v and ∂/∂τ
+    against differences; ∂/∂q of a pair's contacts, of a planar joint and of a loop's rows are refused with the
+    way out (wrt=('v', 'tau')), as is an unknown ``wrt``."""
+    b = dp.ModelBuilder("two boxes")
+    for k in range(2):
+        b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 2 * 0.04 / 12, link=f"box{k}")
+        b.add_collision(f"box{k}", dp.Box((0.2, 0.2, 0.2)), friction=0.8)
+    m = b.build()
+    q = dp.neutral(m)
+    q[2], q[9] = 0.1 - 1e-4, 0.3 - 2e-4
+    ground = dp.Ground(friction=0.8)
+    r = assert_matches(m, ground, q, np.zeros(m.nv), np.zeros(m.nv), ["sticking"] * 8, wrt=("v", "tau"))
+    assert np.all(r.A[:, : m.nv] == 0.0)
+    with pytest.raises(dp.ModelError, match=r"between two bodies is not given yet; ask wrt=\('v', 'tau'\)"):
+        dp.step_derivatives(m, m.create_data(), q, np.zeros(m.nv), None, 1e-3, ground=ground)
+    with pytest.raises(ValueError, match="wrt names the inputs"):
+        dp.step_derivatives(m, m.create_data(), q, np.zeros(m.nv), None, 1e-3, ground=ground, wrt=("x",))
+    b = dp.ModelBuilder("planar")
+    b.add_body(0, joint="planar", mass=1.0, inertia=np.eye(3) * 0.01, link="puck")
+    b.add_collision("puck", dp.Sphere(0.1))
+    puck = b.build()
+    with pytest.raises(dp.ModelError, match=r"joint .* \(planar\) is not given yet"):
+        dp.step_derivatives(puck, puck.create_data(), dp.neutral(puck), np.zeros(3), None, 1e-3,
+                            ground=dp.Ground(normal=(0, 0, 1), height=-0.2))  # fmt: skip
+
+
+def test_random_steps_never_give_a_nan():
+    """2,000 random steps of the ball and the cube (states, torques, friction, incline): every Jacobian entry is
+    finite and each contact has a mode."""
+    rng = np.random.default_rng(0)
+    scenes = [ball(0.1, 0.0)[0], cube_on_incline(0.0, 0.0)[0]]
+    count = 0
+    for i in range(2000):
+        m = scenes[i % 2]
+        q = dp.neutral(m)
+        q[:3] = rng.uniform(-0.05, 0.05, 3) + [0, 0, 0.1 if i % 2 == 0 else 0.17]
+        q[3:7] = Rotation.random(random_state=rng.integers(1 << 30)).as_quat() if i % 2 else [0, 0, 0, 1]
+        v = rng.normal(size=6)
+        tau = rng.normal(scale=5.0, size=6)
+        n = np.r_[rng.normal(scale=0.3, size=2), 1.0]
+        ground = dp.Ground(friction=float(rng.uniform(0.0, 1.2)), normal=n / np.linalg.norm(n))
+        r = dp.step_derivatives(m, m.create_data(), q, v, tau, 1e-3, ground=ground)
+        assert np.isfinite(r.A).all() and np.isfinite(r.B).all() and len(r.modes) == len(r.one_sided)
+        count += len(r.modes)
+    assert count > 1000  # most steps have contacts
