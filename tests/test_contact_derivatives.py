@@ -227,3 +227,27 @@ def test_random_steps_never_give_a_nan():
         assert np.isfinite(r.A).all() and np.isfinite(r.B).all() and len(r.modes) == len(r.one_sided)
         count += len(r.modes)
     assert count > 1000  # most steps have contacts
+
+
+def test_a_coupled_mechanism_on_the_ground_by_v_and_tau():
+    """A box on the ground carrying two arms whose joints are geared together (a coupling: a bilateral row solved
+    with the contacts): ∂/∂v and ∂/∂τ against differences, the coupling's row held; ∂/∂q of its row is refused."""
+    b = dp.ModelBuilder("geared arms")
+    b.add_body(0, joint="free-flyer", mass=2.0, inertia=np.eye(3) * 2 * 0.08 / 12, link="box")
+    b.add_collision("box", dp.Box((0.2, 0.2, 0.2)))
+    for i, y in enumerate((-0.05, 0.05)):
+        b.add_body("box", joint="revolute", axis=(0, 1, 0), placement=(np.eye(3), np.array([0.0, y, 0.1])),
+                   mass=0.2, com=(0.1, 0.0, 0.0), inertia=np.eye(3) * 1e-3, link=f"arm{i}", name=f"j{i}")  # fmt: skip
+    b.add_coupling("gear", "j1", "j0", -1.0, 0.0)
+    m = b.build()
+    q = dp.neutral(m)
+    q[2] = 0.1 - 1e-4
+    v = np.zeros(m.nv)
+    v[6], v[7] = 0.3, -0.3
+    tau = np.zeros(m.nv)
+    tau[6] = 0.2
+    ground = dp.Ground(friction=0.8)
+    r = assert_matches(m, ground, q, v, tau, ["sticking"] * 4, wrt=("v", "tau"))
+    assert len(r.impulses) == 13  # four corners' three rows and the gear's
+    with pytest.raises(dp.ModelError, match="closed loop's rows is not given yet"):
+        dp.step_derivatives(m, m.create_data(), q, v, tau, 1e-3, ground=ground)
