@@ -13,7 +13,7 @@ from . import kernel_cache  # noqa: F401
 from . import algorithms, loaders
 from .algorithms import *  # noqa: F403
 from .algorithms.parallel_scheme import connectivity_matrix
-from .contact import ContactSettings
+from .contact import ContactSettings, ContactStepper
 from .core.modules import Module
 from .core.shapes import Box, Capsule, Collision, Cylinder, Ground, Mesh, Sphere
 from .loaders import *  # noqa: F403
@@ -72,6 +72,7 @@ __all__ = [
     "Capsule",
     "Collision",
     "ContactSettings",
+    "ContactStepper",
     "Cylinder",
     "Data",
     "FRAME_TYPES",
