@@ -251,3 +251,31 @@ def test_a_coupled_mechanism_on_the_ground_by_v_and_tau():
     assert len(r.impulses) == 13  # four corners' three rows and the gear's
     with pytest.raises(dp.ModelError, match="closed loop's rows is not given yet"):
         dp.step_derivatives(m, m.create_data(), q, v, tau, 1e-3, ground=ground)
+
+
+@pytest.mark.parametrize("scene", ["cube sliding", "ball sliding", "cube sticking"])
+def test_the_friction_coefficients_jacobian(scene):
+    """∂(q⁺, v⁺)/∂μ summed over the ground's contacts (they share its μ) against central differences of the step in
+    the ground's friction: a cube pushed while it slides, a ball sliding, and a cube sticking (zero: its cone does
+    not bind)."""
+    if scene == "ball sliding":
+        m, q, v = ball(0.0999, 1.0)
+        tau = np.zeros(6)
+    else:
+        m, q, v, _ = cube_on_incline(0.0, 1e-4, v_down=0.5 if scene == "cube sliding" else 0.0)
+        tau = np.array([5.0, 1.0, 0.0, 0.1, 0.2, 0.3]) if scene == "cube sliding" else np.zeros(6)
+    mu, eps = 0.3, 1e-6
+
+    def step(friction):
+        return ContactStepper(m, dp.Ground(friction=friction), TIGHT, 1e-3).step(q, v, tau)[:2]
+
+    r = ContactStepper(m, dp.Ground(friction=mu), TIGHT, 1e-3).derivatives(q, v, tau)
+    (qa, va), (qb, vb) = step(mu + eps), step(mu - eps)
+    fd = np.r_[dp.difference(m, qb, qa), va - vb] / (2 * eps)
+    ours = r.friction.sum(axis=1)
+    assert r.friction.shape == (2 * m.nv, len(r.modes))
+    assert np.abs(ours - fd).max() <= 1e-6 * max(1.0, np.abs(fd).max())
+    if scene == "cube sticking":
+        assert np.all(r.friction == 0.0) and np.all(r.modes == 1)
+    else:
+        assert np.abs(fd).max() > 1e-3 and np.all(r.modes == 2)  # sliding: μ moves the step

@@ -241,3 +241,10 @@ def test_gripper_grasps_and_lifts_a_box(tmp_path):
     theirs = twin.state()[0][5:8]
     assert theirs[2] - q0[7] >= 0.10
     assert np.linalg.norm(theirs - out["lift"].q[-1, 5:8]) < 0.01, (theirs, out["lift"].q[-1, 5:8])
+
+
+def test_identify_friction_recovers_the_cubes_mu():
+    """From a recorded slide (0.5 mm of noise), Gauss–Newton on the contact step's μ-Jacobians recovers the true μ
+    = 0.42 from a start at 0.7 to 1% (the noise leaves a few parts in a million) within 10 iterations."""
+    out = _example("identify_friction")["main"]()
+    assert out["relative_error"] <= 0.01 and out["iterations"] <= 10 and out["slide_m"] > 0.3

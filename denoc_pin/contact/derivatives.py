@@ -8,7 +8,7 @@ and λ solving the NCP.  At the solution each contact is
 - separating (λ = 0): δλ = 0;
 - sticking (λ inside the cone, σ = 0): δσ = 0, the three rows held as bilateral ones;
 - sliding (‖λ_t‖ = μ λ_n > 0, σ_n = 0, λ_t = −μ λ_n u, u = σ_t / ‖σ_t‖): δσ_n = 0 and
-  δλ_t + μ u δλ_n + (μ λ_n / ‖σ_t‖)(I − u uᵀ) δσ_t = 0, the slip direction differentiated;
+  δλ_t + μ u δλ_n + (μ λ_n / ‖σ_t‖)(I − u uᵀ) δσ_t + λ_n u δμ = 0, the slip direction differentiated;
 
 and a loop's or coupling's row is bilateral (δσ = 0).  With δσ = δσ_fix + G δλ — δσ_fix the change of σ at fixed λ —
 these are one linear system A δλ = r for all the directions at once (least squares where redundant sticking points
@@ -61,16 +61,19 @@ class ContactStepJacobians:
     """One contact step and its Jacobians, in the tangent spaces at q and q⁺ (Pinocchio's layout).
 
     q_next, v_next: the step's result; A: ∂(q⁺, v⁺)/∂(q, v) (2 nv, 2 nv); B: ∂(q⁺, v⁺)/∂τ (2 nv, nv) — the columns of
-    inputs not in ``wrt`` are zeros; modes: (n_c,) codes into ``MODES``; one_sided: (n_c,) True where the contact
-    sits at a mode switch (zero force at zero normal velocity; a sticking impulse on the cone's edge; a slip speed
-    below tol; a depth within ``AT_THE_SURFACE`` of 0), so the Jacobian is that of the mode it is in, one side of a
-    kink; converged: whether the solve met its tolerance (an unconverged solve's Jacobians are those of its iterate);
+    inputs not in ``wrt`` are zeros; friction: ∂(q⁺, v⁺)/∂μ_i (2 nv, n_c), each contact's friction coefficient (a
+    sliding contact's; a sticking or separating one's is zero: its cone does not bind); modes: (n_c,) codes into
+    ``MODES``; one_sided: (n_c,) True where the contact sits at a mode switch (zero force at zero normal velocity; a
+    sticking impulse on the cone's edge; a slip speed below tol; a depth within ``AT_THE_SURFACE`` of 0), so the
+    Jacobian is that of the mode it is in, one side of a kink; converged: whether the solve met its tolerance (an
+    unconverged solve's Jacobians are those of its iterate);
     impulses: λ (m,), contacts' (t₁, t₂, n) first, then the loops'."""
 
     q_next: np.ndarray
     v_next: np.ndarray
     A: np.ndarray
     B: np.ndarray
+    friction: np.ndarray
     modes: np.ndarray
     one_sided: np.ndarray
     converged: bool
@@ -133,17 +136,17 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobian
                 one_sided[i] |= abs(d) <= AT_THE_SURFACE
             dsig[3 * i + 2, :nv] += slope * ddepth[i]
     dsig += J @ dvfix
-    # the modes' system A δλ = r
-    A, r = np.zeros((m, m)), np.zeros((m, 3 * nv))
+    # the modes' system A δλ = r; r's last n_c columns: the directions μ_i (a sliding contact's λ_t = −μ λ_n u)
+    A, r = np.zeros((m, m)), np.zeros((m, 3 * nv + nc))
     for i in range(nc):
         rows = slice(3 * i, 3 * i + 3)
         if modes[i] == 0:
             A[rows, rows] = np.eye(3)
         elif modes[i] == 1:
-            A[rows], r[rows] = G[rows], -dsig[rows]
+            A[rows], r[rows, : 3 * nv] = G[rows], -dsig[rows]
         else:
             t, n = slice(3 * i, 3 * i + 2), 3 * i + 2
-            A[n], r[n] = G[n], -dsig[n]
+            A[n], r[n, : 3 * nv] = G[n], -dsig[n]
             st = sigma[t]
             speed = float(np.linalg.norm(st))
             u = st / speed
@@ -152,20 +155,23 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobian
             A[t] = Pt @ G[t]
             A[t, t] += np.eye(2)
             A[t, n] += mu[i] * u
-            r[t] = -Pt @ dsig[t]
-    A[3 * nc :], r[3 * nc :] = G[3 * nc :], -dsig[3 * nc :]
-    dlam = np.linalg.lstsq(A, r, rcond=1e-13)[0] if m else np.zeros((0, 3 * nv))
-    dv1 = dvfix + Minv @ (J.T @ dlam)
+            r[t, : 3 * nv] = -Pt @ dsig[t]
+            r[t, 3 * nv + i] = -lam[n] * u
+    A[3 * nc :], r[3 * nc :, : 3 * nv] = G[3 * nc :], -dsig[3 * nc :]
+    dlam = np.linalg.lstsq(A, r, rcond=1e-13)[0] if m else np.zeros((0, 3 * nv + nc))
+    dv1 = np.hstack([dvfix, np.zeros((nv, nc))]) + Minv @ (J.T @ dlam)
     jq, jv = integrate_derivatives(model, q, dt * v1)
     dq1 = dt * jv @ dv1
     dq1[:, :nv] += jq
+    friction = np.vstack([dq1[:, 3 * nv :], dv1[:, 3 * nv :]])
+    dq1, dv1 = dq1[:, : 3 * nv], dv1[:, : 3 * nv]
     keep = np.zeros(3 * nv, dtype=bool)
     for k, w in enumerate(WRT):
         keep[k * nv : (k + 1) * nv] = w in wrt
     D = np.vstack([dq1, dv1]) * keep
-    if not np.isfinite(D).all():  # pragma: no cover - every division above is by a positive number
+    if not (np.isfinite(D).all() and np.isfinite(friction).all()):  # pragma: no cover - divisions by positives
         raise FloatingPointError("contact step derivatives: a Jacobian entry is not finite")
-    return ContactStepJacobians(q1, v1, D[:, : 2 * nv].copy(), D[:, 2 * nv :].copy(), modes, one_sided,
+    return ContactStepJacobians(q1, v1, D[:, : 2 * nv].copy(), D[:, 2 * nv :].copy(), friction, modes, one_sided,
                                 bool(rec["converged"]), lam, wrt)  # fmt: skip
 
 
