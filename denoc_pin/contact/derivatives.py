@@ -24,6 +24,10 @@ second), and moves the contact's point with its body: a vertex with it, a sphere
 sphere's centre (x = s − r n, δx = δs); the ground's frame stays.  The depth d = n·x − h changes by n·δx, the bias by
 (1 or β)/dt times that (rigid), k/(k dt + c) (compliant).  ∂/∂q of pair contacts (their normal turns with both
 shapes) and of loop rows is not given yet: ask ``wrt=("v", "tau")`` for those scenes.
+
+One compiled call takes the step and its Jacobians (``step_jacobians``): the step's own problem (J, G, g, λ, the
+world column screws its contact rows left), one pass of the forward dynamics' derivatives, the rows' q-derivatives
+(``ground_rows_dq``), the modes' system (``mode_system``) and the integrator's derivatives.
 """
 
 from __future__ import annotations
@@ -31,12 +35,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-from ..algorithms.derivatives_api import forward_dynamics_derivatives, integrate_derivatives
-from ..algorithms.kinematics_api import joint_jacobians
+from ..algorithms.derivatives import derivatives_entry
 from ..core.joints import FREE_FLYER, JOINTS, SPHERICAL, UNIVERSAL
+from ..core.layout import LW_M, leading, model_views
+from ..core.lie_groups import integrate_derivatives_kernel
+from ..core.records import contact_work_views
 from ..core.shapes import Box, Capsule, Mesh, Sphere
+from ..core.views import INFO_CONTACTS, INFO_CONVERGED, SET_BETA, SET_C, SET_COMPLIANT, SET_K, SET_TOL
 from ..model import ModelError
+from .pipeline import contact_step
 
 __all__ = ["MODES", "ContactStepJacobians", "contact_step_derivatives"]
 
@@ -81,157 +90,270 @@ class ContactStepJacobians:
     wrt: tuple
 
 
+REFUSED = {
+    1: "∂/∂q of a contact between two bodies is not given yet",
+    2: "∂/∂q of a closed loop's rows is not given yet",
+}
+"""The kernel's refusals (``step_jacobians``' second result), by code; 3 + i: collision i's shape has no ∂/∂q rule."""
+
+
 def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobians:
-    """The step of ``stepper`` (a ``ContactStepper``) from (q, v) under τ and its Jacobians (module docstring)."""
+    """The step of ``stepper`` (a ``ContactStepper``) from (q, v) under τ and its Jacobians (module docstring): one
+    compiled call, ``step_jacobians``."""
     wrt = tuple(wrt)
     if not wrt or any(w not in WRT for w in wrt):
         raise ValueError(f"wrt names the inputs to differentiate by: some of {', '.join(WRT)}; got {wrt!r}")
-    model, dt, nv = stepper.model, stepper.dt, stepper.model.nv
-    q, v, tau = (np.array(x, dtype=float) for x in (q, v, tau))
-    q1, v1, rec = stepper.step(q, v, tau)
-    P = stepper.problem(q, v, tau)
-    nc, J, G, g = P["nc"], P["J"], P["G"], P["g"]
-    if nc != len(rec["depths"]) or P["keys"] != rec["keys"]:  # pragma: no cover - detection is deterministic
-        raise RuntimeError("the step and its problem found different contacts")
-    lam = np.concatenate([rec["impulses"].reshape(-1), rec["loop_impulses"]])
-    m = len(g)
-    sigma = G @ lam + g
-    mu, tol = P["mu"], stepper.settings.tol
-    modes, one_sided = np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=bool)
-    for i in range(nc):
-        lt, ln = lam[3 * i : 3 * i + 2], lam[3 * i + 2]
-        slip = float(np.hypot(*sigma[3 * i : 3 * i + 2]))
-        if ln <= 0.0:
-            modes[i], one_sided[i] = 0, sigma[3 * i + 2] <= tol
-        elif slip > tol and np.hypot(*lt) >= mu[i] * ln * (1.0 - 1e-9):
-            modes[i], one_sided[i] = 2, slip <= 10.0 * tol
-        else:
-            modes[i], one_sided[i] = 1, np.hypot(*lt) >= mu[i] * ln * (1.0 - 1e-6)
     if stepper.settings.compliance is None and stepper.ground is not None and stepper.ground.restitution > 0.0:
         raise ModelError("contact step derivatives: a ground with restitution > 0 is not differentiated (its impact "
                          "rows switch within the step); use restitution 0")  # fmt: skip
-    data = stepper.derivative_data
-    fq, fv, Minv = forward_dynamics_derivatives(model, data, q, v, tau)
-    # the directions' columns: δq | δv | δτ; dv⁺ and dσ at fixed λ
-    dvfix = np.zeros((nv, 3 * nv))
-    dvfix[:, nv : 2 * nv] = np.eye(nv) + dt * fv
-    dvfix[:, 2 * nv :] = dt * Minv
-    dsig = np.zeros((m, 3 * nv))
-    if "q" in wrt:
-        if 3 * nc < m:
-            raise ModelError("contact step derivatives: ∂/∂q of a closed loop's rows is not given yet; ask "
-                             "wrt=('v', 'tau')")  # fmt: skip
-        fq_tot = forward_dynamics_derivatives(model, data, q, v, tau + J.T @ lam / dt)[0]
-        dJv, dJTlam, ddepth = _ground_row_derivatives(stepper, q, P, lam, v1)
-        dvfix[:, :nv] = dt * fq_tot + Minv @ dJTlam
-        dsig[:, :nv] = dJv
-        st = stepper.settings
-        for i in range(nc):
-            d = P["depths"][i]
-            if st.compliance is not None:
-                k, c = (float(x) for x in np.asarray(st.compliance, dtype=float).reshape(2))
-                slope = k / (k * dt + c)
-            else:
-                slope = (1.0 if d > 0.0 else st.stabilization) / dt  # a gap closes in a step, β of a penetration
-                one_sided[i] |= abs(d) <= AT_THE_SURFACE
-            dsig[3 * i + 2, :nv] += slope * ddepth[i]
-    dsig += J @ dvfix
-    # the modes' system A δλ = r; r's last n_c columns: the directions μ_i (a sliding contact's λ_t = −μ λ_n u)
-    A, r = np.zeros((m, m)), np.zeros((m, 3 * nv + nc))
-    for i in range(nc):
-        rows = slice(3 * i, 3 * i + 3)
-        if modes[i] == 0:
-            A[rows, rows] = np.eye(3)
-        elif modes[i] == 1:
-            A[rows], r[rows, : 3 * nv] = G[rows], -dsig[rows]
-        else:
-            t, n = slice(3 * i, 3 * i + 2), 3 * i + 2
-            A[n], r[n, : 3 * nv] = G[n], -dsig[n]
-            st = sigma[t]
-            speed = float(np.linalg.norm(st))
-            u = st / speed
-            kappa = mu[i] * lam[n] / speed
-            Pt = kappa * (np.eye(2) - np.outer(u, u))
-            A[t] = Pt @ G[t]
-            A[t, t] += np.eye(2)
-            A[t, n] += mu[i] * u
-            r[t, : 3 * nv] = -Pt @ dsig[t]
-            r[t, 3 * nv + i] = -lam[n] * u
-    A[3 * nc :], r[3 * nc :, : 3 * nv] = G[3 * nc :], -dsig[3 * nc :]
-    dlam = np.linalg.lstsq(A, r, rcond=1e-13)[0] if m else np.zeros((0, 3 * nv + nc))
-    dv1 = np.hstack([dvfix, np.zeros((nv, nc))]) + Minv @ (J.T @ dlam)
-    jq, jv = integrate_derivatives(model, q, dt * v1)
-    dq1 = dt * jv @ dv1
-    dq1[:, :nv] += jq
-    friction = np.vstack([dq1[:, 3 * nv :], dv1[:, 3 * nv :]])
-    dq1, dv1 = dq1[:, : 3 * nv], dv1[:, : 3 * nv]
-    keep = np.zeros(3 * nv, dtype=bool)
+    want_q = "q" in wrt
+    moves, radius = stepper.q_tables() if want_q else (np.zeros((0, 0), dtype=np.bool_), np.zeros(0))
+    q1, v1, (_, refusal, D, F, modes, one_sided, lam, converged) = stepper.advance(
+        step_jacobians, q, v, tau, stepper.derivative_data.ws, moves, radius, want_q
+    )
+    if refusal:
+        what = REFUSED.get(refusal) or (f"∂/∂q of a {type(stepper.model.collisions[refusal - 3].shape).__name__}'s "
+                                        "contact with the ground is not given yet")  # fmt: skip
+        raise ModelError(f"contact step derivatives: {what}; ask wrt=('v', 'tau')")
+    nv = stepper.model.nv
     for k, w in enumerate(WRT):
-        keep[k * nv : (k + 1) * nv] = w in wrt
-    D = np.vstack([dq1, dv1]) * keep
-    if not (np.isfinite(D).all() and np.isfinite(friction).all()):  # pragma: no cover - divisions by positives
+        if w not in wrt:
+            D[:, k * nv : (k + 1) * nv] = 0.0
+    if not (np.isfinite(D).all() and np.isfinite(F).all()):  # pragma: no cover - divisions by positives
         raise FloatingPointError("contact step derivatives: a Jacobian entry is not finite")
-    return ContactStepJacobians(q1, v1, D[:, : 2 * nv].copy(), D[:, 2 * nv :].copy(), friction, modes, one_sided,
-                                bool(rec["converged"]), lam, wrt)  # fmt: skip
+    return ContactStepJacobians(q1, v1, D[:, : 2 * nv], D[:, 2 * nv :], F, modes, one_sided, bool(converged), lam,
+                                wrt)  # fmt: skip
 
 
-def _ground_row_derivatives(stepper, q, P, lam, w):
-    """(∂(J(q) w)/∂q (m, nv), ∂(J(q)ᵀ λ)/∂q (nv, nv), ∂d/∂q (n_c, nv)) for contacts with the ground (module
-    docstring); a ModelError for what has none yet (pairs, a planar joint, a cylinder's rim)."""
-    model, data, nv, nc = stepper.model, stepper.derivative_data, stepper.model.nv, P["nc"]
+@njit(cache=True)
+def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, moves, radius, want_q):
+    """``pipeline.contact_step`` into (q1, v1), then its Jacobians (module docstring): (status, refusal, D (2 nv,
+    3 nv) = ∂(q⁺, v⁺)/∂(q, v, τ), F (2 nv, n_c) = ∂(q⁺, v⁺)/∂μ_i, modes, one_sided, λ, converged).  ws2: a second
+    work area (the forward dynamics' derivatives); moves, radius: ``q_tables`` (want_q: the q-columns asked for;
+    else they are zeros).  refusal: 0, or a ``REFUSED`` code (the step is taken, no Jacobian)."""
+    nv = len(v)
+    modes, one_sided = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
+    D, F, lam0 = np.zeros((2 * nv, 3 * nv)), np.zeros((2 * nv, 0)), np.zeros(0)
+    status = contact_step(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1)
+    if status:
+        return status, 0, D, F, modes, one_sided, lam0, False
+    w, cts, sp = contact_work_views(scene.work), scene.contacts, scene.settings
+    nc = int(cts.info[INFO_CONTACTS])
+    m = 3 * nc + (0 if lw is None else int(lw[LW_M]))
+    J, G, g = leading(w.J, (m, nv)), leading(w.G, (m, m)), leading(w.g, (m,))
+    lam = leading(w.lam, (m,)).copy()
+    converged = cts.info[INFO_CONVERGED] != 0.0
+    if want_q:
+        if m > 3 * nc:
+            return 0, 2, D, F, modes, one_sided, lam, converged
+        for i in range(nc):
+            if cts.keys[i, 0] >= 0:
+                return 0, 1, D, F, modes, one_sided, lam, converged
+            if not radius[cts.keys[i, 1]] >= 0.0:
+                return 0, 3 + cts.keys[i, 1], D, F, modes, one_sided, lam, converged
+    sigma = g.copy()
+    for i in range(m):
+        for j in range(m):
+            sigma[i] += G[i, j] * lam[j]
+    modes, one_sided = np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.bool_)
+    contact_modes(lam, sigma, cts.mu[:nc], sp[SET_TOL], modes, one_sided)
+    # v⁺ = v + dt FD(q, v, τ + Jᵀλ/dt): one pass of the forward dynamics' derivatives at that τ gives ∂/∂q at fixed
+    # λ, and ∂/∂v (the Coriolis terms do not depend on q̈) and M⁻¹ as at τ
+    tau_all = tau + np.dot(J.T, lam) / dt
+    fq, fv, Minv = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((nv, nv))
+    status = derivatives_entry(mi, mf, ws2, q, v, tau_all, False, True, fq, fv, Minv)
+    if status:
+        return status, 0, D, F, modes, one_sided, lam, converged
+    K = 3 * nv  # the directions' columns δq | δv | δτ; dv⁺ and dσ at fixed λ, then the μ_i's
+    dvfix = np.zeros((nv, K + nc))
+    for i in range(nv):
+        for j in range(nv):
+            dvfix[i, nv + j] = dt * fv[i, j] + (1.0 if i == j else 0.0)
+            dvfix[i, 2 * nv + j] = dt * Minv[i, j]
+    dsig = np.zeros((m, K))
+    if want_q:
+        X = w.Jall  # (6, nv): the columns' world screws (v; ω), left by the step's contact rows
+        dJw, dJTlam, ddepth = np.zeros((m, nv)), np.zeros((nv, nv)), np.zeros((nc, nv))
+        ground_rows_dq(X, moves, scene.geometry.support, cts.bodies[:nc], cts.points[:nc], cts.frames[:nc],
+                       radius_of(radius, cts.keys[:nc]), lam, v1, dJw, dJTlam, ddepth)  # fmt: skip
+        dvfix[:, :nv] = dt * fq + np.dot(Minv, dJTlam)
+        dsig[:, :nv] = dJw
+        for i in range(nc):
+            d = cts.depth[i]
+            if sp[SET_COMPLIANT] != 0.0:
+                slope = sp[SET_K] / (sp[SET_K] * dt + sp[SET_C])
+            else:
+                slope = (1.0 if d > 0.0 else sp[SET_BETA]) / dt  # a gap closes in a step, β of a penetration
+                one_sided[i] |= abs(d) <= AT_THE_SURFACE
+            for j in range(nv):
+                dsig[3 * i + 2, j] += slope * ddepth[i, j]
+    dsig += np.dot(J, np.ascontiguousarray(dvfix[:, :K]))
+    dv1 = dvfix
+    if m:
+        dlam = mode_system(G, lam, sigma, cts.mu[:nc], modes, dsig)
+        dv1 = dvfix + np.dot(Minv, np.dot(J.T, dlam))
+    mv = model_views(mi, mf)
+    jq, jv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    integrate_derivatives_kernel(mv.kinds, mv.idx_v, mv.nvs, dt * v1, jq, jv)
+    dq1 = dt * np.dot(jv, dv1)
+    dq1[:, :nv] += jq
+    D[:nv], D[nv:] = dq1[:, :K], dv1[:, :K]
+    F = np.zeros((2 * nv, nc))
+    F[:nv], F[nv:] = dq1[:, K:], dv1[:, K:]
+    return 0, 0, D, F, modes, one_sided, lam, converged
+
+
+@njit(cache=True)
+def radius_of(radius, keys):
+    """Each ground contact's radius (``q_tables``' per collision)."""
+    out = np.zeros(len(keys))
+    for i in range(len(keys)):
+        out[i] = radius[keys[i, 1]]
+    return out
+
+
+@njit(cache=True)
+def contact_modes(lam, sigma, mu, tol, modes, one_sided):
+    """Each contact's mode at the solution (``MODES``: separating λ_n = 0; sliding: slipping faster than tol with λ
+    on the cone's edge; else sticking) and whether it sits at a switch (``ContactStepJacobians.one_sided``)."""
+    for i in range(len(modes)):
+        ln, lt = lam[3 * i + 2], np.sqrt(lam[3 * i] ** 2 + lam[3 * i + 1] ** 2)
+        slip = np.sqrt(sigma[3 * i] ** 2 + sigma[3 * i + 1] ** 2)
+        if ln <= 0.0:
+            modes[i], one_sided[i] = 0, sigma[3 * i + 2] <= tol
+        elif slip > tol and lt >= mu[i] * ln * (1.0 - 1e-9):
+            modes[i], one_sided[i] = 2, slip <= 10.0 * tol
+        else:
+            modes[i], one_sided[i] = 1, lt >= mu[i] * ln * (1.0 - 1e-6)
+
+
+@njit(cache=True)
+def mode_system(G, lam, sigma, mu, modes, dsig):
+    """δλ (m, K + n_c) from A δλ = r (module docstring), each contact's rows by its mode, the loops' bilateral: r's
+    first K columns −(the held rows of dσ_fix), its last n_c the directions μ_i (a sliding contact's λ_t = −μ λ_n u).
+    Least squares: redundant sticking points leave A singular."""
+    m, K = dsig.shape
+    nc = len(modes)
+    A, r = np.zeros((m, m)), np.zeros((m, K + nc))
+    for i in range(nc):
+        if modes[i] == 0:  # δλ = 0
+            for a in range(3):
+                A[3 * i + a, 3 * i + a] = 1.0
+            continue
+        if modes[i] == 1:  # δσ = 0
+            for a in range(3):
+                A[3 * i + a, :] = G[3 * i + a, :]
+                r[3 * i + a, :K] = -dsig[3 * i + a, :]
+            continue
+        n = 3 * i + 2  # sliding: δσ_n = 0; δλ_t + μ u δλ_n + κ (I − u uᵀ) δσ_t + λ_n u δμ = 0
+        A[n, :] = G[n, :]
+        r[n, :K] = -dsig[n, :]
+        speed = np.sqrt(sigma[3 * i] ** 2 + sigma[3 * i + 1] ** 2)
+        u0, u1 = sigma[3 * i] / speed, sigma[3 * i + 1] / speed
+        kappa = mu[i] * lam[n] / speed
+        P00, P01, P11 = kappa * (1.0 - u0 * u0), -kappa * u0 * u1, kappa * (1.0 - u1 * u1)
+        t0, t1 = 3 * i, 3 * i + 1
+        for j in range(m):
+            A[t0, j] = P00 * G[t0, j] + P01 * G[t1, j]
+            A[t1, j] = P01 * G[t0, j] + P11 * G[t1, j]
+        for j in range(K):
+            r[t0, j] = -(P00 * dsig[t0, j] + P01 * dsig[t1, j])
+            r[t1, j] = -(P01 * dsig[t0, j] + P11 * dsig[t1, j])
+        A[t0, t0] += 1.0
+        A[t1, t1] += 1.0
+        A[t0, n] += mu[i] * u0
+        A[t1, n] += mu[i] * u1
+        r[t0, K + i] = -lam[n] * u0
+        r[t1, K + i] = -lam[n] * u1
+    for a in range(3 * nc, m):  # a loop's row: δσ = 0
+        A[a, :] = G[a, :]
+        r[a, :K] = -dsig[a, :]
+    return np.linalg.lstsq(A, r, rcond=1e-13)[0]
+
+
+def q_tables(stepper) -> tuple[np.ndarray, np.ndarray]:
+    """(moves (nv, nv): direction d turns column c's screw; radius (n_collisions,): how far below its body-fixed
+    centre a collision's ground contact is — a sphere's or capsule's radius, 0 for a box's or mesh's vertex, NaN
+    where ∂/∂q has no rule yet), a model's, made once a stepper; a ModelError for a joint kind without one."""
+    model, nv = stepper.model, stepper.model.nv
     for k in range(1, model.njoints):
         if int(model.kinds[k]) not in Q_JOINTS:
             kind = JOINTS[int(model.kinds[k])].name
             raise ModelError(f"contact step derivatives: ∂/∂q through joint {model.names[k]!r} ({kind}) is not "
                              "given yet; ask wrt=('v', 'tau')")  # fmt: skip
-    X = joint_jacobians(model, data, q)  # (6, nv): column c's world screw ξ_c = (v_c, ω_c) about the origin
     joint_of = np.zeros(nv, dtype=np.int64)
     for k in range(1, model.njoints):
         joint_of[model.idx_v[k] : model.idx_v[k] + model.nvs[k]] = k
-    support = stepper.scene.geometry.support  # support[k, c]: column c moves body k
-    # moves[d, c]: direction d turns column c's screw
-    moves = support[joint_of].T.copy()
+    moves = stepper.scene.geometry.support[joint_of].T.copy()  # d moves c's joint: c's joint is in d's subtree
     for c in range(nv):
         for d in range(nv):
             if joint_of[c] == joint_of[d]:
                 kind = int(model.kinds[joint_of[c]])
                 moves[d, c] = kind in BODY_FIXED_COLUMNS or (kind == UNIVERSAL and c > d)
-    lin, ang = X[:3], X[3:]
-    # dX[d]: the (6, nv) change of every column screw along direction d: ξ_d ×ₘ ξ_c where d moves c
-    dlin = np.cross(ang.T[:, None, :], lin.T[None, :, :]) + np.cross(lin.T[:, None, :], ang.T[None, :, :])
-    dang = np.cross(ang.T[:, None, :], ang.T[None, :, :])
-    dlin *= moves[:, :, None]
-    dang *= moves[:, :, None]
-    m = len(lam)
-    dJw, dJTlam, ddepth = np.zeros((m, nv)), np.zeros((nv, nv)), np.zeros((nc, nv))
-    for i in range(nc):
-        key = P["keys"][i]
-        if key[0] != "ground":
-            raise ModelError("contact step derivatives: ∂/∂q of a contact between two bodies is not given yet; ask "
-                             "wrt=('v', 'tau')")  # fmt: skip
-        col = model.collisions[key[1]]
-        b = int(P["bodies"][i, 1])
-        F, x = P["frames"][i], P["points"][i]
-        n = F[:, 2]
+    radius = np.full(len(model.collisions), np.nan)
+    for i, col in enumerate(model.collisions):
         if isinstance(col.shape, (Sphere, Capsule)):
-            s = x + col.shape.radius * n  # the sphere's centre: the lowest point moves with it
+            radius[i] = col.shape.radius  # the lowest point moves with the sphere's centre
         elif isinstance(col.shape, (Box, Mesh)):
-            s = x  # a vertex, fixed in the body
-        else:
-            raise ModelError(f"contact step derivatives: ∂/∂q of a {type(col.shape).__name__}'s contact with the "
-                             "ground is not given yet; ask wrt=('v', 'tau')")  # fmt: skip
-        sup = support[b]  # the columns that move body b
-        dx = (np.cross(ang.T, s) + lin.T) * sup[:, None]  # (nv, 3): δx along each direction d
-        Va = ang[:, sup] @ w[sup]  # body b's angular velocity at w
-        dVl = np.einsum("dcx,c->dx", dlin[:, sup], w[sup])  # (nv, 3): δ of its twist along each direction
-        dVa = np.einsum("dcx,c->dx", dang[:, sup], w[sup])
-        du = dVl + np.cross(dVa, x) + np.cross(Va, dx)  # (nv, 3): δ(ẋ) = δv + δω × x + ω × δx
-        dJw[3 * i : 3 * i + 3] = F.T @ du.T
-        f = F @ lam[3 * i : 3 * i + 3]
-        moment = np.cross(x, f)
-        # δQ_c = δξ_c · (f, x × f) + ω_c · (δx × f), c in body b's support
-        dQ = np.einsum("dcx,x->dc", dlin[:, sup], f) + np.einsum("dcx,x->dc", dang[:, sup], moment)
-        dQ += np.cross(dx, f) @ ang[:, sup]
-        dJTlam[sup] += dQ.T
-        ddepth[i] = dx @ n
-    return dJw, dJTlam, ddepth
+            radius[i] = 0.0  # a vertex, fixed in the body
+    return moves, radius
+
+
+@njit(cache=True)
+def ground_rows_dq(X, moves, support, bodies, points, frames, radius, lam, w, dJw, dJTlam, ddepth):
+    """The ground contacts' rows differentiated in q (module docstring), into dJw (m, nv), dJTlam (nv, nv) and
+    ddepth (n_c, nv).  X (6, nv): the columns' world screws (v; ω) about the origin; moves[d, c]: direction d turns
+    column c; support[k, c]: column c moves body k; radius: each contact's point below its body-fixed centre."""
+    nv = X.shape[1]
+    for i in range(len(radius)):
+        b = bodies[i, 1]
+        x, F = points[i], frames[i]
+        s0, s1, s2 = x[0] + radius[i] * F[0, 2], x[1] + radius[i] * F[1, 2], x[2] + radius[i] * F[2, 2]
+        f = np.zeros(3)
+        for a in range(3):
+            f[a] = F[a, 0] * lam[3 * i] + F[a, 1] * lam[3 * i + 1] + F[a, 2] * lam[3 * i + 2]
+        om = np.zeros(3)  # body b's angular velocity at w
+        for c in range(nv):
+            if support[b, c]:
+                for a in range(3):
+                    om[a] += X[3 + a, c] * w[c]
+        for d in range(nv):
+            if not support[b, d]:
+                continue  # direction d moves neither the point nor the columns of b's support
+            vd0, vd1, vd2, wd0, wd1, wd2 = X[0, d], X[1, d], X[2, d], X[3, d], X[4, d], X[5, d]
+            dx0 = wd1 * s2 - wd2 * s1 + vd0  # δx = ω_d × s + v_d
+            dx1 = wd2 * s0 - wd0 * s2 + vd1
+            dx2 = wd0 * s1 - wd1 * s0 + vd2
+            dvl0 = dvl1 = dvl2 = dva0 = dva1 = dva2 = 0.0  # δ of body b's twist at w
+            for c in range(nv):
+                if not (support[b, c] and moves[d, c]):
+                    continue
+                vc0, vc1, vc2, wc0, wc1, wc2 = X[0, c], X[1, c], X[2, c], X[3, c], X[4, c], X[5, c]
+                # ξ_d ×ₘ ξ_c = (ω_d × v_c + v_d × ω_c, ω_d × ω_c)
+                l0 = wd1 * vc2 - wd2 * vc1 + vd1 * wc2 - vd2 * wc1
+                l1 = wd2 * vc0 - wd0 * vc2 + vd2 * wc0 - vd0 * wc2
+                l2 = wd0 * vc1 - wd1 * vc0 + vd0 * wc1 - vd1 * wc0
+                a0 = wd1 * wc2 - wd2 * wc1
+                a1 = wd2 * wc0 - wd0 * wc2
+                a2 = wd0 * wc1 - wd1 * wc0
+                dvl0 += l0 * w[c]
+                dvl1 += l1 * w[c]
+                dvl2 += l2 * w[c]
+                dva0 += a0 * w[c]
+                dva1 += a1 * w[c]
+                dva2 += a2 * w[c]
+                # δQ_c = δξ_c · (f, x × f)
+                dJTlam[c, d] += (l0 * f[0] + l1 * f[1] + l2 * f[2] + a0 * (x[1] * f[2] - x[2] * f[1])
+                                 + a1 * (x[2] * f[0] - x[0] * f[2]) + a2 * (x[0] * f[1] - x[1] * f[0]))  # fmt: skip
+            # δẋ = δv + δω × x + ω × δx
+            du0 = dvl0 + dva1 * x[2] - dva2 * x[1] + om[1] * dx2 - om[2] * dx1
+            du1 = dvl1 + dva2 * x[0] - dva0 * x[2] + om[2] * dx0 - om[0] * dx2
+            du2 = dvl2 + dva0 * x[1] - dva1 * x[0] + om[0] * dx1 - om[1] * dx0
+            for a in range(3):
+                dJw[3 * i + a, d] = F[0, a] * du0 + F[1, a] * du1 + F[2, a] * du2
+            ddepth[i, d] = F[0, 2] * dx0 + F[1, 2] * dx1 + F[2, 2] * dx2
+            # + ω_c · (δx × f) over c in b's support
+            m0, m1, m2 = dx1 * f[2] - dx2 * f[1], dx2 * f[0] - dx0 * f[2], dx0 * f[1] - dx1 * f[0]
+            for c in range(nv):
+                if support[b, c]:
+                    dJTlam[c, d] += X[3, c] * m0 + X[4, c] * m1 + X[5, c] * m2

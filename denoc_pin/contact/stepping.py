@@ -45,7 +45,7 @@ from ..core.shapes import CAPSULE, COL, MESH, SPHERE, Ground, contact_frame, pac
 from ..core.tables import GROUND_ROW, INFO_ROW, SETTINGS_ROW, columns
 from ..model import Model, ModelError
 from ..model.status import raise_for_status
-from .derivatives import contact_step_derivatives
+from .derivatives import contact_step_derivatives, q_tables
 from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts, pair_friction
 from .patch import PAIR_POINTS, PAIR_WORK
 from .pipeline import contact_problem, contact_step, record_step
@@ -122,6 +122,7 @@ class ContactStepper:
         self.model, self.ground, self.settings, self.dt = model, ground, settings, float(dt)
         self.data = model.create_data()
         self._derivative_data = None
+        self._q_tables = None  # contact.derivatives.q_tables, made at first use
         rows, verts, chunks = pack_collisions(model.collisions)
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
@@ -243,14 +244,21 @@ class ContactStepper:
             self._derivative_data = self.model.create_data()
         return self._derivative_data
 
+    def q_tables(self):
+        """``contact.derivatives.q_tables`` of this stepper's model, made once."""
+        if self._q_tables is None:
+            self._q_tables = q_tables(self)
+        return self._q_tables
+
     def derivatives(self, q, v, tau, wrt=("q", "v", "tau")):
         """One step from (q, v) under τ and its Jacobians with respect to ``wrt`` (``contact.derivatives``: a
         ``ContactStepJacobians``)."""
         return contact_step_derivatives(self, q, v, tau, wrt)
 
-    def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:
-        """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring); the step's contacts stay in
-        ``scene.contacts`` (``pipeline.record_step`` records them)."""
+    def advance(self, kernel, q, v, tau, *extra):
+        """One step from (q, v) under τ by ``kernel`` (``pipeline.contact_step``, or a kernel that runs it first
+        with ``extra`` arguments after its own): coal's pairs found before it, the step counted, their warm starts
+        kept after.  Returns (q⁺, v⁺, the kernel's result)."""
         model, data = self.model, self.data
         q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
         if self.pairs is not None:
@@ -258,15 +266,21 @@ class ContactStepper:
         pairs = self._pairs()
         q1, v1 = np.empty(model.nq), np.empty(model.nv)
         self.now += 1
-        s = self.scene
-        args = (model.mi, model.mf, data.ws, self.cb, self.lw, s, pairs, self.now, q, v, tau, self.dt, q1, v1)
-        status = self._kernel(contact_step, args)(*args)
-        raise_for_status(model, status, q, v, tau, "tau")
-        c = s.contacts
+        args = (model.mi, model.mf, data.ws, self.cb, self.lw, self.scene, pairs, self.now, q, v, tau, self.dt, q1,
+                v1, *extra)  # fmt: skip
+        out = self._kernel(kernel, args)(*args)
+        raise_for_status(model, out if isinstance(out, (int, np.integer)) else out[0], q, v, tau, "tau")
+        c = self.scene.contacts
+        self.warm_pairs = {tuple(int(x) for x in c.keys[i]): c.impulse[i].copy()
+                           for i in range(int(c.info[INFO["contacts"]])) if c.keys[i, 0] >= 0}  # fmt: skip
+        return q1, v1, out
+
+    def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:
+        """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring); the step's contacts stay in
+        ``scene.contacts`` (``pipeline.record_step`` records them)."""
+        q1, v1, _ = self.advance(contact_step, q, v, tau)
+        c, s = self.scene.contacts, self.scene
         nc = int(c.info[INFO["contacts"]])
-        self.warm_pairs = {
-            tuple(int(x) for x in c.keys[i]): c.impulse[i].copy() for i in range(nc) if c.keys[i, 0] >= 0
-        }
         stats = {k: float(c.info[INFO[k]]) for k in ("residual", "primal", "dual", "complementarity")}
         record = {"points": c.points[:nc].copy(), "frames": c.frames[:nc].copy(), "depths": c.depth[:nc].copy(),
                   "keys": _keys(c.keys[:nc]), "bodies": c.bodies[:nc].copy(), "impulses": c.impulse[:nc].copy(),
