@@ -288,6 +288,51 @@ def step_row(name: str, model, t: float) -> dict:
     return {"case": name, "nv": nv, "step_derivatives": a, "differences": b, "ratio": r}
 
 
+def contact_step_row(quick: bool) -> dict:
+    """The contact step with its Jacobians (``ContactStepper.derivatives``) on solo12 standing on its four feet
+    (examples/legged_standing.py, settled 0.5 s under joint PD at 1 ms), against the same Jacobians by forward
+    differences of our own step (3 nv + 1 steps) and against MuJoCo's ``mjd_transitionFD`` (forward differences)
+    on the scene's twin, each pair in alternating rounds; the step alone beside them."""
+    import runpy
+
+    import mujoco
+
+    from denoc_pin.tools.mujoco_twin import MujocoTwin
+
+    legged = runpy.run_path(str(HERE.parent / "examples" / "legged_standing.py"), run_name="legged_standing")
+    model, q0, pd, ground = legged["scene"]("solo12")
+    run = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
+    q, v = run.q[-1], run.v[-1]
+    tau = pd(0.0, q, v)
+    stepper = dp.ContactStepper(model, ground, dp.ContactSettings(), 1e-3)
+    nv, h = model.nv, 1e-7
+
+    def differences():
+        q1, v1, _ = stepper.step(q, v, tau)
+        for i in range(3 * nv):
+            e = np.zeros(3 * nv)
+            e[i] = h
+            qa, va, _ = stepper.step(dp.integrate(model, q, e[:nv]), v + e[nv : 2 * nv], tau + e[2 * nv :])
+            dp.difference(model, q1, qa)
+
+    twin = MujocoTwin(model, ground, pd, dt=1e-3)
+    twin.set_state(q, v)
+    m, d = twin.model, twin.data
+    A, B = np.zeros((2 * m.nv + m.na, 2 * m.nv + m.na)), np.zeros((2 * m.nv + m.na, m.nu))
+
+    def mujoco_fd():
+        mujoco.mjd_transitionFD(m, d, 1e-6, False, A, B, None, None)
+
+    t = 0.2 if quick else 1.0
+    ours, fd, ratio_fd = paired_times(lambda: stepper.derivatives(q, v, tau), differences, t, max_calls=2000)
+    ours2, theirs, ratio_mj = paired_times(lambda: stepper.derivatives(q, v, tau), mujoco_fd, t, max_calls=2000)
+    modes = stepper.derivatives(q, v, tau).modes
+    alone = median_time(lambda: stepper.step(q, v, tau))
+    return {"case": "solo12 standing", "nv": nv, "contacts": len(modes), "step": alone,
+            "ours": ours, "differences": fd, "ratio_fd": ratio_fd, "ours_vs_mujoco": ours2, "mujoco_fd": theirs,
+            "ratio_mujoco": ratio_mj}  # fmt: skip
+
+
 def derivatives(quick: bool = False) -> dict:
     """The dynamics' derivatives against Pinocchio's (computeRNEADerivatives, computeABADerivatives) per call and on
     chains of growing size, a batch against a Python loop over Pinocchio, and RK4 step derivatives against forward
@@ -331,6 +376,7 @@ def derivatives(quick: bool = False) -> dict:
         constrained_derivative_row("cassie (free-flyer)", cassie, dp.assemble(cassie, dp.neutral(cassie)), t),
     ]
     out["step"] = [step_row("panda", robot_models("panda")[0], t), step_row("rope", dp.models.rope(), t)]
+    out["contact_step"] = contact_step_row(quick)
     return out
 
 
@@ -357,6 +403,11 @@ def report_derivatives(r: dict) -> str:
     for s in r["step"]:
         lines.append(f"RK4 step derivatives, {s['case']} (nv {s['nv']}): {us(s['step_derivatives'])} against "
                      f"{us(s['differences'])} for forward differences of the step ({s['ratio']:.3f}x)")  # fmt: skip
+    c = r["contact_step"]
+    lines.append(f"Contact step with its Jacobians, {c['case']} (nv {c['nv']}, {c['contacts']} contacts): "
+                 f"{us(c['ours'])} (the step alone {us(c['step'])}); forward differences of our step "
+                 f"{us(c['differences'])} ({c['ratio_fd']:.3f}x); MuJoCo's mjd_transitionFD on the twin "
+                 f"{us(c['mujoco_fd'])} against our {us(c['ours_vs_mujoco'])} ({c['ratio_mujoco']:.3f}x)")  # fmt: skip
     return "\n".join(lines)
 
 

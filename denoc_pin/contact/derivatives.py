@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..algorithms.derivatives import derivatives_entry
+from ..algorithms.protocol import Entry
 from ..core.joints import FREE_FLYER, JOINTS, SPHERICAL, UNIVERSAL
 from ..core.layout import LW_M, leading, model_views
 from ..core.lie_groups import integrate_derivatives_kernel
@@ -47,7 +48,7 @@ from ..core.views import INFO_CONTACTS, INFO_CONVERGED, SET_BETA, SET_C, SET_COM
 from ..model import ModelError
 from .pipeline import contact_step
 
-__all__ = ["MODES", "ContactStepJacobians", "contact_step_derivatives"]
+__all__ = ["CONTACT_DERIVATIVES", "MODES", "ContactStepJacobians", "contact_step_derivatives", "step_jacobians"]
 
 MODES = ("separating", "sticking", "sliding")
 """A contact's mode at the solution, ``ContactStepJacobians.modes``' codes 0, 1, 2."""
@@ -357,3 +358,8 @@ def ground_rows_dq(X, moves, support, bodies, points, frames, radius, lam, w, dJ
             for c in range(nv):
                 if support[b, c]:
                     dJTlam[c, d] += X[3, c] * m0 + X[4, c] * m1 + X[5, c] * m2
+
+
+# Compiled for its caller's buffers (a tree's; a closed mechanism's at its first use), after the step it takes.
+CONTACT_DERIVATIVES = Entry(step_jacobians, group="contact_derivatives", after=(contact_step, derivatives_entry),
+                            what="the contact step's Jacobians", seconds=60)  # fmt: skip

@@ -26,7 +26,9 @@ from numba.core import event
 from tqdm.auto import tqdm
 
 from ..algorithms.protocol import ENTRIES
+from ..contact import derivatives as _contact_derivative_entries  # noqa: F401 (declares the step's Jacobians)
 from ..contact import pipeline as _contact_entries  # noqa: F401 (declares the contact step and run)
+from ..contact.stepping import ContactSettings, ContactStepper
 from ..core.shapes import Collision, Ground, Sphere
 from ..kernel_cache import NOTICE, compiled_groups, record_compiled
 from ..loaders.models import chain, spatial_four_bar
@@ -67,12 +69,22 @@ def _contacts(loops: bool = False) -> None:
         simulate(model, q, np.zeros(model.nv), 0.002, dt=1e-3, tau=tau, ground=Ground(height=-10.0), progress=False)
 
 
+def _contact_derivatives() -> None:
+    """One step with its Jacobians (``ContactStepper.derivatives``) of a tree with a collision."""
+    model = chain(2)
+    ball = Collision("ball", model.link_names[-1], model.njoints - 1, Sphere(0.05), np.eye(3), np.zeros(3))
+    model = Model(**(model.fields() | {"collisions": (ball,)}))
+    stepper = ContactStepper(model, Ground(height=-10.0), ContactSettings(), 1e-3)
+    stepper.derivatives(np.zeros(model.nq), np.zeros(model.nv), np.zeros(model.nv))
+
+
 FIRST_USES: dict[str, Callable[[], None]] = {
     "simulation": lambda: _simulate("rk4"),
     "adaptive": lambda: [_simulate(method) for method in ("rk45", "dop853")],
     "closed_loop_simulation": lambda: _simulate("rk4", loops=True),
     "contacts": _contacts,
     "closed_loop_contacts": lambda: _contacts(loops=True),
+    "contact_derivatives": _contact_derivatives,
 }
 """The first uses of the groups whose entries compile for their caller's buffers (no declared signature)."""
 
