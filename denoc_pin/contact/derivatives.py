@@ -22,8 +22,10 @@ rigidly by its world screw ξ_d, turns every column screw ξ_c it moves to ξ_c 
 subtree; within a free flyer's or ball's own joint, all of its body-fixed columns; within a universal joint, the
 second), and moves the contact's point with its body: a vertex with it, a sphere's or capsule's lowest point with the
 sphere's centre (x = s − r n, δx = δs); the ground's frame stays.  The depth d = n·x − h changes by n·δx, the bias by
-(1 or β)/dt times that (rigid), k/(k dt + c) (compliant).  ∂/∂q of pair contacts (their normal turns with both
-shapes) and of loop rows is not given yet: ask ``wrt=("v", "tau")`` for those scenes.
+(1 or β)/dt times that (rigid), k/(k dt + c) (compliant).  A loop's or coupling's row σ_r = J_r(q) v⁺ + r(q)/dt
+and its reaction J_rᵀ λ_r are differentiated by the closed-loop derivatives' rule (``loops.loop_derivatives``).
+∂/∂q of pair contacts (their normal turns with both shapes) is not given yet: ask ``wrt=("v", "tau")`` for those
+scenes.
 
 One compiled call takes the step and its Jacobians (``step_jacobians``): the step's own problem (J, G, g, λ, the
 world column screws its contact rows left), one pass of the forward dynamics' derivatives, the rows' q-derivatives
@@ -39,12 +41,15 @@ from numba import njit
 
 from ..algorithms.derivatives import derivatives_entry
 from ..algorithms.protocol import Entry
+from ..algorithms.tree_entries import rnea_entry
 from ..core.joints import FREE_FLYER, JOINTS, SPHERICAL, UNIVERSAL
 from ..core.layout import LW_M, leading, model_views
 from ..core.lie_groups import integrate_derivatives_kernel
 from ..core.records import contact_work_views
 from ..core.shapes import Box, Capsule, Mesh, Sphere
 from ..core.views import INFO_CONTACTS, INFO_CONVERGED, SET_BETA, SET_C, SET_COMPLIANT, SET_K, SET_TOL
+from ..loops.loop_derivatives import loop_derivatives
+from ..loops.loop_kinematics import loop_step
 from ..model import ModelError
 from .pipeline import contact_step
 
@@ -91,10 +96,7 @@ class ContactStepJacobians:
     wrt: tuple
 
 
-REFUSED = {
-    1: "∂/∂q of a contact between two bodies is not given yet",
-    2: "∂/∂q of a closed loop's rows is not given yet",
-}
+REFUSED = {1: "∂/∂q of a contact between two bodies is not given yet"}
 """The kernel's refusals (``step_jacobians``' second result), by code; 3 + i: collision i's shape has no ∂/∂q rule."""
 
 
@@ -109,8 +111,9 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobian
                          "rows switch within the step); use restitution 0")  # fmt: skip
     want_q = "q" in wrt
     moves, radius = stepper.q_tables() if want_q else (np.zeros((0, 0), dtype=np.bool_), np.zeros(0))
+    data = stepper.derivative_data
     q1, v1, (_, refusal, D, F, modes, one_sided, lam, converged) = stepper.advance(
-        step_jacobians, q, v, tau, stepper.derivative_data.ws, moves, radius, want_q
+        step_jacobians, q, v, tau, data.ws, data.lw if stepper.lw is not None else None, moves, radius, want_q
     )
     if refusal:
         what = REFUSED.get(refusal) or (f"∂/∂q of a {type(stepper.model.collisions[refusal - 3].shape).__name__}'s "
@@ -127,11 +130,12 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobian
 
 
 @njit(cache=True)
-def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, moves, radius, want_q):
+def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, lw2, moves, radius, want_q):
     """``pipeline.contact_step`` into (q1, v1), then its Jacobians (module docstring): (status, refusal, D (2 nv,
-    3 nv) = ∂(q⁺, v⁺)/∂(q, v, τ), F (2 nv, n_c) = ∂(q⁺, v⁺)/∂μ_i, modes, one_sided, λ, converged).  ws2: a second
-    work area (the forward dynamics' derivatives); moves, radius: ``q_tables`` (want_q: the q-columns asked for;
-    else they are zeros).  refusal: 0, or a ``REFUSED`` code (the step is taken, no Jacobian)."""
+    3 nv) = ∂(q⁺, v⁺)/∂(q, v, τ), F (2 nv, n_c) = ∂(q⁺, v⁺)/∂μ_i, modes, one_sided, λ, converged).  ws2, lw2: a
+    second work area and loop work area (the forward dynamics' and the loop rows' derivatives); moves, radius:
+    ``q_tables`` (want_q: the q-columns asked for; else they are zeros).  refusal: 0, or a ``REFUSED`` code (the
+    step is taken, no Jacobian)."""
     nv = len(v)
     modes, one_sided = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
     D, F, lam0 = np.zeros((2 * nv, 3 * nv)), np.zeros((2 * nv, 0)), np.zeros(0)
@@ -145,8 +149,6 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     lam = leading(w.lam, (m,)).copy()
     converged = cts.info[INFO_CONVERGED] != 0.0
     if want_q:
-        if m > 3 * nc:
-            return 0, 2, D, F, modes, one_sided, lam, converged
         for i in range(nc):
             if cts.keys[i, 0] >= 0:
                 return 0, 1, D, F, modes, one_sided, lam, converged
@@ -188,6 +190,19 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
                 one_sided[i] |= abs(d) <= AT_THE_SURFACE
             for j in range(nv):
                 dsig[3 * i + 2, j] += slope * ddepth[i, j]
+        if lw is not None and m > 3 * nc:
+            # the loop rows σ_r = J_r(q) v⁺ + r(q)/dt: ``loop_derivatives``' c = J a + J̇ q̇ + k_p² r at q̇ = 0, a = v⁺,
+            # k_p² = 1/dt gives ∂σ_r/∂q at fixed v⁺, and ∂(J_rᵀ λ_r)/∂q, λ_r held
+            nl = m - 3 * nc
+            zero = np.zeros(nv)
+            status = rnea_entry(mi, mf, ws2, q, zero, v1, False)
+            if status:
+                return status, 0, D, F, modes, one_sided, lam, converged
+            loop_step(mi, mf, ws2, cb, lw2, q, True)
+            Cq, Cv, Gl = np.zeros((nl, nv)), np.zeros((nl, nv)), np.zeros((nv, nv))
+            loop_derivatives(mi, mf, ws2, cb, lw2, zero, v1, lam[3 * nc :].copy(), np.sqrt(1.0 / dt), 0.0, Cq, Cv, Gl)
+            dsig[3 * nc :, :nv] = Cq
+            dvfix[:, :nv] += np.dot(Minv, Gl)
     dsig += np.dot(J, np.ascontiguousarray(dvfix[:, :K]))
     dv1 = dvfix
     if m:
@@ -361,5 +376,6 @@ def ground_rows_dq(X, moves, support, bodies, points, frames, radius, lam, w, dJ
 
 
 # Compiled for its caller's buffers (a tree's; a closed mechanism's at its first use), after the step it takes.
-CONTACT_DERIVATIVES = Entry(step_jacobians, group="contact_derivatives", after=(contact_step, derivatives_entry),
+CONTACT_DERIVATIVES = Entry(step_jacobians, group="contact_derivatives",
+                            after=(contact_step, derivatives_entry, loop_derivatives),
                             what="the contact step's Jacobians", seconds=60)  # fmt: skip

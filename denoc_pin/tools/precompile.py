@@ -70,12 +70,13 @@ def _contacts(loops: bool = False) -> None:
 
 
 def _contact_derivatives() -> None:
-    """One step with its Jacobians (``ContactStepper.derivatives``) of a tree with a collision."""
-    model = chain(2)
-    ball = Collision("ball", model.link_names[-1], model.njoints - 1, Sphere(0.05), np.eye(3), np.zeros(3))
-    model = Model(**(model.fields() | {"collisions": (ball,)}))
-    stepper = ContactStepper(model, Ground(height=-10.0), ContactSettings(), 1e-3)
-    stepper.derivatives(np.zeros(model.nq), np.zeros(model.nv), np.zeros(model.nv))
+    """One step with its Jacobians (``ContactStepper.derivatives``) of a tree and of a closed mechanism with a
+    collision."""
+    for model, q in ((chain(2), np.zeros(2)), _four_bar()):
+        ball = Collision("ball", model.link_names[-1], model.njoints - 1, Sphere(0.05), np.eye(3), np.zeros(3))
+        model = Model(**(model.fields() | {"collisions": (ball,)}))
+        stepper = ContactStepper(model, Ground(height=-10.0), ContactSettings(), 1e-3)
+        stepper.derivatives(q, np.zeros(model.nv), np.zeros(model.nv))
 
 
 FIRST_USES: dict[str, Callable[[], None]] = {
