@@ -1,7 +1,8 @@
 """Trajectory optimisation by iLQR on the exact Jacobians of one integrator step (``dp.step_derivatives``): the double
 pendulum swings up in 2 s, panda's hand reaches a target point in 1 s, and — through contact with friction — a box is
 pushed along the ground to stop 0.5 m away (``ContactStepper.derivatives``: the contact step's Jacobians, its corners
-sliding, then sticking), the optimised push replayed in ``dp.simulate``.  Beside each, the same solver on
+sliding, then sticking) and solo12 stands up 8 cm from a deep crouch on its four feet, each optimised motion replayed
+in ``dp.simulate``.  Beside each, the same solver on
 finite-difference Jacobians of the same step, which is what a user without analytical derivatives writes.
 
     python examples/ilqr.py [out_dir] [--quick]
@@ -137,11 +138,49 @@ def push(quick: bool) -> Task:
     return Task("box_push", model, q0, 0.01, steps, terminal, 1e-4, np.zeros(1), S, dp.Ground(friction=0.5), u_init)
 
 
-def replay(task: Task, U) -> dp.Trajectory:
-    """The optimised controls in ``dp.simulate`` (held over each step), from the same start."""
+STAND_UP = 0.08  # [m] solo12's base rises by
+
+
+def stand_up(quick: bool) -> Task:
+    """solo12 (its URDF, mesh feet) from a deep crouch (hips 1.2 rad, knees 2.4 rad), settled on the ground under
+    joint PD, raises its base 8 cm in 0.6 s and stops there, level, its feet on the ground: u the 12 joint torques
+    (the base unactuated), the first guess the torques that hold the crouch."""
+    model = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
+    crouch = dp.neutral(model)
+    crouch[7:] = [0, 1.2, -2.4, 0, 1.2, -2.4, 0, -1.2, 2.4, 0, -1.2, 2.4]
+    data = model.create_data()
+    dp.forward_kinematics(model, data, crouch)
+    crouch[2] -= min(float(((data.oR[c.body] @ c.shape.vertices.T).T + data.oR[c.body] @ c.translation
+                            + data.op[c.body])[:, 2].min()) for c in model.collisions)  # fmt: skip
+    ground, hold = dp.Ground(friction=0.9), dp.JointPD(model, 100.0, 0.5, crouch)
+    settled = dp.simulate(model, crouch, np.zeros(model.nv), 0.5, 1e-3, tau=hold, ground=ground, progress=False)
+    q0 = settled.q[-1]
+    u_hold = hold(0.0, q0, np.zeros(model.nv))[6:]
+    target = q0.copy()
+    target[2] += STAND_UP
+    W = np.diag([1e2, 1e2, 1e3, 1e2, 1e2, 1e2] + [0.0] * 12 + [1.0] * 18)  # the base's pose; every velocity
+
+    def terminal(q, v):
+        e = np.r_[dp.difference(model, target, q), v]
+        J = np.eye(2 * model.nv)
+        J[: model.nv, : model.nv] = dp.difference_derivatives(model, target, q)[1]
+        return 0.5 * e @ W @ e, J.T @ W @ e, J.T @ W @ J
+
+    S = np.zeros((model.nv, 12))
+    S[6:] = np.eye(12)
+    steps = 60
+    return Task("solo12_stand_up", model, q0, 0.01, steps, terminal, 1e-3, u_hold, S, ground,
+                np.tile(u_hold, (steps, 1)))  # fmt: skip
+
+
+def replay(task: Task, result: dict) -> dp.Trajectory:
+    """The optimised controls in ``dp.simulate`` from the same start, with iLQR's feedback gains about the optimised
+    states (u_k + K_k (x ⊖ x̄_k), held over each step): an open-loop replay of a standing robot drifts off them."""
+    U, K, Q, V = result["U"], result["K"], result["Q"], result["V"]
 
     def tau(t, q, v):
-        return task.S @ U[min(int(round(t / task.dt)), task.steps - 1)]
+        k = min(int(round(t / task.dt)), task.steps - 1)
+        return task.S @ (U[k] + K[k] @ np.r_[dp.difference(task.model, Q[k], q), v - V[k]])
 
     return dp.simulate(task.model, task.q0, np.zeros(task.model.nv), task.steps * task.dt, task.dt, tau=tau,
                        ground=task.ground, progress=False)  # fmt: skip
@@ -228,13 +267,13 @@ def ilqr(task: Task, analytical: bool, iterations: int, tol: float = 1e-6) -> di
         history.append(cost)
         if converged:
             break
-    return {"U": U, "Q": Q, "V": V, "cost": cost, "iterations": len(history) - 1, "seconds": time.perf_counter() - t0,
-            "history": history}  # fmt: skip
+    return {"U": U, "Q": Q, "V": V, "K": K, "cost": cost, "iterations": len(history) - 1,
+            "seconds": time.perf_counter() - t0, "history": history}  # fmt: skip
 
 
 def main(out_dir: Path, quick: bool = False) -> dict:
     results = {}
-    for task in (swing_up(quick), reach(quick), push(quick)):
+    for task in (swing_up(quick), reach(quick), push(quick), stand_up(quick)):
         iterations = 15 if quick else 60
         exact = ilqr(task, analytical=True, iterations=iterations)
         fd = ilqr(task, analytical=False, iterations=iterations)
@@ -256,13 +295,15 @@ def main(out_dir: Path, quick: bool = False) -> dict:
             "fd_iterations": fd["iterations"], "fd_cost": fd["cost"], "fd_seconds": fd["seconds"],
             "terminal_cost": goal, "initial_cost": exact["history"][0], "page": page,
         }  # fmt: skip
-        if task.ground is not None:  # the optimised push, replayed in dp.simulate
-            again = replay(task, exact["U"])
+        if task.ground is not None:  # the optimised motion, replayed in dp.simulate
+            again = replay(task, exact)
+            rise = again.q[-1, 2] - task.q0[2]
             results[task.name] |= {
                 "x_planned": float(exact["Q"][-1, 0]), "x_replayed": float(again.q[-1, 0]),
-                "v_replayed": float(np.abs(again.v[-1]).max()), "peak_push": float(exact["U"].max()),
+                "z_rise_planned": float(exact["Q"][-1, 2] - task.q0[2]), "z_rise_replayed": float(rise),
+                "v_replayed": float(np.abs(again.v[-1]).max()), "peak_u": float(np.abs(exact["U"]).max()),
             }  # fmt: skip
-            print(f"  replayed in dp.simulate: the box stops at x = {again.q[-1, 0]:.4f} m (target {BOX_TARGET} m)")
+            print(f"  replayed in dp.simulate: the base at x = {again.q[-1, 0]:.4f} m, risen {rise:.4f} m")
     return results
 
 

@@ -179,10 +179,10 @@ def test_isobe_structure_varying(tmp_path):
 
 
 def test_ilqr_example(tmp_path):
-    """iLQR on step_derivatives: the double pendulum near upright at rest, panda's hand near its target, and a box
-    pushed through contact with friction to stop 0.5 m away — the optimised push replayed in dp.simulate stops it
-    within 1 cm, at rest — the cost down by orders of magnitude, a MeshCat page of each; the finite-difference run
-    beside it also descends."""
+    """iLQR on step_derivatives: the double pendulum near upright at rest, panda's hand near its target; through
+    contact with friction, a box pushed to stop 0.5 m away (replayed in dp.simulate: within 1 cm, at rest) and solo12
+    standing up 8 cm from a crouch on its feet (replayed with iLQR's gains: within 5 mm); the cost down by orders of
+    magnitude, a MeshCat page of each; the finite-difference run beside it also descends."""
     out = _example("ilqr")["main"](tmp_path, quick=True)
     for name, r in out.items():
         assert r["cost"] < 1e-3 * r["initial_cost"], (name, r)
@@ -193,6 +193,9 @@ def test_ilqr_example(tmp_path):
     box = out["box_push"]
     assert abs(box["x_replayed"] - 0.5) <= 0.01 and box["v_replayed"] <= 1e-3 and box["iterations"] <= 20
     assert abs(box["x_replayed"] - box["x_planned"]) <= 1e-4  # simulate takes the step the optimiser took
+    solo = out["solo12_stand_up"]  # through its feet's contacts: risen 8 cm, at rest, in simulate too
+    assert abs(solo["z_rise_planned"] - 0.08) <= 1e-3 and abs(solo["z_rise_replayed"] - 0.08) <= 5e-3
+    assert solo["v_replayed"] <= 0.05 and solo["iterations"] <= 30
 
 
 def test_contact_scenes_meet_their_closed_forms(capsys, tmp_path, monkeypatch):
