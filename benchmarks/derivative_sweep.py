@@ -5,9 +5,11 @@
 Each step draws a scene — a ball, a cube, solo12 or a floating tree of every joint kind the q-derivatives take —
 and a random state about its resting pose (positions, orientation, velocities), random torques and a random ground
 (friction 0–1.2, a normal up to 30° off vertical), and asks ``ContactStepper.derivatives`` for the step's Jacobians
-with respect to q, v and τ and the friction coefficients.  Prints the count of steps, contacts, each mode, the
-contacts at a switch, the solves that did not converge, the steps a model refused (a state no step leaves) and the
-Jacobians with an entry that is not finite (there must be none), then the counts as one JSON line.
+with respect to q, v and τ and the friction coefficients (with respect to v and τ alone where two of the tree's legs
+touch: ∂/∂q of a pair's contacts is not given yet).  Prints the count of steps, contacts, each mode, the contacts at
+a switch, the solves that did not converge, the steps differentiated by v and τ alone, the steps a model refused (a
+state no step leaves, with why) and the Jacobians with an entry that is not finite (there must be none), then the
+counts as one JSON line.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ def main(argv=None) -> dict:
     args = p.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     cases = scenes()
-    counts = {"steps": 0, "contacts": 0, **{m: 0 for m in MODES}, "one_sided": 0, "unconverged": 0, "refused": 0,
-              "not_finite": 0}  # fmt: skip
+    counts = {"steps": 0, "contacts": 0, **{m: 0 for m in MODES}, "one_sided": 0, "unconverged": 0, "v_tau_only": 0,
+              "refused": 0, "not_finite": 0, "why": set()}  # fmt: skip
     t0 = time.perf_counter()
     for i in range(args.steps):
         name, model, rest, scale = cases[i % len(cases)]
@@ -83,8 +85,12 @@ def main(argv=None) -> dict:
         counts["steps"] += 1
         try:
             r = stepper.derivatives(q, v, tau)
-        except ValueError:  # a state no step leaves (the model says why): not a Jacobian
+        except dp.ModelError:  # ∂/∂q not given for this step (two of the tree's legs touch): ∂/∂v and ∂/∂τ
+            counts["v_tau_only"] += 1
+            r = stepper.derivatives(q, v, tau, wrt=("v", "tau"))
+        except ValueError as e:  # a state no step leaves (the model says why): not a Jacobian
             counts["refused"] += 1
+            counts["why"].add(f"{name}: {str(e)[:100]}")
             continue
         counts["not_finite"] += int(not (np.isfinite(r.A).all() and np.isfinite(r.B).all()
                                          and np.isfinite(r.friction).all()))  # fmt: skip
@@ -94,7 +100,10 @@ def main(argv=None) -> dict:
         counts["one_sided"] += int(r.one_sided.sum())
         counts["unconverged"] += int(not r.converged)
     counts["seconds"] = time.perf_counter() - t0
-    print(", ".join(f"{k} {v:.0f}" if k == "seconds" else f"{k} {v}" for k, v in counts.items()))
+    counts["why"] = sorted(counts["why"])
+    print(", ".join(f"{k} {v:.0f}" if k == "seconds" else f"{k} {v}" for k, v in counts.items() if k != "why"))
+    for why in counts["why"]:
+        print(f"  refused: {why}")
     return counts
 
 
