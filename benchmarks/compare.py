@@ -403,12 +403,15 @@ def report_derivatives(r: dict) -> str:
     for s in r["step"]:
         lines.append(f"RK4 step derivatives, {s['case']} (nv {s['nv']}): {us(s['step_derivatives'])} against "
                      f"{us(s['differences'])} for forward differences of the step ({s['ratio']:.3f}x)")  # fmt: skip
-    c = r["contact_step"]
-    lines.append(f"Contact step with its Jacobians, {c['case']} (nv {c['nv']}, {c['contacts']} contacts): "
-                 f"{us(c['ours'])} (the step alone {us(c['step'])}); forward differences of our step "
-                 f"{us(c['differences'])} ({c['ratio_fd']:.3f}x); MuJoCo's mjd_transitionFD on the twin "
-                 f"{us(c['mujoco_fd'])} against our {us(c['ours_vs_mujoco'])} ({c['ratio_mujoco']:.3f}x)")  # fmt: skip
+    lines.append(report_contact_step(r["contact_step"]))
     return "\n".join(lines)
+
+
+def report_contact_step(c: dict) -> str:
+    return (f"Contact step with its Jacobians, {c['case']} (nv {c['nv']}, {c['contacts']} contacts): "
+            f"{us(c['ours'])} (the step alone {us(c['step'])}); forward differences of our step "
+            f"{us(c['differences'])} ({c['ratio_fd']:.3f}x); MuJoCo's mjd_transitionFD on the twin "
+            f"{us(c['mujoco_fd'])} against our {us(c['ours_vs_mujoco'])} ({c['ratio_mujoco']:.3f}x)")  # fmt: skip
 
 
 KINEMATICS_FRAME = {"panda": "panda_hand_tcp", "talos_reduced": "gripper_left_joint", "solo12": "FL_FOOT"}
@@ -1399,6 +1402,7 @@ def main(argv=None) -> int:
     p.add_argument("--adaptive", action="store_true", help="only the adaptive integrators' table")
     p.add_argument("--dask", action="store_true", help="only the Dask sweep, dataset and cold starts")
     p.add_argument("--derivatives", action="store_true", help="only the derivatives' tables")
+    p.add_argument("--contact-derivatives", action="store_true", help="only the contact step's Jacobians")
     p.add_argument("--first-hour", action="store_true", help="only the small calls and a fresh process's first calls")
     args = p.parse_args(argv)
     import pinocchio as pin
@@ -1406,6 +1410,11 @@ def main(argv=None) -> int:
     if args.first_hour:
         r = {"small_calls": small_calls(args.quick), "startup": startup(3 if args.quick else 7)}
         print(json.dumps(r, indent=2) if args.json else report_first_hour(r))
+        return 0
+
+    if args.contact_derivatives:
+        r = {"contact_step": contact_step_row(args.quick)}
+        print(json.dumps(r, indent=2) if args.json else report_contact_step(r["contact_step"]))
         return 0
 
     if args.derivatives:
