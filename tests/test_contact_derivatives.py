@@ -1,19 +1,22 @@
 """Jacobians of the contact step (``contact.derivatives``, ``dp.step_derivatives(…, ground=…)``) against central
 finite differences of the step itself, with each perturbed step checked to keep every contact's mode: a ball and a
 cube resting, sticking and sliding, solo12 standing on its four mesh feet, a floating tree of every joint kind the
-q-derivatives take, and a stack's pair contacts (v and τ); what is not given yet is refused by name; random steps
-never give a NaN."""
+q-derivatives take, Cassie with its loops, and a stack's pair contacts (v and τ); sticking feet against the dense KKT
+system of the step they hold; ∂/∂μ against differences in the ground's friction; what is not given yet is refused by
+name; random steps never give a NaN."""
 
 import runpy
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from scipy.spatial.transform import Rotation
 
 import denoc_pin as dp
 from denoc_pin.contact import ContactSettings, ContactStepper
 from denoc_pin.contact.derivatives import MODES
+from denoc_pin.loaders.robots import example_robot_urdf
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 TIGHT = ContactSettings(tol=1e-13, max_iter=5000)
@@ -295,3 +298,31 @@ def test_cassie_standing_with_its_loops_solved_with_the_contacts():
     r = assert_matches(model, ground, q, v, pd(0.0, q, v), ["sticking"] * 4, eps=3e-7,
                        settings=ContactSettings(tol=1e-11, max_iter=5000))  # fmt: skip
     assert len(r.impulses) > 12  # the loops' rows after the contacts'
+
+
+def test_sticking_feet_are_the_kkt_systems_jacobians():
+    """solo12's four sticking feet: ∂v⁺/∂v and ∂v⁺/∂τ equal those of the equality-constrained velocity step the
+    contacts hold, [M J_Sᵀ; J_S 0] [v⁺; −λ] = [M v + dt (τ − h); −b_S], formed densely from Pinocchio's M (crba) and
+    ∂h/∂v (computeRNEADerivatives) and differentiated by hand: [M Jᵀ; J 0] [δv⁺; −δλ] = [(M − dt ∂h/∂v) δv + dt δτ;
+    0], to 1e-9."""
+    legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
+    model, q0, pd, ground = legged["scene"]("solo12")
+    tr = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
+    q, v = tr.q[-1].copy(), tr.v[-1]
+    q[2] -= 1e-4
+    tau, dt, nv = pd(0.0, q, v), 1e-3, model.nv
+    stepper = ContactStepper(model, ground, TIGHT, dt)
+    r = stepper.derivatives(q, v, tau)
+    assert np.all(r.modes == 1)
+    J = stepper.problem(q, v, tau)["J"]
+    pm = pin.buildModelFromUrdf(str(example_robot_urdf("solo12")), pin.JointModelFreeFlyer())
+    pdata = pm.createData()
+    M = pin.crba(pm, pdata, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    dh_dv = pin.computeRNEADerivatives(pm, pdata, q, v, np.zeros(nv))[1]
+    K = np.block([[M, J.T], [J, np.zeros((len(J), len(J)))]])
+    rhs = np.zeros((nv + len(J), 2 * nv))
+    rhs[:nv, :nv], rhs[:nv, nv:] = M - dt * dh_dv, dt * np.eye(nv)
+    sol = np.linalg.solve(K, rhs)[:nv]
+    assert np.abs(r.A[nv:, nv:] - sol[:, :nv]).max() <= 1e-9 * np.abs(sol[:, :nv]).max()
+    assert np.abs(r.B[nv:] - sol[:, nv:]).max() <= 1e-9 * np.abs(sol[:, nv:]).max()
