@@ -326,3 +326,35 @@ def test_sticking_feet_are_the_kkt_systems_jacobians():
     sol = np.linalg.solve(K, rhs)[:nv]
     assert np.abs(r.A[nv:, nv:] - sol[:, :nv]).max() <= 1e-9 * np.abs(sol[:, :nv]).max()
     assert np.abs(r.B[nv:] - sol[:, nv:]).max() <= 1e-9 * np.abs(sol[:, nv:]).max()
+
+
+@pytest.mark.parametrize("scene", ["ball sliding", "solo12 standing"])
+def test_the_masses_jacobian(scene):
+    """∂(q⁺, v⁺)/∂m of a body's mass (its centre of mass and rotational inertia held) against central differences of
+    the step of the model with that mass changed: the sliding ball's, and solo12's base under its PD torque; an
+    unknown body is a ModelError that lists the bodies."""
+    if scene == "ball sliding":
+        m, q, v = ball(0.0999, 1.0)
+        tau, ground, body = np.zeros(6), dp.Ground(friction=0.5), "ball"
+    else:
+        legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
+        m, q0, pd, ground = legged["scene"]("solo12")
+        tr = dp.simulate(m, q0, np.zeros(m.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
+        q, v = tr.q[-1].copy(), tr.v[-1]
+        q[2] -= 1e-4
+        tau, body = pd(0.0, q, v), "base_link"
+    r = ContactStepper(m, ground, TIGHT, 1e-3).derivatives(q, v, tau, masses=[body])
+    k, eps = m.link_names.index(body), 1e-6
+
+    def step(dm):
+        masses = m.masses.copy()
+        masses[k] += dm
+        edited = dp.Model(**(m.fields() | {"masses": masses}))
+        return ContactStepper(edited, ground, TIGHT, 1e-3).step(q, v, tau)[:2]
+
+    (qa, va), (qb, vb) = step(eps), step(-eps)
+    fd = np.r_[dp.difference(m, qb, qa), va - vb] / (2 * eps)
+    assert r.mass.shape == (2 * m.nv, 1)
+    assert np.abs(r.mass[:, 0] - fd).max() <= 1e-6 * max(1.0, np.abs(fd).max()) and np.abs(fd).max() > 1e-4
+    with pytest.raises(dp.ModelError, match="no body 'nope'.*the bodies are"):
+        ContactStepper(m, ground, TIGHT, 1e-3).derivatives(q, v, tau, masses=["nope"])

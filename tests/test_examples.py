@@ -246,8 +246,10 @@ def test_gripper_grasps_and_lifts_a_box(tmp_path):
     assert np.linalg.norm(theirs - out["lift"].q[-1, 5:8]) < 0.01, (theirs, out["lift"].q[-1, 5:8])
 
 
-def test_identify_friction_recovers_the_cubes_mu():
+def test_identification_recovers_the_cubes_mu_and_solo12s_payload():
     """From a recorded slide (0.5 mm of noise), Gauss–Newton on the contact step's μ-Jacobians recovers the true μ
-    = 0.42 from a start at 0.7 to 1% (the noise leaves a few parts in a million) within 10 iterations."""
-    out = _example("identify_friction")["main"]()
+    = 0.42 from a start at 0.7 to 1% (the noise leaves a few parts in a million); from a recorded landing of solo12
+    (0.5 mm and 1 mrad of noise), its base's 0.4 kg payload from the nominal mass to 1%, both within 10 iterations."""
+    out = _example("identification")["main"]()
     assert out["relative_error"] <= 0.01 and out["iterations"] <= 10 and out["slide_m"] > 0.3
+    assert out["payload_error"] <= 0.01 and out["payload_iterations"] <= 10

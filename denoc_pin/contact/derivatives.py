@@ -40,6 +40,8 @@ import numpy as np
 from numba import njit
 
 from ..algorithms.derivatives import derivatives_entry
+from ..algorithms.derivatives_api import integrate_derivatives
+from ..algorithms.dynamics_api import gim_inverse, inverse_dynamics
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import rnea_entry
 from ..core.joints import FREE_FLYER, JOINTS, SPHERICAL, UNIVERSAL
@@ -77,7 +79,10 @@ class ContactStepJacobians:
 
     q_next, v_next: the step's result; A: ∂(q⁺, v⁺)/∂(q, v) (2 nv, 2 nv); B: ∂(q⁺, v⁺)/∂τ (2 nv, nv) — the columns of
     inputs not in ``wrt`` are zeros; friction: ∂(q⁺, v⁺)/∂μ_i (2 nv, n_c), each contact's friction coefficient (a
-    sliding contact's; a sticking or separating one's is zero: its cone does not bind); modes: (n_c,) codes into
+    sliding contact's; a sticking or separating one's is zero: its cone does not bind); mass: ∂(q⁺, v⁺)/∂m_k (2 nv,
+    len(masses)) for the bodies named (their centres of mass and rotational inertias held); T: ∂v⁺/∂v_fix (nv, nv),
+    how the solved step passes on a change of the fixed-λ velocity v + dt FD(q, v, τ + Jᵀλ/dt) (chain any model
+    parameter through it); modes: (n_c,) codes into
     ``MODES``; one_sided: (n_c,) True where the contact sits at a mode switch (zero force at zero normal velocity; a
     sticking impulse on the cone's edge; a slip speed below tol; a depth within ``AT_THE_SURFACE`` of 0), so the
     Jacobian is that of the mode it is in, one side of a kink; converged: whether the solve met its tolerance (an
@@ -89,6 +94,8 @@ class ContactStepJacobians:
     A: np.ndarray
     B: np.ndarray
     friction: np.ndarray
+    mass: np.ndarray
+    T: np.ndarray
     modes: np.ndarray
     one_sided: np.ndarray
     converged: bool
@@ -100,7 +107,7 @@ REFUSED = {1: "∂/∂q of a contact between two bodies is not given yet"}
 """The kernel's refusals (``step_jacobians``' second result), by code; 3 + i: collision i's shape has no ∂/∂q rule."""
 
 
-def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobians:
+def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactStepJacobians:
     """The step of ``stepper`` (a ``ContactStepper``) from (q, v) under τ and its Jacobians (module docstring): one
     compiled call, ``step_jacobians``."""
     wrt = tuple(wrt)
@@ -112,7 +119,7 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobian
     want_q = "q" in wrt
     moves, radius = stepper.q_tables() if want_q else (np.zeros((0, 0), dtype=np.bool_), np.zeros(0))
     data = stepper.derivative_data
-    q1, v1, (_, refusal, D, F, modes, one_sided, lam, converged) = stepper.advance(
+    q1, v1, (_, refusal, D, F, T, modes, one_sided, lam, converged) = stepper.advance(
         step_jacobians, q, v, tau, data.ws, data.lw if stepper.lw is not None else None, moves, radius, want_q
     )
     if refusal:
@@ -123,25 +130,47 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT) -> ContactStepJacobian
     for k, w in enumerate(WRT):
         if w not in wrt:
             D[:, k * nv : (k + 1) * nv] = 0.0
-    if not (np.isfinite(D).all() and np.isfinite(F).all()):  # pragma: no cover - divisions by positives
+    M = np.zeros((2 * nv, len(masses)))
+    if len(masses):
+        M = mass_columns(stepper, masses, q, v, q1, v1, T)
+    if not (np.isfinite(D).all() and np.isfinite(F).all() and np.isfinite(M).all()):  # pragma: no cover
         raise FloatingPointError("contact step derivatives: a Jacobian entry is not finite")
-    return ContactStepJacobians(q1, v1, D[:, : 2 * nv], D[:, 2 * nv :], F, modes, one_sided, bool(converged), lam,
-                                wrt)  # fmt: skip
+    return ContactStepJacobians(q1, v1, D[:, : 2 * nv], D[:, 2 * nv :], F, M, T, modes, one_sided, bool(converged),
+                                lam, wrt)  # fmt: skip
+
+
+def mass_columns(stepper, masses, q, v, q1, v1, T) -> np.ndarray:
+    """∂(q⁺, v⁺)/∂m_k (2 nv, len(masses)) for each named body's mass, its centre of mass and its rotational inertia
+    about it held (a payload at the centre): at fixed λ, v⁺ = v + dt FD(q, v, τ + Jᵀλ/dt) changes by
+    −dt M⁻¹ ∂ID/∂m_k(q, v, q̈), q̈ = (v⁺ − v)/dt — ∂ID/∂m_k the inverse dynamics of a unit point mass at the centre,
+    gravity included (ID is linear in the masses) — and the solved step passes that on through T = ∂v⁺/∂v_fix."""
+    model, dt = stepper.model, stepper.dt
+    data = stepper.derivative_data
+    a = (v1 - v) / dt
+    Minv = gim_inverse(model, data, q)
+    _, jv = integrate_derivatives(model, q, dt * v1)
+    out = np.zeros((2 * model.nv, len(masses)))
+    for col, name in enumerate(masses):
+        unit, unit_data = stepper.unit_mass(name)
+        dv1 = T @ (-dt * Minv @ inverse_dynamics(unit, unit_data, q, v, a))
+        out[: model.nv, col], out[model.nv :, col] = dt * jv @ dv1, dv1
+    return out
 
 
 @njit(cache=True)
 def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, lw2, moves, radius, want_q):
     """``pipeline.contact_step`` into (q1, v1), then its Jacobians (module docstring): (status, refusal, D (2 nv,
-    3 nv) = ∂(q⁺, v⁺)/∂(q, v, τ), F (2 nv, n_c) = ∂(q⁺, v⁺)/∂μ_i, modes, one_sided, λ, converged).  ws2, lw2: a
+    3 nv) = ∂(q⁺, v⁺)/∂(q, v, τ), F (2 nv, n_c) = ∂(q⁺, v⁺)/∂μ_i, T (nv, nv) = ∂v⁺/∂v_fix, modes, one_sided, λ,
+    converged).  ws2, lw2: a
     second work area and loop work area (the forward dynamics' and the loop rows' derivatives); moves, radius:
     ``q_tables`` (want_q: the q-columns asked for; else they are zeros).  refusal: 0, or a ``REFUSED`` code (the
     step is taken, no Jacobian)."""
     nv = len(v)
     modes, one_sided = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
-    D, F, lam0 = np.zeros((2 * nv, 3 * nv)), np.zeros((2 * nv, 0)), np.zeros(0)
+    D, F, T, lam0 = np.zeros((2 * nv, 3 * nv)), np.zeros((2 * nv, 0)), np.zeros((nv, nv)), np.zeros(0)
     status = contact_step(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1)
     if status:
-        return status, 0, D, F, modes, one_sided, lam0, False
+        return status, 0, D, F, T, modes, one_sided, lam0, False
     w, cts, sp = contact_work_views(scene.work), scene.contacts, scene.settings
     nc = int(cts.info[INFO_CONTACTS])
     m = 3 * nc + (0 if lw is None else int(lw[LW_M]))
@@ -151,9 +180,9 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     if want_q:
         for i in range(nc):
             if cts.keys[i, 0] >= 0:
-                return 0, 1, D, F, modes, one_sided, lam, converged
+                return 0, 1, D, F, T, modes, one_sided, lam, converged
             if not radius[cts.keys[i, 1]] >= 0.0:
-                return 0, 3 + cts.keys[i, 1], D, F, modes, one_sided, lam, converged
+                return 0, 3 + cts.keys[i, 1], D, F, T, modes, one_sided, lam, converged
     sigma = g.copy()
     for i in range(m):
         for j in range(m):
@@ -166,13 +195,15 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     fq, fv, Minv = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((nv, nv))
     status = derivatives_entry(mi, mf, ws2, q, v, tau_all, False, True, fq, fv, Minv)
     if status:
-        return status, 0, D, F, modes, one_sided, lam, converged
-    K = 3 * nv  # the directions' columns δq | δv | δτ; dv⁺ and dσ at fixed λ, then the μ_i's
+        return status, 0, D, F, T, modes, one_sided, lam, converged
+    # the directions' columns: δq | δv | δτ | a kick δv_fix of the fixed-λ velocity (T) | μ_i; dv⁺ and dσ at fixed λ
+    K = 4 * nv
     dvfix = np.zeros((nv, K + nc))
     for i in range(nv):
         for j in range(nv):
             dvfix[i, nv + j] = dt * fv[i, j] + (1.0 if i == j else 0.0)
             dvfix[i, 2 * nv + j] = dt * Minv[i, j]
+        dvfix[i, 3 * nv + i] = 1.0
     dsig = np.zeros((m, K))
     if want_q:
         X = w.Jall  # (6, nv): the columns' world screws (v; ω), left by the step's contact rows
@@ -197,7 +228,7 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
             zero = np.zeros(nv)
             status = rnea_entry(mi, mf, ws2, q, zero, v1, False)
             if status:
-                return status, 0, D, F, modes, one_sided, lam, converged
+                return status, 0, D, F, T, modes, one_sided, lam, converged
             loop_step(mi, mf, ws2, cb, lw2, q, True)
             Cq, Cv, Gl = np.zeros((nl, nv)), np.zeros((nl, nv)), np.zeros((nv, nv))
             loop_derivatives(mi, mf, ws2, cb, lw2, zero, v1, lam[3 * nc :].copy(), np.sqrt(1.0 / dt), 0.0, Cq, Cv, Gl)
@@ -213,10 +244,11 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     integrate_derivatives_kernel(mv.kinds, mv.idx_v, mv.nvs, dt * v1, jq, jv)
     dq1 = dt * np.dot(jv, dv1)
     dq1[:, :nv] += jq
-    D[:nv], D[nv:] = dq1[:, :K], dv1[:, :K]
+    D[:nv], D[nv:] = dq1[:, : 3 * nv], dv1[:, : 3 * nv]
     F = np.zeros((2 * nv, nc))
     F[:nv], F[nv:] = dq1[:, K:], dv1[:, K:]
-    return 0, 0, D, F, modes, one_sided, lam, converged
+    T[:, :] = dv1[:, 3 * nv : K]
+    return 0, 0, D, F, T, modes, one_sided, lam, converged
 
 
 @njit(cache=True)

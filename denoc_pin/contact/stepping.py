@@ -123,6 +123,7 @@ class ContactStepper:
         self.data = model.create_data()
         self._derivative_data = None
         self._q_tables = None  # contact.derivatives.q_tables, made at first use
+        self._unit_masses: dict = {}  # a body's unit point mass model (``unit_mass``)
         rows, verts, chunks = pack_collisions(model.collisions)
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
@@ -250,10 +251,25 @@ class ContactStepper:
             self._q_tables = q_tables(self)
         return self._q_tables
 
-    def derivatives(self, q, v, tau, wrt=("q", "v", "tau")):
-        """One step from (q, v) under τ and its Jacobians with respect to ``wrt`` (``contact.derivatives``: a
-        ``ContactStepJacobians``)."""
-        return contact_step_derivatives(self, q, v, tau, wrt)
+    def derivatives(self, q, v, tau, wrt=("q", "v", "tau"), masses=()):
+        """One step from (q, v) under τ and its Jacobians with respect to ``wrt`` and to the masses of the bodies
+        named in ``masses`` (``contact.derivatives``: a ``ContactStepJacobians``)."""
+        return contact_step_derivatives(self, q, v, tau, wrt, tuple(masses))
+
+    def unit_mass(self, name: str):
+        """(model, data): this stepper's model with a unit point mass at body ``name``'s centre of mass and nothing
+        else (its inverse dynamics is ∂ID/∂m of that body's mass), made once a body."""
+        if name not in self._unit_masses:
+            model = self.model
+            if name not in model.link_names:
+                raise ModelError(f"contact step derivatives: no body {name!r} to take a mass derivative by; the bodies "
+                                 f"are {', '.join(model.link_names[1:])}")  # fmt: skip
+            k = model.link_names.index(name)
+            masses = np.zeros(model.njoints)
+            masses[k] = 1.0
+            unit = Model(**(model.fields() | {"masses": masses, "inertias": np.zeros((model.njoints, 3, 3))}))
+            self._unit_masses[name] = (unit, unit.create_data())
+        return self._unit_masses[name]
 
     def advance(self, kernel, q, v, tau, *extra):
         """One step from (q, v) under τ by ``kernel`` (``pipeline.contact_step``, or a kernel that runs it first

@@ -77,7 +77,7 @@ def step(
 
 def step_derivatives(
     model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4", baumgarte=BAUMGARTE, ground=None,
-    contact=None, wrt=("q", "v", "tau"),
+    contact=None, wrt=("q", "v", "tau"), masses=(),
 ):  # fmt: skip
     """(A, B): the Jacobians of one ``step`` — A = ∂(q⁺, v⁺)/∂(q, v) (2nv, 2nv) and B = ∂(q⁺, v⁺)/∂τ (2nv, nv), in
     the tangent spaces at q and q⁺ — exact through the stages (chain rule; module docstring); a closed-loop model's
@@ -86,11 +86,12 @@ def step_derivatives(
     With ``ground`` or ``contact`` (a ``dp.Ground``, ``dp.ContactSettings``): the contact step ``simulate`` takes
     (semi-implicit, its loops solved with the contacts) and its Jacobians by implicit differentiation at the solution,
     as a ``ContactStepJacobians`` (A, B, each contact's mode and whether it sits at a switch, the step's result;
-    ``contact.derivatives``), with respect to ``wrt``; ``ContactStepper(model, ground, contact, dt).derivatives``
+    ``contact.derivatives``), with respect to ``wrt`` and to the masses of the bodies named in ``masses``;
+    ``ContactStepper(model, ground, contact, dt).derivatives``
     does the same without building the stepper each call."""
     if ground is not None or contact is not None:
         q, v, tau, dt = _check(model, data, q, v, tau, dt, "euler", "step_derivatives", baumgarte)
-        return ContactStepper(model, ground, contact or ContactSettings(), dt).derivatives(q, v, tau, wrt)
+        return ContactStepper(model, ground, contact or ContactSettings(), dt).derivatives(q, v, tau, wrt, masses)
     q, v, tau, dt = _check(model, data, q, v, tau, dt, method, "step_derivatives", baumgarte)
     nv = model.nv
     eye = np.eye(nv)
