@@ -186,7 +186,7 @@ def test_a_floating_tree_of_every_joint_kind_on_the_ground():
 
 def test_a_stack_of_boxes_by_v_and_tau_and_what_is_not_given_yet_is_refused():
     """Two boxes stacked on the ground (four corners each on the ground and on the lower box): ∂/∂v and ∂/∂τ
-    against differences; ∂/∂q of a pair's contacts and of a planar joint are refused with the way out
+    against differences; ∂/∂q of a pair's contacts and of a cylinder's rim are refused with the way out
     (wrt=('v', 'tau')), as is an unknown ``wrt``."""
     b = dp.ModelBuilder("two boxes")
     for k in range(2):
@@ -202,13 +202,14 @@ def test_a_stack_of_boxes_by_v_and_tau_and_what_is_not_given_yet_is_refused():
         dp.step_derivatives(m, m.create_data(), q, np.zeros(m.nv), None, 1e-3, ground=ground)
     with pytest.raises(ValueError, match="wrt names the inputs"):
         dp.step_derivatives(m, m.create_data(), q, np.zeros(m.nv), None, 1e-3, ground=ground, wrt=("x",))
-    b = dp.ModelBuilder("planar")
-    b.add_body(0, joint="planar", mass=1.0, inertia=np.eye(3) * 0.01, link="puck")
-    b.add_collision("puck", dp.Sphere(0.1))
-    puck = b.build()
-    with pytest.raises(dp.ModelError, match=r"joint .* \(planar\) is not given yet"):
-        dp.step_derivatives(puck, puck.create_data(), dp.neutral(puck), np.zeros(3), None, 1e-3,
-                            ground=dp.Ground(normal=(0, 0, 1), height=-0.2))  # fmt: skip
+    b = dp.ModelBuilder("can")
+    b.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 0.01, link="can")
+    b.add_collision("can", dp.Cylinder(0.05, 0.2))
+    can = b.build()
+    q = dp.neutral(can)
+    q[2] = 0.0999
+    with pytest.raises(dp.ModelError, match=r"a Cylinder's contact with the ground is not given yet"):
+        dp.step_derivatives(can, can.create_data(), q, np.zeros(6), None, 1e-3, ground=dp.Ground())
 
 
 def test_random_steps_never_give_a_nan():
@@ -358,3 +359,21 @@ def test_the_masses_jacobian(scene):
     assert np.abs(r.mass[:, 0] - fd).max() <= 1e-6 * max(1.0, np.abs(fd).max()) and np.abs(fd).max() > 1e-4
     with pytest.raises(dp.ModelError, match="no body 'nope'.*the bodies are"):
         ContactStepper(m, ground, TIGHT, 1e-3).derivatives(q, v, tau, masses=["nope"])
+
+
+@pytest.mark.parametrize("moving", [False, True])
+def test_a_planar_joint_on_the_ground(moving):
+    """A box on a planar joint whose plane stands vertical (x–z), 0.1 mm into the ground: at rest (four corners
+    sticking) and pushed and turning (two corners sliding, two separating) — its columns turn with the body, as a
+    free flyer's."""
+    b = dp.ModelBuilder("planar")
+    upright = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])  # the joint's z along −y: its plane is x–z
+    b.add_body(0, joint="planar", placement=(upright, np.zeros(3)), mass=1.0, inertia=np.diag([0.01, 0.02, 0.03]),
+               link="puck")  # fmt: skip
+    b.add_collision("puck", dp.Box((0.2, 0.2, 0.2)))
+    m = b.build()
+    q = dp.neutral(m)
+    q[1] = 0.0999  # the joint's y: the world's z
+    v, tau = (np.array([0.5, 0.0, 0.3]), np.array([2.0, 0.0, 0.1])) if moving else (np.zeros(3), np.zeros(3))
+    modes = ["sliding", "separating", "sliding", "separating"] if moving else ["sticking"] * 4
+    assert_matches(m, dp.Ground(friction=0.4), q, v, tau, modes)

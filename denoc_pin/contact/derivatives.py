@@ -19,11 +19,12 @@ make it singular: the split of their impulses is not unique, v⁺ is).  At fixed
 
 ∂/∂q of J's rows and of Jᵀλ for the ground's contacts: a direction e_d moves every body its column supports
 rigidly by its world screw ξ_d, turns every column screw ξ_c it moves to ξ_c + ξ_d ×ₘ ξ_c (the columns of d's
-subtree; within a free flyer's or ball's own joint, all of its body-fixed columns; within a universal joint, the
-second), and moves the contact's point with its body: a vertex with it, a sphere's or capsule's lowest point with the
-sphere's centre (x = s − r n, δx = δs); the ground's frame stays.  The depth d = n·x − h changes by n·δx, the bias by
-(1 or β)/dt times that (rigid), k/(k dt + c) (compliant).  A loop's or coupling's row σ_r = J_r(q) v⁺ + r(q)/dt
-and its reaction J_rᵀ λ_r are differentiated by the closed-loop derivatives' rule (``loops.loop_derivatives``).
+subtree; within a free flyer's, ball's or planar joint's own columns, all of them, fixed in the body; within a
+universal joint, the second), and moves the contact's point with its body: a vertex with it, a sphere's or
+capsule's lowest point with the sphere's centre (x = s − r n, δx = δs); the ground's frame stays.  The depth
+d = n·x − h changes by n·δx, the bias by (1 or β)/dt times that (rigid), k/(k dt + c) (compliant).  A loop's or
+coupling's row σ_r = J_r(q) v⁺ + r(q)/dt and its reaction J_rᵀ λ_r are differentiated by the closed-loop
+derivatives' rule (``loops.loop_derivatives``).
 ∂/∂q of pair contacts (their normal turns with both shapes) is not given yet: ask ``wrt=("v", "tau")`` for those
 scenes.
 
@@ -44,7 +45,7 @@ from ..algorithms.derivatives_api import integrate_derivatives
 from ..algorithms.dynamics_api import gim_inverse, inverse_dynamics
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import rnea_entry
-from ..core.joints import FREE_FLYER, JOINTS, SPHERICAL, UNIVERSAL
+from ..core.joints import FREE_FLYER, JOINTS, PLANAR, SPHERICAL, UNIVERSAL
 from ..core.layout import LW_M, leading, model_views
 from ..core.lie_groups import integrate_derivatives_kernel
 from ..core.records import contact_work_views
@@ -66,11 +67,11 @@ AT_THE_SURFACE = 1e-9
 """|d| (m) at or below which a rigid contact's bias is at its kink (a gap closes in one step, a penetration by β a
 step): a robot standing still sinks to d → 0 there, and its ∂/∂q is the side d's sign gives, flagged one-sided."""
 
-BODY_FIXED_COLUMNS = (FREE_FLYER, SPHERICAL)
+BODY_FIXED_COLUMNS = (FREE_FLYER, SPHERICAL, PLANAR)
 """Joints whose columns are fixed in the moving body (q ⊕ δ = q exp(δ)): a direction of the joint turns them all."""
 
-Q_JOINTS = {k for k, j in JOINTS.items() if j.nv == 1} | {FREE_FLYER, SPHERICAL, UNIVERSAL}
-"""The joint kinds whose ∂/∂q the contact rows have (every one but planar; the base has none)."""
+Q_JOINTS = {k for k, j in JOINTS.items() if j.nv >= 1}
+"""The joint kinds whose ∂/∂q the contact rows have (every one that moves)."""
 
 
 @dataclass(frozen=True)
