@@ -120,14 +120,18 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactS
     want_q = "q" in wrt
     moves, radius = stepper.q_tables() if want_q else (np.zeros((0, 0), dtype=np.bool_), np.zeros(0))
     data = stepper.derivative_data
-    q1, v1, (_, refusal, D, F, T, modes, one_sided, lam, converged) = stepper.advance(
-        step_jacobians, q, v, tau, data.ws, data.lw if stepper.lw is not None else None, moves, radius, want_q
-    )
+    jac = stepper.jacobians_record()
+    q1, v1 = stepper.advance(step_jacobians, q, v, tau, data.ws, data.lw if stepper.lw is not None else None,
+                             moves, radius, want_q, jac)  # fmt: skip
+    nc, m, refusal = (int(x) for x in jac.counts)
     if refusal:
         what = REFUSED.get(refusal) or (f"∂/∂q of a {type(stepper.model.collisions[refusal - 3].shape).__name__}'s "
                                         "contact with the ground is not given yet")  # fmt: skip
         raise ModelError(f"contact step derivatives: {what}; ask wrt=('v', 'tau')")
     nv = stepper.model.nv
+    D, F, T = jac.D.copy(), jac.F[:, :nc].copy(), jac.T.copy()
+    modes, one_sided, lam = jac.modes[:nc].copy(), jac.one_sided[:nc] != 0, jac.lam[:m].copy()
+    converged = stepper.scene.contacts.info[INFO_CONVERGED] != 0.0
     for k, w in enumerate(WRT):
         if w not in wrt:
             D[:, k * nv : (k + 1) * nv] = 0.0
@@ -159,44 +163,48 @@ def mass_columns(stepper, masses, q, v, q1, v1, T) -> np.ndarray:
 
 
 @njit(cache=True)
-def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, lw2, moves, radius, want_q):
-    """``pipeline.contact_step`` into (q1, v1), then its Jacobians (module docstring): (status, refusal, D (2 nv,
-    3 nv) = ∂(q⁺, v⁺)/∂(q, v, τ), F (2 nv, n_c) = ∂(q⁺, v⁺)/∂μ_i, T (nv, nv) = ∂v⁺/∂v_fix, modes, one_sided, λ,
-    converged).  ws2, lw2: a
-    second work area and loop work area (the forward dynamics' and the loop rows' derivatives); moves, radius:
-    ``q_tables`` (want_q: the q-columns asked for; else they are zeros).  refusal: 0, or a ``REFUSED`` code (the
-    step is taken, no Jacobian)."""
+def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, lw2, moves, radius, want_q,
+                   jac):  # fmt: skip
+    """``pipeline.contact_step`` into (q1, v1), then its Jacobians (module docstring) into ``jac`` (a
+    ``ContactJacobians``: D, F, T, the modes, λ, and counts (n_c, m, refusal)); a status of the step's or the
+    derivatives' kinds.  ws2, lw2: a second work area and loop work area (the forward dynamics' and the loop rows'
+    derivatives); moves, radius: ``q_tables`` (want_q: the q-columns asked for; else they are zeros).  A refusal
+    (``REFUSED``): the step is taken, no Jacobian."""
     nv = len(v)
-    modes, one_sided = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
-    D, F, T, lam0 = np.zeros((2 * nv, 3 * nv)), np.zeros((2 * nv, 0)), np.zeros((nv, nv)), np.zeros(0)
+    jac.counts[:] = 0
     status = contact_step(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1)
     if status:
-        return status, 0, D, F, T, modes, one_sided, lam0, False
+        return status
     w, cts, sp = contact_work_views(scene.work), scene.contacts, scene.settings
     nc = int(cts.info[INFO_CONTACTS])
     m = 3 * nc + (0 if lw is None else int(lw[LW_M]))
+    jac.counts[0], jac.counts[1] = nc, m
     J, G, g = leading(w.J, (m, nv)), leading(w.G, (m, m)), leading(w.g, (m,))
-    lam = leading(w.lam, (m,)).copy()
-    converged = cts.info[INFO_CONVERGED] != 0.0
+    lam = jac.lam[:m]
+    lam[:] = leading(w.lam, (m,))
     if want_q:
         for i in range(nc):
             if cts.keys[i, 0] >= 0:
-                return 0, 1, D, F, T, modes, one_sided, lam, converged
+                jac.counts[2] = 1
+                return 0
             if not radius[cts.keys[i, 1]] >= 0.0:
-                return 0, 3 + cts.keys[i, 1], D, F, T, modes, one_sided, lam, converged
+                jac.counts[2] = 3 + cts.keys[i, 1]
+                return 0
     sigma = g.copy()
     for i in range(m):
         for j in range(m):
             sigma[i] += G[i, j] * lam[j]
-    modes, one_sided = np.zeros(nc, dtype=np.int64), np.zeros(nc, dtype=np.bool_)
+    modes, one_sided = jac.modes[:nc], jac.one_sided[:nc]
     contact_modes(lam, sigma, cts.mu[:nc], sp[SET_TOL], modes, one_sided)
     # v⁺ = v + dt FD(q, v, τ + Jᵀλ/dt): one pass of the forward dynamics' derivatives at that τ gives ∂/∂q at fixed
     # λ, and ∂/∂v (the Coriolis terms do not depend on q̈) and M⁻¹ as at τ
     tau_all = tau + np.dot(J.T, lam) / dt
-    fq, fv, Minv = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((nv, nv))
+    fq = np.zeros((nv, nv))
+    fv = np.zeros((nv, nv))
+    Minv = np.zeros((nv, nv))
     status = derivatives_entry(mi, mf, ws2, q, v, tau_all, False, True, fq, fv, Minv)
     if status:
-        return status, 0, D, F, T, modes, one_sided, lam, converged
+        return status
     # the directions' columns: δq | δv | δτ | a kick δv_fix of the fixed-λ velocity (T) | μ_i; dv⁺ and dσ at fixed λ
     K = 4 * nv
     dvfix = np.zeros((nv, K + nc))
@@ -208,7 +216,9 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     dsig = np.zeros((m, K))
     if want_q:
         X = w.Jall  # (6, nv): the columns' world screws (v; ω), left by the step's contact rows
-        dJw, dJTlam, ddepth = np.zeros((m, nv)), np.zeros((nv, nv)), np.zeros((nc, nv))
+        dJw = np.zeros((m, nv))
+        dJTlam = np.zeros((nv, nv))
+        ddepth = np.zeros((nc, nv))
         ground_rows_dq(X, moves, scene.geometry.support, cts.bodies[:nc], cts.points[:nc], cts.frames[:nc],
                        radius_of(radius, cts.keys[:nc]), lam, v1, dJw, dJTlam, ddepth)  # fmt: skip
         dvfix[:, :nv] = dt * fq + np.dot(Minv, dJTlam)
@@ -219,7 +229,8 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
                 slope = sp[SET_K] / (sp[SET_K] * dt + sp[SET_C])
             else:
                 slope = (1.0 if d > 0.0 else sp[SET_BETA]) / dt  # a gap closes in a step, β of a penetration
-                one_sided[i] |= abs(d) <= AT_THE_SURFACE
+                if abs(d) <= AT_THE_SURFACE:
+                    one_sided[i] = 1
             for j in range(nv):
                 dsig[3 * i + 2, j] += slope * ddepth[i, j]
         if lw is not None and m > 3 * nc:
@@ -229,9 +240,11 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
             zero = np.zeros(nv)
             status = rnea_entry(mi, mf, ws2, q, zero, v1, False)
             if status:
-                return status, 0, D, F, T, modes, one_sided, lam, converged
+                return status
             loop_step(mi, mf, ws2, cb, lw2, q, True)
-            Cq, Cv, Gl = np.zeros((nl, nv)), np.zeros((nl, nv)), np.zeros((nv, nv))
+            Cq = np.zeros((nl, nv))
+            Cv = np.zeros((nl, nv))
+            Gl = np.zeros((nv, nv))
             loop_derivatives(mi, mf, ws2, cb, lw2, zero, v1, lam[3 * nc :].copy(), np.sqrt(1.0 / dt), 0.0, Cq, Cv, Gl)
             dsig[3 * nc :, :nv] = Cq
             dvfix[:, :nv] += np.dot(Minv, Gl)
@@ -241,15 +254,15 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
         dlam = mode_system(G, lam, sigma, cts.mu[:nc], modes, dsig)
         dv1 = dvfix + np.dot(Minv, np.dot(J.T, dlam))
     mv = model_views(mi, mf)
-    jq, jv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    jq = np.zeros((nv, nv))
+    jv = np.zeros((nv, nv))
     integrate_derivatives_kernel(mv.kinds, mv.idx_v, mv.nvs, dt * v1, jq, jv)
     dq1 = dt * np.dot(jv, dv1)
     dq1[:, :nv] += jq
-    D[:nv], D[nv:] = dq1[:, : 3 * nv], dv1[:, : 3 * nv]
-    F = np.zeros((2 * nv, nc))
-    F[:nv], F[nv:] = dq1[:, K:], dv1[:, K:]
-    T[:, :] = dv1[:, 3 * nv : K]
-    return 0, 0, D, F, T, modes, one_sided, lam, converged
+    jac.D[:nv], jac.D[nv:] = dq1[:, : 3 * nv], dv1[:, : 3 * nv]
+    jac.F[:nv, :nc], jac.F[nv:, :nc] = dq1[:, K:], dv1[:, K:]
+    jac.T[:, :] = dv1[:, 3 * nv : K]
+    return 0
 
 
 @njit(cache=True)
@@ -269,11 +282,11 @@ def contact_modes(lam, sigma, mu, tol, modes, one_sided):
         ln, lt = lam[3 * i + 2], np.sqrt(lam[3 * i] ** 2 + lam[3 * i + 1] ** 2)
         slip = np.sqrt(sigma[3 * i] ** 2 + sigma[3 * i + 1] ** 2)
         if ln <= 0.0:
-            modes[i], one_sided[i] = 0, sigma[3 * i + 2] <= tol
+            modes[i], one_sided[i] = 0, 1 if sigma[3 * i + 2] <= tol else 0
         elif slip > tol and lt >= mu[i] * ln * (1.0 - 1e-9):
-            modes[i], one_sided[i] = 2, slip <= 10.0 * tol
+            modes[i], one_sided[i] = 2, 1 if slip <= 10.0 * tol else 0
         else:
-            modes[i], one_sided[i] = 1, lt >= mu[i] * ln * (1.0 - 1e-6)
+            modes[i], one_sided[i] = 1, 1 if lt >= mu[i] * ln * (1.0 - 1e-6) else 0
 
 
 @njit(cache=True)

@@ -34,6 +34,7 @@ from ..core.records import (
     ContactScene,
     ShapePairs,
     WarmStarts,
+    contact_jacobians,
     contact_set,
     contact_work,
     contact_work_arrays,
@@ -124,6 +125,7 @@ class ContactStepper:
         self._derivative_data = None
         self._q_tables = None  # contact.derivatives.q_tables, made at first use
         self._unit_masses: dict = {}  # a body's unit point mass model (``unit_mass``)
+        self._jacobians = None  # the ContactJacobians record (``jacobians_record``)
         rows, verts, chunks = pack_collisions(model.collisions)
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
@@ -256,6 +258,14 @@ class ContactStepper:
         named in ``masses`` (``contact.derivatives``: a ``ContactStepJacobians``)."""
         return contact_step_derivatives(self, q, v, tau, wrt, tuple(masses))
 
+    def jacobians_record(self):
+        """The ``ContactJacobians`` the step's Jacobians are written into, sized for the scene's contacts and rows
+        (made again when the scene grows)."""
+        cap, nv = len(self.scene.contacts.depth), self.model.nv
+        if self._jacobians is None or len(self._jacobians.modes) != cap:
+            self._jacobians = contact_jacobians(nv, cap, 3 * cap + self.model.n_constraints)
+        return self._jacobians
+
     def unit_mass(self, name: str):
         """(model, data): this stepper's model with a unit point mass at body ``name``'s centre of mass and nothing
         else (its inverse dynamics is ∂ID/∂m of that body's mass), made once a body."""
@@ -273,8 +283,8 @@ class ContactStepper:
 
     def advance(self, kernel, q, v, tau, *extra):
         """One step from (q, v) under τ by ``kernel`` (``pipeline.contact_step``, or a kernel that runs it first
-        with ``extra`` arguments after its own): coal's pairs found before it, the step counted, their warm starts
-        kept after.  Returns (q⁺, v⁺, the kernel's result)."""
+        with ``extra`` arguments after its own; either returns a status): coal's pairs found before it, the step
+        counted, their warm starts kept after.  Returns (q⁺, v⁺)."""
         model, data = self.model, self.data
         q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
         if self.pairs is not None:
@@ -284,17 +294,17 @@ class ContactStepper:
         self.now += 1
         args = (model.mi, model.mf, data.ws, self.cb, self.lw, self.scene, pairs, self.now, q, v, tau, self.dt, q1,
                 v1, *extra)  # fmt: skip
-        out = self._kernel(kernel, args)(*args)
-        raise_for_status(model, out if isinstance(out, (int, np.integer)) else out[0], q, v, tau, "tau")
+        status = self._kernel(kernel, args)(*args)
+        raise_for_status(model, status, q, v, tau, "tau")
         c = self.scene.contacts
         self.warm_pairs = {tuple(int(x) for x in c.keys[i]): c.impulse[i].copy()
                            for i in range(int(c.info[INFO["contacts"]])) if c.keys[i, 0] >= 0}  # fmt: skip
-        return q1, v1, out
+        return q1, v1
 
     def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:
         """(q⁺, v⁺, record) of one step from (q, v) under τ (module docstring); the step's contacts stay in
         ``scene.contacts`` (``pipeline.record_step`` records them)."""
-        q1, v1, _ = self.advance(contact_step, q, v, tau)
+        q1, v1 = self.advance(contact_step, q, v, tau)
         c, s = self.scene.contacts, self.scene
         nc = int(c.info[INFO["contacts"]])
         stats = {k: float(c.info[INFO[k]]) for k in ("residual", "primal", "dual", "complementarity")}

@@ -21,6 +21,7 @@ __all__ = [
     "CW_NV",
     "CW_PAIR_WORK",
     "ContactGeometry",
+    "ContactJacobians",
     "ContactRecords",
     "ContactScene",
     "ContactSet",
@@ -32,6 +33,7 @@ __all__ = [
     "SolverWork",
     "WarmStarts",
     "contact_geometry",
+    "contact_jacobians",
     "contact_records",
     "contact_set",
     "contact_work",
@@ -223,6 +225,25 @@ ContactRecords = namedtuple(
         "keys",
         # info: (rows, INFO_WIDTH) f; the step's figures (INFO_ROW)
         "info",
+    ],
+)
+ContactJacobians = namedtuple(
+    "ContactJacobians",
+    [
+        # D: (2 * nv, 3 * nv) f; ∂(q⁺, v⁺)/∂(q, v, τ), tangent spaces at q and q⁺ (columns δq | δv | δτ)
+        "D",
+        # F: (2 * nv, cap) f; ∂(q⁺, v⁺)/∂μ_i: contact i's friction coefficient (the first n_c columns)
+        "F",
+        # T: (nv, nv) f; ∂v⁺/∂v_fix: the solved step's change for a change of its fixed-λ velocity
+        "T",
+        # modes: (cap,) i; each contact's mode at the solution (contact.derivatives.MODES)
+        "modes",
+        # one_sided: (cap,) i; 1 where the contact sits at a mode switch
+        "one_sided",
+        # lam: (mmax,) f; the impulses λ: the contacts' (t₁, t₂, n), then the loops'
+        "lam",
+        # counts: (3,) i; n_c, m and the refusal (0, or contact.derivatives.REFUSED's code)
+        "counts",
     ],
 )
 ContactWork = namedtuple(
@@ -434,6 +455,20 @@ def contact_records(rows, cap):
         np.empty((rows, cap), dtype=np.float64),
         np.empty((rows, cap, 3), dtype=np.int64),
         np.empty((rows, INFO_WIDTH), dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def contact_jacobians(nv, cap, mmax):
+    """A ContactJacobians (``core/tables.py``), its arrays uninitialised and its scalars zero."""
+    return ContactJacobians(
+        np.empty((2 * nv, 3 * nv), dtype=np.float64),
+        np.empty((2 * nv, cap), dtype=np.float64),
+        np.empty((nv, nv), dtype=np.float64),
+        np.empty((cap,), dtype=np.int64),
+        np.empty((cap,), dtype=np.int64),
+        np.empty((mmax,), dtype=np.float64),
+        np.empty((3,), dtype=np.int64),
     )
 
 

@@ -416,6 +416,17 @@ CONTACT_SCENE = (
 """What a contact step reads and writes besides the model, its data and the state: one argument
 (``ContactScene(...)``, made by ``contact.stepping.ContactStepper``; no allocator)."""
 
+CONTACT_JACOBIANS = (
+    ("D", ("2 * nv", "3 * nv"), "f", "∂(q⁺, v⁺)/∂(q, v, τ), tangent spaces at q and q⁺ (columns δq | δv | δτ)"),
+    ("F", ("2 * nv", "cap"), "f", "∂(q⁺, v⁺)/∂μ_i: contact i's friction coefficient (the first n_c columns)"),
+    ("T", ("nv", "nv"), "f", "∂v⁺/∂v_fix: the solved step's change for a change of its fixed-λ velocity"),
+    ("modes", ("cap",), "i", "each contact's mode at the solution (contact.derivatives.MODES)"),
+    ("one_sided", ("cap",), "i", "1 where the contact sits at a mode switch"),
+    ("lam", ("mmax",), "f", "the impulses λ: the contacts' (t₁, t₂, n), then the loops'"),
+    ("counts", (3,), "i", "n_c, m and the refusal (0, or contact.derivatives.REFUSED's code)"),
+)
+"""The contact step's Jacobians, for up to cap contacts and mmax rows (``ContactJacobians``,
+``contact_jacobians(nv, cap, mmax)``)."""
 RECORDS = (
     ("ContactScene", None, CONTACT_SCENE),
     ("ContactSet", "contact_set", CONTACT_SET),
@@ -425,6 +436,7 @@ RECORDS = (
     ("JointLaw", "joint_law", JOINT_LAW),
     ("RunOutput", "run_output", RUN_OUTPUT),
     ("ContactRecords", "contact_records", CONTACT_RECORDS),
+    ("ContactJacobians", "contact_jacobians", CONTACT_JACOBIANS),
 )
 """Each record: its named tuple, its allocator (None: made from its parts) and its table."""
 
