@@ -185,8 +185,9 @@ def test_a_floating_tree_of_every_joint_kind_on_the_ground():
 
 
 def test_a_stack_of_boxes_by_v_and_tau_and_what_is_not_given_yet_is_refused():
-    """Two boxes stacked on the ground (four corners each on the ground and on the lower box): ∂/∂v and ∂/∂τ
-    against differences; ∂/∂q of a pair's contacts and of a cylinder's rim are refused with the way out
+    """Two boxes stacked on the ground (four corners each on the ground and on the lower box), the upper sliding on
+    the lower: ∂/∂v and ∂/∂τ against differences, and the same with the pair's points found by coal (whose contacts
+    grow the scene within the step); ∂/∂q of a pair's contacts and of a cylinder's rim are refused with the way out
     (wrt=('v', 'tau')), as is an unknown ``wrt``."""
     b = dp.ModelBuilder("two boxes")
     for k in range(2):
@@ -196,8 +197,16 @@ def test_a_stack_of_boxes_by_v_and_tau_and_what_is_not_given_yet_is_refused():
     q = dp.neutral(m)
     q[2], q[9] = 0.1 - 1e-4, 0.3 - 2e-4
     ground = dp.Ground(friction=0.8)
-    r = assert_matches(m, ground, q, np.zeros(m.nv), np.zeros(m.nv), ["sticking"] * 8, wrt=("v", "tau"))
-    assert np.all(r.A[:, : m.nv] == 0.0)
+    v = np.zeros(m.nv)
+    v[6] = 0.3  # the upper box slides on the lower along x
+    first = ContactStepper(m, ground, TIGHT, 1e-3).derivatives(q, v, np.zeros(m.nv), wrt=("v", "tau"))
+    modes = [MODES[k] for k in first.modes]
+    assert modes.count("sliding") >= 4
+    r = assert_matches(m, ground, q, v, np.zeros(m.nv), modes, wrt=("v", "tau"))
+    assert np.all(r.A[:, : m.nv] == 0.0) and np.abs(r.B).max() > 1e-4
+    by_coal = ContactStepper(m, ground, TIGHT, 1e-3, compiled_pairs=False)  # the pair's points found by coal
+    r2 = by_coal.derivatives(q, v, np.zeros(m.nv), wrt=("v", "tau"))
+    assert np.abs(r2.A - r.A).max() <= 1e-6 * np.abs(r.A).max() and np.abs(r2.B - r.B).max() <= 1e-6 * np.abs(r.B).max()
     with pytest.raises(dp.ModelError, match=r"between two bodies is not given yet; ask wrt=\('v', 'tau'\)"):
         dp.step_derivatives(m, m.create_data(), q, np.zeros(m.nv), None, 1e-3, ground=ground)
     with pytest.raises(ValueError, match="wrt names the inputs"):

@@ -120,9 +120,10 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactS
     want_q = "q" in wrt
     moves, radius = stepper.q_tables() if want_q else (np.zeros((0, 0), dtype=np.bool_), np.zeros(0))
     data = stepper.derivative_data
+    lw2 = data.lw if stepper.lw is not None else None
+    q1, v1 = stepper.advance(step_jacobians, q, v, tau,
+                             lambda: (data.ws, lw2, moves, radius, want_q, stepper.jacobians_record()))  # fmt: skip
     jac = stepper.jacobians_record()
-    q1, v1 = stepper.advance(step_jacobians, q, v, tau, data.ws, data.lw if stepper.lw is not None else None,
-                             moves, radius, want_q, jac)  # fmt: skip
     nc, m, refusal = (int(x) for x in jac.counts)
     if refusal:
         what = REFUSED.get(refusal) or (f"∂/∂q of a {type(stepper.model.collisions[refusal - 3].shape).__name__}'s "

@@ -281,10 +281,11 @@ class ContactStepper:
             self._unit_masses[name] = (unit, unit.create_data())
         return self._unit_masses[name]
 
-    def advance(self, kernel, q, v, tau, *extra):
+    def advance(self, kernel, q, v, tau, extra=tuple):
         """One step from (q, v) under τ by ``kernel`` (``pipeline.contact_step``, or a kernel that runs it first
-        with ``extra`` arguments after its own; either returns a status): coal's pairs found before it, the step
-        counted, their warm starts kept after.  Returns (q⁺, v⁺)."""
+        with the arguments ``extra()`` gives after its own, asked once the scene is sized for the step's pairs;
+        either returns a status): coal's pairs found before it, the step counted, their warm starts kept after.
+        Returns (q⁺, v⁺)."""
         model, data = self.model, self.data
         q, v, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, v, tau))
         if self.pairs is not None:
@@ -293,7 +294,7 @@ class ContactStepper:
         q1, v1 = np.empty(model.nq), np.empty(model.nv)
         self.now += 1
         args = (model.mi, model.mf, data.ws, self.cb, self.lw, self.scene, pairs, self.now, q, v, tau, self.dt, q1,
-                v1, *extra)  # fmt: skip
+                v1, *extra())  # fmt: skip
         status = self._kernel(kernel, args)(*args)
         raise_for_status(model, status, q, v, tau, "tau")
         c = self.scene.contacts
