@@ -386,3 +386,23 @@ def test_a_planar_joint_on_the_ground(moving):
     v, tau = (np.array([0.5, 0.0, 0.3]), np.array([2.0, 0.0, 0.1])) if moving else (np.zeros(3), np.zeros(3))
     modes = ["sliding", "separating", "sliding", "separating"] if moving else ["sticking"] * 4
     assert_matches(m, dp.Ground(friction=0.4), q, v, tau, modes)
+
+
+def test_a_batch_is_each_states_own_call():
+    """``derivatives_batch`` over solo12 states about its stance on two threads: each state's Jacobians bit for bit a
+    new stepper's call at that state; a batch of mismatched shapes is a ValueError."""
+    legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
+    model, q0, pd, ground = legged["scene"]("solo12")
+    tr = dp.simulate(model, q0, np.zeros(model.nv), 0.3, 1e-3, tau=pd, ground=ground, progress=False)
+    rng = np.random.default_rng(5)
+    Q = np.stack([dp.integrate(model, tr.q[-1], rng.normal(scale=1e-3, size=model.nv)) for _ in range(6)])
+    V = rng.normal(scale=0.05, size=(6, model.nv))
+    T = np.stack([pd(0.0, q, v) for q, v in zip(Q, V, strict=True)])
+    stepper = ContactStepper(model, ground, ContactSettings(), 1e-3)
+    batch = stepper.derivatives_batch(Q, V, T, threads=2)
+    for b in range(6):
+        one = ContactStepper(model, ground, ContactSettings(), 1e-3).derivatives(Q[b], V[b], T[b])
+        assert np.array_equal(batch[b].A, one.A) and np.array_equal(batch[b].B, one.B)
+        assert np.array_equal(batch[b].modes, one.modes) and np.array_equal(batch[b].q_next, one.q_next)
+    with pytest.raises(ValueError, match="derivatives_batch"):
+        stepper.derivatives_batch(Q, V[:3], T)

@@ -163,7 +163,7 @@ def mass_columns(stepper, masses, q, v, q1, v1, T) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1, ws2, lw2, moves, radius, want_q,
                    jac):  # fmt: skip
     """``pipeline.contact_step`` into (q1, v1), then its Jacobians (module docstring) into ``jac`` (a

@@ -24,11 +24,13 @@ the shape pairs coal finds in Python between calls.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..algorithms.kinematics_api import forward_kinematics
+from ..algorithms.protocol import in_pieces
 from ..core.records import (
     ContactGeometry,
     ContactScene,
@@ -126,6 +128,7 @@ class ContactStepper:
         self._q_tables = None  # contact.derivatives.q_tables, made at first use
         self._unit_masses: dict = {}  # a body's unit point mass model (``unit_mass``)
         self._jacobians = None  # the ContactJacobians record (``jacobians_record``)
+        self._views = None  # (work, solver, their NumPy views): ``reset``'s, made again when the scene grows
         rows, verts, chunks = pack_collisions(model.collisions)
         pairs = PairDetector(model, settings.margin, compiled_pairs)  # compiled_pairs=False: every pair through coal
         self.pairs = pairs if pairs.pairs else None
@@ -191,10 +194,13 @@ class ContactStepper:
     def reset(self) -> None:
         """Forget the warm starts, ADMM's last ρ and the broad phase's order (a new run from the same scene, step
         for step as a new stepper's)."""
-        w = self.scene.warm
+        s = self.scene
+        w = s.warm
         w.impulse[:], w.step[:], w.loops[:], w.axes[:] = 0.0, -10, 0.0, 0.0
-        contact_work_arrays(self.scene.work).sweep_order[:] = np.arange(len(self.scene.geometry.rows))
-        solver_work_arrays(self.scene.solver).rho[:] = 0.0  # ADMM's first ρ: its default again
+        if self._views is None or self._views[0] is not s.work or self._views[1] is not s.solver:
+            self._views = (s.work, s.solver, contact_work_arrays(s.work), solver_work_arrays(s.solver))
+        self._views[2].sweep_order[:] = np.arange(len(s.geometry.rows))
+        self._views[3].rho[:] = 0.0  # ADMM's first ρ: its default again
         self.warm_pairs = {}
         self.now = 0
 
@@ -257,6 +263,32 @@ class ContactStepper:
         """One step from (q, v) under τ and its Jacobians with respect to ``wrt`` and to the masses of the bodies
         named in ``masses`` (``contact.derivatives``: a ``ContactStepJacobians``)."""
         return contact_step_derivatives(self, q, v, tau, wrt, tuple(masses))
+
+    def derivatives_batch(self, Q, V, Taus, wrt=("q", "v", "tau"), masses=(), threads: int | None = None) -> list:
+        """``derivatives`` at each state (Q (B, nq), V and Taus (B, nv)), each from this stepper's scene as a new
+        stepper would take it (no warm start carried between states), on all cores: the states shared among
+        ``threads`` (default one per core) clones of this stepper on the call protocol's threads
+        (``protocol.in_pieces``; the compiled step and its Jacobians release the GIL).  A list of
+        ``ContactStepJacobians``, in order (this stepper is left reset); the first state that fails raises its
+        error."""
+        Q, V, Taus = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (Q, V, Taus))
+        B = len(Q)
+        if not (V.shape == (B, self.model.nv) and Taus.shape == (B, self.model.nv) and Q.shape[1] == self.model.nq):
+            raise ValueError(f"derivatives_batch: Q (B, {self.model.nq}), V and Taus (B, {self.model.nv}) for one B; "
+                             f"got {Q.shape}, {V.shape}, {Taus.shape}")  # fmt: skip
+        n = max(1, min(B, (os.cpu_count() or 1) if threads is None else int(threads)))
+        steppers = [self] + [ContactStepper(self.model, self.ground, self.settings, self.dt,
+                                            compiled_pairs=self.pairs is None) for _ in range(n - 1)]  # fmt: skip
+        out: list = [None] * B
+
+        def piece(c: int) -> None:
+            stepper = steppers[c]
+            for b in range(c * B // n, (c + 1) * B // n):
+                stepper.reset()
+                out[b] = stepper.derivatives(Q[b], V[b], Taus[b], wrt, masses)
+
+        in_pieces(piece, n)
+        return out
 
     def jacobians_record(self):
         """The ``ContactJacobians`` the step's Jacobians are written into, sized for the scene's contacts and rows
