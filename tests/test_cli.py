@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import psutil
 import pytest
 from conftest import ROOT, URDF_DIR
 
@@ -123,12 +124,20 @@ def test_simulate_bad_arguments_exit_2(extra, message, capsys):
 
 
 def test_view_serves_and_plays_a_saved_trajectory(tmp_path, capsys):
+    """``view`` serves, plays and stops its live server; a trajectory of another model is an error (exit 2) that
+    leaves no server running (it is refused before one starts)."""
+
+    def servers() -> int:
+        return sum("meshcat_server" in " ".join(p.cmdline()) for p in psutil.Process().children(recursive=True))
+
     traj = tmp_path / "t.npz"
     assert cli.main(["simulate", str(URDF_DIR / "two_link.urdf"), "--t", "0.1", "--out", str(traj)]) == 0
+    before = servers()
     assert cli.main(["view", str(URDF_DIR / "two_link.urdf"), "--traj", str(traj), "--no-wait", "--speed", "10"]) == 0
     assert "MeshCat viewer: http://127.0.0.1:" in capsys.readouterr().out
     assert cli.main(["view", str(URDF_DIR / "gripper.urdf"), "--traj", str(traj), "--no-wait"]) == 2
     assert "holds q of size 2, the model has nq = 4" in capsys.readouterr().err
+    assert servers() == before
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (URDF_DIR).glob("*.urdf")))

@@ -271,13 +271,13 @@ def cmd_view(args) -> int:
     import time
 
     model = _load(args)
-    viewer = Viewer(model, live=True, host=args.host)
-    print(f"MeshCat viewer: {viewer.url}")
     traj = None
-    if args.traj:
+    if args.traj:  # checked before the live server starts: an error must not leave it running
         traj = Trajectory.load(args.traj)
         if traj.q.shape[1] != model.nq:
             raise ValueError(f"{args.traj} holds q of size {traj.q.shape[1]}, the model has nq = {model.nq}")
+    viewer = Viewer(model, live=True, host=args.host)
+    print(f"MeshCat viewer: {viewer.url}")
     try:
         if args.no_wait:
             if traj is not None:
