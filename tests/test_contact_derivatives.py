@@ -5,6 +5,7 @@ q-derivatives take, Cassie with its loops, and a stack's pair contacts (v and τ
 system of the step they hold; ∂/∂μ against differences in the ground's friction; what is not given yet is refused by
 name; random steps never give a NaN."""
 
+import functools
 import runpy
 from pathlib import Path
 
@@ -142,14 +143,27 @@ def test_a_cube_pushed_while_it_slides():
     assert_matches(m, dp.Ground(friction=0.3), q, v, tau, ["sliding"] * 4)
 
 
-def test_solo12_standing_on_its_mesh_feet():
-    """solo12 from its URDF (collision meshes on its feet) settled 0.5 s under joint PD, pressed 0.1 mm, its PD torque
-    held: four feet sticking; the derivatives with respect to q, v and τ."""
+@functools.cache
+def _solo12_settled():
     legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
     model, q0, pd, ground = legged["scene"]("solo12")
     tr = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
-    q, v = tr.q[-1].copy(), tr.v[-1]
+    return model, pd, ground, tr.q[-1], tr.v[-1]
+
+
+def solo12_pressed():
+    """(model, pd, ground, q, v): solo12 from its URDF settled 0.5 s under joint PD on its four mesh feet
+    (examples/legged_standing.py), its base pressed 0.1 mm; the run made once a session, q and v copies."""
+    model, pd, ground, q, v = _solo12_settled()
+    q = q.copy()
     q[2] -= 1e-4
+    return model, pd, ground, q, v.copy()
+
+
+def test_solo12_standing_on_its_mesh_feet():
+    """solo12 from its URDF (collision meshes on its feet) settled 0.5 s under joint PD, pressed 0.1 mm, its PD torque
+    held: four feet sticking; the derivatives with respect to q, v and τ."""
+    model, pd, ground, q, v = solo12_pressed()
     assert_matches(model, ground, q, v, pd(0.0, q, v), ["sticking"] * 4)
 
 
@@ -315,11 +329,7 @@ def test_sticking_feet_are_the_kkt_systems_jacobians():
     contacts hold, [M J_Sᵀ; J_S 0] [v⁺; −λ] = [M v + dt (τ − h); −b_S], formed densely from Pinocchio's M (crba) and
     ∂h/∂v (computeRNEADerivatives) and differentiated by hand: [M Jᵀ; J 0] [δv⁺; −δλ] = [(M − dt ∂h/∂v) δv + dt δτ;
     0], to 1e-9."""
-    legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
-    model, q0, pd, ground = legged["scene"]("solo12")
-    tr = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
-    q, v = tr.q[-1].copy(), tr.v[-1]
-    q[2] -= 1e-4
+    model, pd, ground, q, v = solo12_pressed()
     tau, dt, nv = pd(0.0, q, v), 1e-3, model.nv
     stepper = ContactStepper(model, ground, TIGHT, dt)
     r = stepper.derivatives(q, v, tau)
@@ -347,11 +357,7 @@ def test_the_masses_jacobian(scene):
         m, q, v = ball(0.0999, 1.0)
         tau, ground, body = np.zeros(6), dp.Ground(friction=0.5), "ball"
     else:
-        legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
-        m, q0, pd, ground = legged["scene"]("solo12")
-        tr = dp.simulate(m, q0, np.zeros(m.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
-        q, v = tr.q[-1].copy(), tr.v[-1]
-        q[2] -= 1e-4
+        m, pd, ground, q, v = solo12_pressed()
         tau, body = pd(0.0, q, v), "base_link"
     r = ContactStepper(m, ground, TIGHT, 1e-3).derivatives(q, v, tau, masses=[body])
     k, eps = m.link_names.index(body), 1e-6
@@ -391,11 +397,9 @@ def test_a_planar_joint_on_the_ground(moving):
 def test_a_batch_is_each_states_own_call():
     """``derivatives_batch`` over solo12 states about its stance on two threads: each state's Jacobians bit for bit a
     new stepper's call at that state; a batch of mismatched shapes is a ValueError."""
-    legged = runpy.run_path(str(EXAMPLES / "legged_standing.py"), run_name="legged_standing")
-    model, q0, pd, ground = legged["scene"]("solo12")
-    tr = dp.simulate(model, q0, np.zeros(model.nv), 0.3, 1e-3, tau=pd, ground=ground, progress=False)
+    model, pd, ground, stance, _ = solo12_pressed()
     rng = np.random.default_rng(5)
-    Q = np.stack([dp.integrate(model, tr.q[-1], rng.normal(scale=1e-3, size=model.nv)) for _ in range(6)])
+    Q = np.stack([dp.integrate(model, stance, rng.normal(scale=1e-3, size=model.nv)) for _ in range(6)])
     V = rng.normal(scale=0.05, size=(6, model.nv))
     T = np.stack([pd(0.0, q, v) for q, v in zip(Q, V, strict=True)])
     stepper = ContactStepper(model, ground, ContactSettings(), 1e-3)
