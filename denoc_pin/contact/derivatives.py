@@ -41,8 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..algorithms.derivatives import derivatives_entry
-from ..algorithms.derivatives_api import integrate_derivatives
-from ..algorithms.dynamics_api import gim_inverse, inverse_dynamics
+from ..algorithms.dynamics_api import inverse_dynamics
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import rnea_entry
 from ..core.joints import FREE_FLYER, JOINTS, PLANAR, SPHERICAL, UNIVERSAL
@@ -138,28 +137,26 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactS
             D[:, k * nv : (k + 1) * nv] = 0.0
     M = np.zeros((2 * nv, len(masses)))
     if len(masses):
-        M = mass_columns(stepper, masses, q, v, q1, v1, T)
+        M = mass_columns(stepper, masses, q, v, v1, jac)
     if not (np.isfinite(D).all() and np.isfinite(F).all() and np.isfinite(M).all()):  # pragma: no cover
         raise FloatingPointError("contact step derivatives: a Jacobian entry is not finite")
     return ContactStepJacobians(q1, v1, D[:, : 2 * nv], D[:, 2 * nv :], F, M, T, modes, one_sided, bool(converged),
                                 lam, wrt)  # fmt: skip
 
 
-def mass_columns(stepper, masses, q, v, q1, v1, T) -> np.ndarray:
+def mass_columns(stepper, masses, q, v, v1, jac) -> np.ndarray:
     """∂(q⁺, v⁺)/∂m_k (2 nv, len(masses)) for each named body's mass, its centre of mass and its rotational inertia
     about it held (a payload at the centre): at fixed λ, v⁺ = v + dt FD(q, v, τ + Jᵀλ/dt) changes by
     −dt M⁻¹ ∂ID/∂m_k(q, v, q̈), q̈ = (v⁺ − v)/dt — ∂ID/∂m_k the inverse dynamics of a unit point mass at the centre,
-    gravity included (ID is linear in the masses) — and the solved step passes that on through T = ∂v⁺/∂v_fix."""
+    gravity included (ID is linear in the masses) — and the solved step passes that on through T = ∂v⁺/∂v_fix.
+    jac: the step's ``ContactJacobians`` (its T, M⁻¹ and ∂(q ⊕ x)/∂x)."""
     model, dt = stepper.model, stepper.dt
-    data = stepper.derivative_data
     a = (v1 - v) / dt
-    Minv = gim_inverse(model, data, q)
-    _, jv = integrate_derivatives(model, q, dt * v1)
     out = np.zeros((2 * model.nv, len(masses)))
     for col, name in enumerate(masses):
         unit, unit_data = stepper.unit_mass(name)
-        dv1 = T @ (-dt * Minv @ inverse_dynamics(unit, unit_data, q, v, a))
-        out[: model.nv, col], out[model.nv :, col] = dt * jv @ dv1, dv1
+        dv1 = jac.T @ (-dt * jac.Minv @ inverse_dynamics(unit, unit_data, q, v, a))
+        out[: model.nv, col], out[model.nv :, col] = dt * jac.Jv @ dv1, dv1
     return out
 
 
@@ -263,6 +260,8 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     jac.D[:nv], jac.D[nv:] = dq1[:, : 3 * nv], dv1[:, : 3 * nv]
     jac.F[:nv, :nc], jac.F[nv:, :nc] = dq1[:, K:], dv1[:, K:]
     jac.T[:, :] = dv1[:, 3 * nv : K]
+    jac.Minv[:, :] = Minv
+    jac.Jv[:, :] = jv
     return 0
 
 

@@ -236,6 +236,10 @@ ContactJacobians = namedtuple(
         "F",
         # T: (nv, nv) f; ∂v⁺/∂v_fix: the solved step's change for a change of its fixed-λ velocity
         "T",
+        # Minv: (nv, nv) f; M⁻¹ at q (the forward dynamics' derivatives' ∂q̈/∂τ)
+        "Minv",
+        # Jv: (nv, nv) f; ∂(q ⊕ x)/∂x at x = dt v⁺: the step's last stage in the tangent spaces
+        "Jv",
         # modes: (cap,) i; each contact's mode at the solution (contact.derivatives.MODES)
         "modes",
         # one_sided: (cap,) i; 1 where the contact sits at a mode switch
@@ -464,6 +468,8 @@ def contact_jacobians(nv, cap, mmax):
     return ContactJacobians(
         np.empty((2 * nv, 3 * nv), dtype=np.float64),
         np.empty((2 * nv, cap), dtype=np.float64),
+        np.empty((nv, nv), dtype=np.float64),
+        np.empty((nv, nv), dtype=np.float64),
         np.empty((nv, nv), dtype=np.float64),
         np.empty((cap,), dtype=np.int64),
         np.empty((cap,), dtype=np.int64),

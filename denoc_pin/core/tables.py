@@ -420,6 +420,8 @@ CONTACT_JACOBIANS = (
     ("D", ("2 * nv", "3 * nv"), "f", "∂(q⁺, v⁺)/∂(q, v, τ), tangent spaces at q and q⁺ (columns δq | δv | δτ)"),
     ("F", ("2 * nv", "cap"), "f", "∂(q⁺, v⁺)/∂μ_i: contact i's friction coefficient (the first n_c columns)"),
     ("T", ("nv", "nv"), "f", "∂v⁺/∂v_fix: the solved step's change for a change of its fixed-λ velocity"),
+    ("Minv", ("nv", "nv"), "f", "M⁻¹ at q (the forward dynamics' derivatives' ∂q̈/∂τ)"),
+    ("Jv", ("nv", "nv"), "f", "∂(q ⊕ x)/∂x at x = dt v⁺: the step's last stage in the tangent spaces"),
     ("modes", ("cap",), "i", "each contact's mode at the solution (contact.derivatives.MODES)"),
     ("one_sided", ("cap",), "i", "1 where the contact sits at a mode switch"),
     ("lam", ("mmax",), "f", "the impulses λ: the contacts' (t₁, t₂, n), then the loops'"),
