@@ -456,6 +456,42 @@ def test_symmetric_pinv_solve_is_the_minimum_norm_solution():
         assert_close(x, np.linalg.pinv(A, rcond=1e-10, hermitian=True) @ b, rtol=1e-9, what=f"m={m}, rank={rank}")
 
 
+def test_lu_inverse_is_the_inverse_and_refuses_a_singular_matrix():
+    """The compiled Gauss–Jordan inverse behind the contact-step derivatives' mode system, against numpy's LAPACK
+    inverse; a rank-deficient matrix (redundant sticking points' rows) and a badly scaled pivot are refused."""
+    from denoc_pin.core.dense import lu_inverse
+
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 5, 12, 36):
+        A = rng.standard_normal((m, m)) + 0.1 * np.eye(m)
+        out = np.empty((m, m))
+        assert lu_inverse(A, out, 1e-8)
+        assert_close(out, np.linalg.inv(A), rtol=1e-9, what=f"m={m}")
+        B = rng.standard_normal((m, max(1, m // 2)))
+        out[:] = 7.0
+        assert not lu_inverse(B @ rng.standard_normal((B.shape[1], m)), out, 1e-8) or m == 1
+    assert not lu_inverse(np.diag([1.0, 1e-9]), np.empty((2, 2)), 1e-8)
+    assert lu_inverse(np.diag([1.0, 1e-7]), np.empty((2, 2)), 1e-8)
+
+
+def test_basic_inverse_solves_a_consistent_singular_system():
+    """The generalized inverse the contact-step derivatives take of their mode system: the rank of a random
+    rank-deficient matrix (rows repeated and combined, as redundant sticking points' and loops' rows are), A X b = b
+    for every b in A's range, and A⁻¹ itself where A is invertible."""
+    from denoc_pin.core.dense import basic_inverse
+
+    rng = np.random.default_rng(4)
+    for m, rank in [(1, 1), (4, 4), (12, 6), (24, 20), (36, 9)]:
+        A = (rng.standard_normal((m, rank)) * rng.uniform(0.1, 10.0, rank)) @ rng.standard_normal((rank, m))
+        X = np.full((m, m), 7.0)
+        assert basic_inverse(A, X, 1e-9) == rank
+        b = A @ rng.standard_normal((m, 5))
+        assert_close(A @ (X @ b), b, rtol=1e-9, what=f"m={m}, rank={rank}")
+        if rank == m:
+            assert_close(X, np.linalg.inv(A), rtol=1e-9, what=f"m={m}")
+    assert basic_inverse(np.zeros((3, 3)), np.empty((3, 3)), 1e-9) == 0
+
+
 def test_info_lists_the_loops():
     text = str(dp.load_urdf(URDF / "four_bar.urdf"))
     assert "loop joint 'pin_B': revolute, coupler -> rocker, 5 constraints" in text

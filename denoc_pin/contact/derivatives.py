@@ -11,8 +11,8 @@ and λ solving the NCP.  At the solution each contact is
   δλ_t + μ u δλ_n + (μ λ_n / ‖σ_t‖)(I − u uᵀ) δσ_t + λ_n u δμ = 0, the slip direction differentiated;
 
 and a loop's or coupling's row is bilateral (δσ = 0).  With δσ = δσ_fix + G δλ — δσ_fix the change of σ at fixed λ —
-these are one linear system A δλ = r for all the directions at once (least squares where redundant sticking points
-make it singular: the split of their impulses is not unique, v⁺ is).  At fixed λ:
+these are one linear system A δλ = r for all the directions at once (where redundant sticking points or loop
+rows make it singular, one of its solutions: the split of their impulses is not unique, v⁺ is).  At fixed λ:
 
     δv⁺ = dt ∂FD/∂q(q, v, τ + Jᵀλ/dt) δq + M⁻¹ ∂(J(q)ᵀ λ)/∂q δq + (I + dt ∂FD/∂v) δv + dt M⁻¹ δτ
     δσ = ∂(J(q) v⁺)/∂q δq + J δv⁺ + ∂b/∂q δq
@@ -44,6 +44,7 @@ from ..algorithms.derivatives import derivatives_entry
 from ..algorithms.dynamics_api import inverse_dynamics
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import rnea_entry
+from ..core.dense import basic_inverse
 from ..core.joints import FREE_FLYER, JOINTS, PLANAR, SPHERICAL, UNIVERSAL
 from ..core.layout import LW_M, leading, model_views
 from ..core.lie_groups import integrate_derivatives_kernel
@@ -65,6 +66,10 @@ WRT = ("q", "v", "tau")
 AT_THE_SURFACE = 1e-9
 """|d| (m) at or below which a rigid contact's bias is at its kink (a gap closes in one step, a penetration by β a
 step): a robot standing still sinks to d → 0 there, and its ∂/∂q is the side d's sign gives, flagged one-sided."""
+
+RANK_RCOND = 1e-9
+"""A pivot of the modes' system at or below this × its largest entry counts as zero (``dense.basic_inverse``):
+a redundant row's pivot is at rounding level (1e-16), an independent one's of the order of its Delassus entry."""
 
 BODY_FIXED_COLUMNS = (FREE_FLYER, SPHERICAL, PLANAR)
 """Joints whose columns are fixed in the moving body (q ⊕ δ = q exp(δ)): a direction of the joint turns them all."""
@@ -104,7 +109,10 @@ class ContactStepJacobians:
 
 
 REFUSED = {1: "∂/∂q of a contact between two bodies is not given yet"}
-"""The kernel's refusals (``step_jacobians``' second result), by code; 3 + i: collision i's shape has no ∂/∂q rule."""
+"""The kernel's refusals (``step_jacobians``' ``counts[2]``), by code; 3 + i: collision i's shape has no ∂/∂q rule."""
+
+NOT_FINITE_JACOBIAN = 2
+"""``counts[2]`` when a Jacobian entry came out NaN or inf: a FloatingPointError, never a result."""
 
 
 def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactStepJacobians:
@@ -123,7 +131,9 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactS
     q1, v1 = stepper.advance(step_jacobians, q, v, tau,
                              lambda: (data.ws, lw2, moves, radius, want_q, stepper.jacobians_record()))  # fmt: skip
     jac = stepper.jacobians_record()
-    nc, m, refusal = (int(x) for x in jac.counts)
+    nc, m, refusal = jac.counts.tolist()
+    if refusal == NOT_FINITE_JACOBIAN:  # pragma: no cover
+        raise FloatingPointError("contact step derivatives: a Jacobian entry is not finite")
     if refusal:
         what = REFUSED.get(refusal) or (f"∂/∂q of a {type(stepper.model.collisions[refusal - 3].shape).__name__}'s "
                                         "contact with the ground is not given yet")  # fmt: skip
@@ -138,8 +148,8 @@ def contact_step_derivatives(stepper, q, v, tau, wrt=WRT, masses=()) -> ContactS
     M = np.zeros((2 * nv, len(masses)))
     if len(masses):
         M = mass_columns(stepper, masses, q, v, v1, jac)
-    if not (np.isfinite(D).all() and np.isfinite(F).all() and np.isfinite(M).all()):  # pragma: no cover
-        raise FloatingPointError("contact step derivatives: a Jacobian entry is not finite")
+    if not np.isfinite(M).all():  # pragma: no cover
+        raise FloatingPointError("contact step derivatives: a mass derivative is not finite")
     return ContactStepJacobians(q1, v1, D[:, : 2 * nv], D[:, 2 * nv :], F, M, T, modes, one_sided, bool(converged),
                                 lam, wrt)  # fmt: skip
 
@@ -262,6 +272,8 @@ def step_jacobians(mi, mf, ws, cb, lw, scene, pairs, now, q, v, tau, dt, q1, v1,
     jac.T[:, :] = dv1[:, 3 * nv : K]
     jac.Minv[:, :] = Minv
     jac.Jv[:, :] = jv
+    if not (np.isfinite(dq1).all() and np.isfinite(dv1).all()):  # pragma: no cover
+        jac.counts[2] = NOT_FINITE_JACOBIAN
     return 0
 
 
@@ -293,7 +305,11 @@ def contact_modes(lam, sigma, mu, tol, modes, one_sided):
 def mode_system(G, lam, sigma, mu, modes, dsig):
     """δλ (m, K + n_c) from A δλ = r (module docstring), each contact's rows by its mode, the loops' bilateral: r's
     first K columns −(the held rows of dσ_fix), its last n_c the directions μ_i (a sliding contact's λ_t = −μ λ_n u).
-    Least squares: redundant sticking points leave A singular."""
+    Redundant sticking points or loop rows leave A singular (the split of their impulses is not unique): with no
+    contact sliding, A's null space is that of Jᵀ (A = G on the held rows), so any solution gives one δv⁺ and
+    δλ = X r, X a generalized inverse (``dense.basic_inverse``); sliding points' split moves v⁺ (their friction acts
+    where their normal impulse is), and their singular system takes the minimum-norm solution (SVD least squares),
+    which the solver's solution follows (a cube sliding on four corners, in the tests)."""
     m, K = dsig.shape
     nc = len(modes)
     A, r = np.zeros((m, m)), np.zeros((m, K + nc))
@@ -330,6 +346,12 @@ def mode_system(G, lam, sigma, mu, modes, dsig):
     for a in range(3 * nc, m):  # a loop's row: δσ = 0
         A[a, :] = G[a, :]
         r[a, :K] = -dsig[a, :]
+    X = np.empty((m, m))
+    sliding = False
+    for i in range(nc):
+        sliding |= modes[i] == 2
+    if basic_inverse(A, X, RANK_RCOND) == m or not sliding:
+        return np.dot(X, r)
     return np.linalg.lstsq(A, r, rcond=1e-13)[0]
 
 

@@ -329,9 +329,10 @@ class ContactStepper:
                 v1, *extra())  # fmt: skip
         status = self._kernel(kernel, args)(*args)
         raise_for_status(model, status, q, v, tau, "tau")
-        c = self.scene.contacts
-        self.warm_pairs = {tuple(int(x) for x in c.keys[i]): c.impulse[i].copy()
-                           for i in range(int(c.info[INFO["contacts"]])) if c.keys[i, 0] >= 0}  # fmt: skip
+        if self.pairs is not None:  # coal's pairs' warm starts (the compiled pairs keep theirs in the scene)
+            c = self.scene.contacts
+            self.warm_pairs = {tuple(int(x) for x in c.keys[i]): c.impulse[i].copy()
+                               for i in range(int(c.info[INFO["contacts"]])) if c.keys[i, 0] >= 0}  # fmt: skip
         return q1, v1
 
     def step(self, q, v, tau) -> tuple[np.ndarray, np.ndarray, dict]:

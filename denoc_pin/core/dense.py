@@ -8,10 +8,12 @@ import numpy as np
 from numba import njit
 
 __all__ = [
+    "basic_inverse",
     "cholesky_in_place",
     "cholesky_solve",
     "eigen_solve",
     "jacobi_eigen",
+    "lu_inverse",
     "min_norm_solve",
     "pivoted_cholesky",
     "symmetric_pinv_solve",
@@ -117,6 +119,91 @@ def cholesky_in_place(A, rcond):
                 s -= A[i, p] * A[k, p]
             A[i, k] = s / d
     return True
+
+
+@njit(cache=True)
+def lu_inverse(A, out, rcond):
+    """out = A⁻¹ by Gauss–Jordan elimination with partial pivoting, A kept; False (out undefined) if a pivot is
+    ≤ rcond × A's largest entry: A singular or nearly so to that accuracy, for a rank-revealing solve instead."""
+    m = A.shape[0]
+    W = A.copy()
+    out[:, :] = 0.0
+    big = 0.0
+    for i in range(m):
+        out[i, i] = 1.0
+        for j in range(m):
+            big = max(big, abs(A[i, j]))
+    for k in range(m):
+        p = k
+        for i in range(k + 1, m):
+            if abs(W[i, k]) > abs(W[p, k]):
+                p = i
+        if not abs(W[p, k]) > rcond * big:
+            return False
+        if p != k:
+            for c in range(m):
+                W[k, c], W[p, c] = W[p, c], W[k, c]
+                out[k, c], out[p, c] = out[p, c], out[k, c]
+        d = 1.0 / W[k, k]
+        for c in range(m):
+            W[k, c] *= d
+            out[k, c] *= d
+        for i in range(m):
+            if i != k and W[i, k] != 0.0:
+                f = W[i, k]
+                for c in range(m):
+                    W[i, c] -= f * W[k, c]
+                    out[i, c] -= f * out[k, c]
+    return True
+
+
+@njit(cache=True)
+def basic_inverse(A, out, rcond):
+    """out = X with A X b = b for every b in A's range (A⁻¹ where A is invertible): Gaussian elimination with
+    complete pivoting stops where the largest remaining entry is ≤ rcond × A's largest, its r pivots' rows and
+    columns the basic block B; X holds B⁻¹ at B's columns' rows and rows' columns, zeros elsewhere (x = X b sets the
+    non-basic unknowns to zero).  Returns the rank r.  A rank-revealing solve for a consistent singular system at
+    the cost of an inverse, not of an SVD."""
+    m = A.shape[0]
+    W = A.copy()
+    rows, cols = np.arange(m), np.arange(m)
+    big = 0.0
+    for i in range(m):
+        for j in range(m):
+            big = max(big, abs(A[i, j]))
+    out[:, :] = 0.0
+    rank = 0
+    for k in range(m):
+        p, c, best = k, k, 0.0
+        for i in range(k, m):
+            for j in range(k, m):
+                if abs(W[i, j]) > best:
+                    p, c, best = i, j, abs(W[i, j])
+        if not best > rcond * big:
+            break
+        if p != k:
+            rows[k], rows[p] = rows[p], rows[k]
+            for j in range(m):
+                W[k, j], W[p, j] = W[p, j], W[k, j]
+        if c != k:
+            cols[k], cols[c] = cols[c], cols[k]
+            for i in range(m):
+                W[i, k], W[i, c] = W[i, c], W[i, k]
+        for i in range(k + 1, m):
+            f = W[i, k] / W[k, k]
+            for j in range(k + 1, m):
+                W[i, j] -= f * W[k, j]
+        rank += 1
+    B = np.empty((rank, rank))
+    for a in range(rank):
+        for b in range(rank):
+            B[a, b] = A[rows[a], cols[b]]
+    Binv = np.empty((rank, rank))
+    lu_inverse(B, Binv, 0.0)
+    for a in range(rank):
+        for b in range(rank):
+            out[cols[a], rows[b]] = Binv[a, b]
+    return rank
 
 
 @njit(cache=True, inline="always")

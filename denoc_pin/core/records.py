@@ -246,7 +246,7 @@ ContactJacobians = namedtuple(
         "one_sided",
         # lam: (mmax,) f; the impulses λ: the contacts' (t₁, t₂, n), then the loops'
         "lam",
-        # counts: (3,) i; n_c, m and the refusal (0, or contact.derivatives.REFUSED's code)
+        # counts: (3,) i; n_c, m and the refusal (0; contact.derivatives.REFUSED's code; 2: not finite)
         "counts",
     ],
 )

@@ -425,7 +425,7 @@ CONTACT_JACOBIANS = (
     ("modes", ("cap",), "i", "each contact's mode at the solution (contact.derivatives.MODES)"),
     ("one_sided", ("cap",), "i", "1 where the contact sits at a mode switch"),
     ("lam", ("mmax",), "f", "the impulses λ: the contacts' (t₁, t₂, n), then the loops'"),
-    ("counts", (3,), "i", "n_c, m and the refusal (0, or contact.derivatives.REFUSED's code)"),
+    ("counts", (3,), "i", "n_c, m and the refusal (0; contact.derivatives.REFUSED's code; 2: not finite)"),
 )
 """The contact step's Jacobians, for up to cap contacts and mmax rows (``ContactJacobians``,
 ``contact_jacobians(nv, cap, mmax)``)."""
