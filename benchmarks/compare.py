@@ -288,49 +288,80 @@ def step_row(name: str, model, t: float) -> dict:
     return {"case": name, "nv": nv, "step_derivatives": a, "differences": b, "ratio": r}
 
 
-def contact_step_row(quick: bool) -> dict:
-    """The contact step with its Jacobians (``ContactStepper.derivatives``) on solo12 standing on its four feet
-    (examples/legged_standing.py, settled 0.5 s under joint PD at 1 ms), against the same Jacobians by forward
-    differences of our own step (3 nv + 1 steps) and against MuJoCo's ``mjd_transitionFD`` (forward differences)
-    on the scene's twin, each pair in alternating rounds; the step alone beside them."""
+def contact_step_scenes() -> list:
+    """(case, model, ground, pd, q, v, twin keywords): solo12 standing on its four feet (examples/legged_standing.py,
+    settled 0.5 s under joint PD at 1 ms) and Cassie standing with its four loops solved with the contacts
+    (examples/cassie_standing.py, settled 0.3 s; its twin's loops are ``connect`` equalities at the file's solref)."""
     import runpy
-
-    import mujoco
-
-    from denoc_pin.tools.mujoco_twin import MujocoTwin
 
     legged = runpy.run_path(str(HERE.parent / "examples" / "legged_standing.py"), run_name="legged_standing")
     model, q0, pd, ground = legged["scene"]("solo12")
     run = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
-    q, v = run.q[-1], run.v[-1]
-    tau = pd(0.0, q, v)
-    stepper = dp.ContactStepper(model, ground, dp.ContactSettings(), 1e-3)
-    nv, h = model.nv, 1e-7
+    scenes = [("solo12 standing", model, ground, pd, run.q[-1], run.v[-1], {})]
+    cassie = runpy.run_path(str(HERE.parent / "examples" / "cassie_standing.py"), run_name="cassie_standing")
+    path = HERE.parent / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
+    model = cassie["load"](path)
+    q0, tau_ff = cassie["stance"](model, path)
+    pd, ground = cassie["controller"](model, q0, tau_ff, path), dp.Ground(friction=0.9)
+    run = dp.simulate(model, q0, np.zeros(model.nv), 0.3, 1e-3, tau=pd, ground=ground, progress=False)
+    scenes.append(("Cassie standing (4 loops)", model, ground, pd, run.q[-1], run.v[-1],
+                   {"equality_timeconst": 0.005}))  # fmt: skip
+    return scenes
 
-    def differences():
-        q1, v1, _ = stepper.step(q, v, tau)
-        for i in range(3 * nv):
-            e = np.zeros(3 * nv)
-            e[i] = h
-            qa, va, _ = stepper.step(dp.integrate(model, q, e[:nv]), v + e[nv : 2 * nv], tau + e[2 * nv :])
-            dp.difference(model, q1, qa)
 
-    twin = MujocoTwin(model, ground, pd, dt=1e-3)
-    twin.set_state(q, v)
-    m, d = twin.model, twin.data
-    A, B = np.zeros((2 * m.nv + m.na, 2 * m.nv + m.na)), np.zeros((2 * m.nv + m.na, m.nu))
+def contact_step_row(quick: bool) -> list:
+    """The contact step with its Jacobians (``ContactStepper.derivatives``) on each of ``contact_step_scenes``,
+    against the same Jacobians by forward differences of our own step (3 nv + 1 steps) and against MuJoCo's
+    ``mjd_transitionFD`` (forward differences) on the scene's twin, each pair in alternating rounds; the step alone
+    beside them; and a batch of 1,000 states near the stance (``derivatives_batch``, all cores) per state."""
+    import mujoco
 
-    def mujoco_fd():
-        mujoco.mjd_transitionFD(m, d, 1e-6, False, A, B, None, None)
+    from denoc_pin.tools.mujoco_twin import MujocoTwin
 
-    t = 0.2 if quick else 1.0
-    ours, fd, ratio_fd = paired_times(lambda: stepper.derivatives(q, v, tau), differences, t, max_calls=2000)
-    ours2, theirs, ratio_mj = paired_times(lambda: stepper.derivatives(q, v, tau), mujoco_fd, t, max_calls=2000)
-    modes = stepper.derivatives(q, v, tau).modes
-    alone = median_time(lambda: stepper.step(q, v, tau))
-    return {"case": "solo12 standing", "nv": nv, "contacts": len(modes), "step": alone,
-            "ours": ours, "differences": fd, "ratio_fd": ratio_fd, "ours_vs_mujoco": ours2, "mujoco_fd": theirs,
-            "ratio_mujoco": ratio_mj}  # fmt: skip
+    rows = []
+    for case, model, ground, pd, q, v, twin_kw in contact_step_scenes():
+        tau = pd(0.0, q, v)
+        stepper = dp.ContactStepper(model, ground, dp.ContactSettings(), 1e-3)
+        nv, h = model.nv, 1e-7
+
+        def differences(stepper=stepper, q=q, v=v, tau=tau, model=model, nv=nv, h=h):
+            q1, v1, _ = stepper.step(q, v, tau)
+            for i in range(3 * nv):
+                e = np.zeros(3 * nv)
+                e[i] = h
+                qa, va, _ = stepper.step(dp.integrate(model, q, e[:nv]), v + e[nv : 2 * nv], tau + e[2 * nv :])
+                dp.difference(model, q1, qa)
+
+        twin = MujocoTwin(model, ground, pd, dt=1e-3, **twin_kw)
+        twin.set_state(q, v)
+        m, d = twin.model, twin.data
+        A, B = np.zeros((2 * m.nv + m.na, 2 * m.nv + m.na)), np.zeros((2 * m.nv + m.na, m.nu))
+
+        def mujoco_fd(m=m, d=d, A=A, B=B):
+            mujoco.mjd_transitionFD(m, d, 1e-6, False, A, B, None, None)
+
+        t = 0.2 if quick else 1.0
+
+        def ours(stepper=stepper, q=q, v=v, tau=tau):
+            stepper.derivatives(q, v, tau)
+
+        mine, fd, ratio_fd = paired_times(ours, differences, t, max_calls=2000)
+        mine2, theirs, ratio_mj = paired_times(ours, mujoco_fd, t, max_calls=2000)
+        modes = stepper.derivatives(q, v, tau).modes
+        alone = median_time(lambda stepper=stepper, q=q, v=v, tau=tau: stepper.step(q, v, tau))
+        rng = np.random.default_rng(2)
+        n = 100 if quick else 1000
+        Q = np.stack([dp.integrate(model, q, np.r_[0.0, 0.0, 0.0, rng.uniform(-0.01, 0.01, 3),
+                                                   rng.uniform(-0.02, 0.02, nv - 6)]) for _ in range(n)])  # fmt: skip
+        V, Taus = np.tile(v, (n, 1)), np.stack([pd(0.0, Q[b], v) for b in range(n)])
+        stepper.derivatives_batch(Q[:4], V[:4], Taus[:4])  # the threads' steppers' first calls off the clock
+        t0 = time.perf_counter()
+        stepper.derivatives_batch(Q, V, Taus)
+        batch = (time.perf_counter() - t0) / n
+        rows.append({"case": case, "nv": nv, "contacts": len(modes), "step": alone, "ours": mine, "differences": fd,
+                     "ratio_fd": ratio_fd, "ours_vs_mujoco": mine2, "mujoco_fd": theirs, "ratio_mujoco": ratio_mj,
+                     "batch": batch, "batch_n": n})  # fmt: skip
+    return rows
 
 
 def derivatives(quick: bool = False) -> dict:
@@ -407,11 +438,14 @@ def report_derivatives(r: dict) -> str:
     return "\n".join(lines)
 
 
-def report_contact_step(c: dict) -> str:
-    return (f"Contact step with its Jacobians, {c['case']} (nv {c['nv']}, {c['contacts']} contacts): "
-            f"{us(c['ours'])} (the step alone {us(c['step'])}); forward differences of our step "
-            f"{us(c['differences'])} ({c['ratio_fd']:.3f}x); MuJoCo's mjd_transitionFD on the twin "
-            f"{us(c['mujoco_fd'])} against our {us(c['ours_vs_mujoco'])} ({c['ratio_mujoco']:.3f}x)")  # fmt: skip
+def report_contact_step(rows: list) -> str:
+    lines = [f"{'contact step + Jacobians':<28}{'nv':>4}{'nc':>4}{'ours':>10}{'step':>10}{'our FD':>10}{'ratio':>7}"
+             f"{'ours':>10}{'mjd FD':>10}{'ratio':>7}{'batch/state':>13}"]  # fmt: skip
+    for c in rows:
+        lines.append(f"{c['case']:<28}{c['nv']:>4}{c['contacts']:>4}{us(c['ours']):>10}{us(c['step']):>10}"
+                     f"{us(c['differences']):>10}{c['ratio_fd']:>7.3f}{us(c['ours_vs_mujoco']):>10}"
+                     f"{us(c['mujoco_fd']):>10}{c['ratio_mujoco']:>7.3f}{us(c['batch']):>13}")  # fmt: skip
+    return "\n".join(lines)
 
 
 KINEMATICS_FRAME = {"panda": "panda_hand_tcp", "talos_reduced": "gripper_left_joint", "solo12": "FL_FOOT"}
