@@ -56,6 +56,14 @@ class _Reader:
         self.eulerseq = get("eulerseq", "xyz")
         self.from_geom = get("inertiafromgeom", "auto")
         self.autolimits = get("autolimits", "true") == "true"
+        # the mass options (MuJoCo's XML reference, compiler): bounds and balance per body, then the total scaled
+        self.boundmass, self.boundinertia, self.settotalmass = (
+            self._setting(compilers, key, default) for key, default in
+            (("boundmass", 0.0), ("boundinertia", 0.0), ("settotalmass", -1.0)))  # fmt: skip
+        self.balanceinertia = get("balanceinertia", "false") == "true"
+        group_el = next((el for el in reversed(compilers) if "inertiagrouprange" in el.attrib), None)
+        self.inertia_groups = (0, 5) if group_el is None else tuple(
+            int(x) for x in self.numbers(group_el, dict(group_el.attrib), "inertiagrouprange", 2))  # fmt: skip
         top = path.parent  # MuJoCo finds meshes in meshdir (else assetdir), relative to the main file
         self.meshdir = top / get("meshdir", get("assetdir", "."))
         if len(self.eulerseq) != 3 or set(self.eulerseq.lower()) - set("xyz"):
@@ -73,6 +81,11 @@ class _Reader:
             self.meshes[name] = (el, attrs)
         self.mesh_cache: dict[str, tuple[float, np.ndarray, np.ndarray]] = {}
         self.mesh_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _setting(self, compilers: list, key: str, default: float) -> float:
+        """A number of ``<compiler>`` (the last one giving it wins)."""
+        el = next((el for el in reversed(compilers) if key in el.attrib), None)
+        return default if el is None else float(self.numbers(el, dict(el.attrib), key, 1)[0])
 
     def mesh_asset(self, name: str, geom) -> tuple[object, dict]:
         """(element, attributes) of the ``<asset><mesh>`` named ``name``, which ``geom`` uses."""
@@ -171,7 +184,7 @@ class _Reader:
         """The <mujoco> element with every <include file> replaced by the included file's children."""
         if path in stack:
             raise ModelError(f"{stack[-1]}: <include> cycle through {path}")
-        root = parse_xml(path, "mujoco", self.lenient)
+        root = parse_xml(path, ("mujoco", "mujocoinclude") if stack else "mujoco", self.lenient)
         for inc in list(root.iter("include")):
             name = inc.get("file")
             if not name:
@@ -369,7 +382,7 @@ def _geom_frame(reader: _Reader, el, attrs: dict, kind: str) -> tuple[np.ndarray
             raise reader.error(el, f"fromto is not for a {kind}")
         a, b = fromto[:3], fromto[3:]
         half = 0.5 * float(np.linalg.norm(b - a))
-        pose = (_rotation_to(_unit(reader, el, b - a, "fromto's segment")), 0.5 * (a + b))
+        pose = (_rotation_to(_unit(reader, el, a - b, "fromto's segment")), 0.5 * (a + b))  # z from "to" to "from"
         size = np.array([size[0], half, size[2]]) if kind in ("capsule", "cylinder") else np.array(
             [size[0], size[1], half])  # fmt: skip
     else:
@@ -460,10 +473,22 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
         raise ModelError(f"{path}: {reader.lenient[0]} (strict=True refuses what the default only warns about)")
     for message in reader.lenient:
         warnings.warn(f"{path}: {message}", ModelWarning, stacklevel=2)
+    if reader.settotalmass > 0:  # after the bounds: every body's mass and inertia scaled to the total
+        total = sum(part[2] for part in tree.parts) + tree.static_mass
+        if not total > 0:
+            raise ModelError(f"{path}: <compiler settotalmass={reader.settotalmass:g}>: the model has no mass to scale")
+        scale = reader.settotalmass / total
+        tree.parts = [(k, pose, m * scale, Ri, pi, I * scale) for k, pose, m, Ri, pi, I in tree.parts]
     mass, com, I_com = body_inertias(tree.parts, len(tree.names))
     name = reader.root.get("model", path.stem)
     options = [el for el in reader.root.findall("option") if "gravity" in el.attrib]  # the last one given wins
     gravity = reader.numbers(options[-1], dict(options[-1].attrib), "gravity", 3) if options else None
+    flags = [f.get("gravity") for el in reader.root.findall("option") for f in el.findall("flag")
+             if "gravity" in f.attrib]  # fmt: skip
+    if flags and flags[-1] == "disable":  # <option><flag gravity="disable"/>: no gravity in the dynamics
+        gravity = np.zeros(3)
+    elif flags and flags[-1] != "enable":
+        raise ModelError(f"{path}: <flag gravity={flags[-1]!r}>: expected enable or disable")
     try:
         model = Model(
             **{f: np.array(v, dtype=float) for f, v in tree.limits.items()},
@@ -482,7 +507,8 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
 
 class _Tree:
     """The bodies as they are read: per body its joint, link, parent, kind, axis, placement; the links' inertia
-    parts, where each link sits (``link_pose``: body and pose) and at q = 0 in the world (``world``)."""
+    parts, where each body and link sits (``link_pose``: body and pose) and at q = 0 in the world (``world``); the
+    sites (``sites``) have names of their own, as each kind of MuJoCo element has."""
 
     def __init__(self, reader: _Reader, root_joint):
         eye, zero = np.eye(3), np.zeros(3)
@@ -493,6 +519,7 @@ class _Tree:
         self.frames = [Frame("universe", 0, eye, zero, "fixed_joint"), Frame("world", 0, eye, zero)]
         self.limits: dict[str, list] = {f: [] for f in LIMIT_FIELDS}
         self.parts: list = []
+        self.static_mass = 0.0  # the bodies welded to the world: towards the total mass only
         self.link_pose: dict[str, tuple[int, Pose]] = {"world": (0, (eye, zero))}
         self.sites: dict[str, tuple[str, Pose]] = {}  # each site's body and its pose in that body's frame
         self.world: dict[str, Pose] = {"world": (eye, zero)}
@@ -609,10 +636,17 @@ class _Tree:
 
     def site(self, el, X: Pose, cls, body: str, k: int, pose: Pose) -> None:
         """Site ``el`` of ``body`` (body k's link frame at ``pose``), inside frames at ``X``: an op_frame."""
-        in_body = compose_poses(X, self.reader.pose(el, self.reader.attrib(el, cls)))
+        attrs = self.reader.attrib(el, cls)
+        if "fromto" in attrs:  # the segment's midpoint, its z axis along it (as a geom's)
+            sized = {**attrs, "size": attrs.get("size", "1 1 1")}  # a site's size only draws it
+            own = _geom_frame(self.reader, el, sized, attrs.get("type", "sphere"))[1]
+        else:
+            own = self.reader.pose(el, attrs)
+        in_body = compose_poses(X, own)
         sname = self._name(el, f"{body}_site")
         self.frames.append(Frame(sname, k, *compose_poses(pose, in_body), "op_frame"))
-        self.link_pose[sname] = (k, compose_poses(pose, in_body))
+        if sname in self.sites:  # each kind of element has its own names (MuJoCo's): a site's only the sites'
+            raise self.reader.error(el, f"a site named {sname!r} exists already")
         self.sites[sname] = (body, in_body)
 
     def _collision(self, el, X: Pose, cls, body: str, i: int, k: int, pose: Pose) -> None:
@@ -683,9 +717,13 @@ class _Tree:
         return [lo], [hi], [np.inf] * nv, [np.inf] * nv
 
     def _inertia(self, el, attrs, cls, name: str, k: int, pose: Pose) -> None:
+        """Body ``el``'s inertia parts (its ``<inertial>``, or its geoms' in the compiler's ``inertiagrouprange``),
+        bounded and balanced as the compiler says; a body welded to the world only counts towards the total mass
+        (``settotalmass``)."""
         reader = self.reader
-        if k == 0:  # welded to the world: its mass moves nothing (MuJoCo's static bodies)
+        if k == 0 and not reader.settotalmass > 0:  # welded to the world: its mass moves nothing, its files unread
             return
+        own: list = []  # (mass, R, p, inertia about p in R) in the body's frame
         inertial = el.find("inertial")
         use_geoms = reader.from_geom == "true" or (reader.from_geom == "auto" and inertial is None)
         if inertial is not None and not use_geoms:
@@ -701,16 +739,51 @@ class _Tree:
             else:
                 I = np.diag(diag)
             Ri, pi = reader.pose(inertial, ia)
-            check_inertia(reader.path, name, m, Ri @ I @ Ri.T, reader.strict)
-            self.parts.append((k, pose, m, Ri, pi, I))
+            if not (reader.balanceinertia or reader.boundmass > 0 or reader.boundinertia > 0):
+                check_inertia(reader.path, name, m, Ri @ I @ Ri.T, reader.strict)
+            own.append((m, Ri, pi, I))
+        elif use_geoms:
+            lo, hi = reader.inertia_groups
+            for g, X, gcls in self.children(el, cls, ("geom",)):
+                gattrs = reader.attrib(g, gcls)
+                if not lo <= int(reader.numbers(g, gattrs, "group", 1, (0.0,))[0]) <= hi:
+                    continue  # outside the compiler's inertiagrouprange: no mass
+                found = _geom_inertia(reader, g, gattrs)
+                if found is not None:
+                    m, G, I = found
+                    own.append((m, *compose_poses(X, G), I))
+        if reader.balanceinertia or reader.boundmass > 0 or reader.boundinertia > 0:
+            own = [_bounded(reader, *_combined(own))]
+        if k == 0:  # MuJoCo's static bodies: towards the total only
+            self.static_mass += sum(part[0] for part in own)
             return
-        if not use_geoms:
-            return
-        for g, X, gcls in self.children(el, cls, ("geom",)):
-            found = _geom_inertia(reader, g, reader.attrib(g, gcls))
-            if found is not None:
-                m, G, I = found
-                self.parts.append((k, pose, m, *compose_poses(X, G), I))
+        self.parts += [(k, pose, *part) for part in own]
+
+
+def _combined(parts: list) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """One body's parts (mass, R, p, inertia about p in R) as one: (mass, principal axes R, centre, principal
+    moments) — MuJoCo's body inertia (its ipos, iquat, inertia)."""
+    m = sum(part[0] for part in parts)
+    if not m > 0:
+        return 0.0, np.eye(3), np.zeros(3), np.zeros(3)
+    c = sum(mi * pi for mi, _, pi, _ in parts) / m
+    I = np.zeros((3, 3))
+    for mi, Ri, pi, Ii in parts:
+        d = pi - c
+        I += Ri @ Ii @ Ri.T + mi * (d @ d * np.eye(3) - np.outer(d, d))
+    w, V = np.linalg.eigh(0.5 * (I + I.T))
+    if np.linalg.det(V) < 0:
+        V[:, 2] = -V[:, 2]
+    return m, V, c, w
+
+
+def _bounded(reader: _Reader, m: float, R: np.ndarray, c: np.ndarray, w: np.ndarray) -> tuple:
+    """A body's (mass, R, centre, principal moments) under the compiler's ``balanceinertia`` (moments that break
+    A + B ≥ C all set to their mean), ``boundmass`` and ``boundinertia`` (lower bounds), as a part."""
+    w = np.array(w, dtype=float)
+    if reader.balanceinertia and not (w[0] + w[1] >= w[2] and w[0] + w[2] >= w[1] and w[1] + w[2] >= w[0]):
+        w[:] = w.mean()
+    return max(m, reader.boundmass), R, c, np.diag(np.maximum(w, reader.boundinertia))
 
 
 def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[JointCoupling]]:

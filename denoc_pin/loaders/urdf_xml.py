@@ -324,17 +324,18 @@ def robot_file(path, root_joint, root_joints) -> Path:
     return path
 
 
-def parse_xml(path: Path, root_tag: str, lenient: list[str]):
+def parse_xml(path: Path, root_tag: str | tuple[str, ...], lenient: list[str]):
     """lxml's tree of a file, the XML declaration put right and bytes that are not UTF-8 replaced, each defect
-    added to ``lenient``; an unreadable file, malformed XML or another root element than ``<root_tag>`` is a
-    :class:`ModelError` naming the file (and the line)."""
+    added to ``lenient``; an unreadable file, malformed XML or another root element than ``<root_tag>`` (or one of
+    several) is a :class:`ModelError` naming the file (and the line)."""
     try:
         data = path.read_bytes()
     except OSError as e:
         raise ModelError(f"{path}: cannot read the file: {e.strerror or e}") from None
     root = _parse(path, _declaration(data, lenient), lenient)
-    if root.tag != root_tag:
-        raise ModelError(f"{path}: no <{root_tag}> element: the root element is <{root.tag}>")
+    tags = (root_tag,) if isinstance(root_tag, str) else root_tag
+    if root.tag not in tags:
+        raise ModelError(f"{path}: no <{'> or <'.join(tags)}> element: the root element is <{root.tag}>")
     _remote_uri(path, root)
     return root
 

@@ -1,0 +1,146 @@
+"""The MJCF compiler's options that change the numbers (``docs/mjcf.md#compiler-and-option``), each against MuJoCo's
+compile of the same small file with the option on and off: the mass matrix, the bias forces, the inverse dynamics,
+every body's mass and every body's and site's placement at random states (≤ 1e-9)."""
+
+from __future__ import annotations
+
+import warnings
+
+import mujoco
+import numpy as np
+import pytest
+from conftest import assert_close
+
+import denoc_pin as dp
+from denoc_pin.loaders.mjcf import mujoco_state
+
+ARM = """<mujoco model="arm">
+  <compiler {compiler}/>
+  {option}
+  <worldbody>
+    <body name="base" pos="0 0 1"><geom type="box" size=".1 .1 .1" mass="3"/></body>
+    <body name="upper" pos="0.1 0 0.2" euler="10 20 30">
+      <joint name="shoulder" type="hinge" axis="0 1 0"/>
+      <geom type="box" size=".1 .2 .3" mass="1" pos="0 0 -.1"/>
+      <geom type="sphere" size=".1" pos=".2 0 0" group="4" mass="2"/>
+      <site name="tool" type="capsule" size=".01" fromto="0 0 0 .1 .2 .3"/>
+      <body name="fore" pos="0 0.1 -0.5">
+        <joint name="elbow" type="hinge" axis="1 0 0"/>
+        <inertial pos="0.05 0 -.1" quat="0.9 0.1 0.3 0.2" mass="{fore_mass}" diaginertia="{fore_inertia}"/>
+        <site name="fore" pos="0 0 -.2"/>
+        <body name="hand" pos="0 0 -0.3">
+          <joint name="wrist" type="slide" axis="0 0 1"/>
+          <geom type="capsule" size=".03" fromto="0 0 0 0 .1 -.1" group="2"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def write(tmp_path, name="arm.xml", compiler="", option="", fore_mass="0.5", fore_inertia="0.01 0.02 0.025"):
+    path = tmp_path / name
+    path.write_text(ARM.format(compiler=compiler, option=option, fore_mass=fore_mass, fore_inertia=fore_inertia))
+    return path
+
+
+def assert_as_mujoco(path, sites=("tool", "fore")):
+    """M, the bias, ID, body masses and the bodies' and sites' placements against MuJoCo's compile of ``path``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # MuJoCo's deprecation of settotalmass
+        m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_CONTACT
+    model = dp.load_mjcf(path)
+    assert (model.nq, model.nv) == (m.nq, m.nv)
+    for name in ("upper", "fore", "hand"):
+        k = model.frames[model.frame_id(name, type="body")].body
+        assert_close(model.masses[k], m.body(name).mass[0], 1e-12, what=f"{name}'s mass")
+    d, data = mujoco.MjData(m), model.create_data()
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        d.qpos[:] = rng.uniform(-1, 1, m.nq)
+        d.qvel[:] = rng.uniform(-1, 1, m.nv)
+        d.qacc[:] = rng.uniform(-1, 1, m.nv)
+        mujoco.mj_forward(m, d)
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        q, v = mujoco_state(model, d.qpos, d.qvel)
+        a = d.qacc.copy()
+        mujoco.mj_inverse(m, d)
+        assert_close(dp.gim(model, data, q), M, 1e-9, what="M")
+        assert_close(dp.nonlinear_effects(model, data, q, v), d.qfrc_bias, 1e-9, what="bias")
+        assert_close(dp.inverse_dynamics(model, data, q, v, a), d.qfrc_inverse, 1e-9, what="ID")
+        for name in ("upper", "fore", "hand"):
+            X = dp.frame_placement(model, data, q, model.frame_id(name, type="body"))
+            assert_close(X[:3, 3], d.body(name).xpos, 1e-12, what=f"body {name}")
+            assert_close(X[:3, :3], d.body(name).xmat.reshape(3, 3), 1e-12, what=f"body {name}")
+        for name in sites:
+            X = dp.frame_placement(model, data, q, model.frame_id(name, type="op_frame"))
+            assert_close(X[:3, 3], d.site(name).xpos, 1e-12, what=f"site {name}")
+            assert_close(X[:3, :3], d.site(name).xmat.reshape(3, 3), 1e-12, what=f"site {name}")
+    return model, m
+
+
+@pytest.mark.parametrize(
+    "compiler, fore",
+    [
+        ("", ("0.5", "0.01 0.02 0.025")),
+        ('settotalmass="10"', ("0.5", "0.01 0.02 0.025")),
+        ('boundmass="0.7" boundinertia="0.015"', ("0.5", "0.01 0.02 0.025")),
+        ('balanceinertia="true"', ("0.5", "0.01 0.01 0.05")),
+        ('inertiagrouprange="0 3"', ("0.5", "0.01 0.02 0.025")),
+        ('inertiagrouprange="2 5"', ("0.5", "0.01 0.02 0.025")),
+        ('balanceinertia="true" boundmass="0.7" settotalmass="4"', ("1e-4", "0.01 0.01 0.05")),
+    ],
+    ids=[
+        "none",
+        "settotalmass",
+        "boundmass+boundinertia",
+        "balanceinertia",
+        "inertiagrouprange",
+        "inertiagrouprange 2..5",
+        "all",
+    ],  # fmt: skip
+)
+def test_the_compilers_mass_options_as_mujoco_applies_them(tmp_path, compiler, fore):
+    path = write(tmp_path, compiler=compiler, fore_mass=fore[0], fore_inertia=fore[1])
+    model, m = assert_as_mujoco(path)
+    if compiler:  # the option changed the numbers: the test can tell it from the file without it
+        plain = mujoco.MjModel.from_xml_path(str(write(tmp_path, "plain.xml", fore_mass=fore[0],
+                                                       fore_inertia="0.01 0.02 0.025")))  # fmt: skip
+        assert not np.allclose(plain.body_mass, m.body_mass) or not np.allclose(plain.body_inertia, m.body_inertia)
+
+
+def test_gravity_disabled_by_an_option_flag(tmp_path):
+    on = dp.load_mjcf(write(tmp_path, "on.xml"))
+    path = write(tmp_path, option='<option><flag gravity="disable"/></option>')
+    model, m = assert_as_mujoco(path)
+    assert np.all(model.gravity == 0.0) and np.all(on.gravity == (0, 0, -9.81))
+    with pytest.raises(dp.ModelError, match="expected enable or disable"):
+        dp.load_mjcf(write(tmp_path, "bad.xml", option='<option><flag gravity="off"/></option>'))
+
+
+def test_an_included_mujocoinclude_file_and_a_site_named_like_a_body(tmp_path):
+    """Collections split robots into files whose root is <mujocoinclude>, which MuJoCo includes; a site may carry
+    a body's name (each kind of element has its own names)."""
+    (tmp_path / "leg.xml").write_text(
+        '<mujocoinclude><body name="leg" pos="0 0 -.3"><joint name="knee" axis="1 0 0"/>'
+        '<geom type="capsule" size=".02" fromto="0 0 0 0 0 -.3"/><site name="upper" pos="0 0 -.3"/></body>'
+        "</mujocoinclude>"
+    )
+    (tmp_path / "main.xml").write_text(
+        '<mujoco><worldbody><body name="upper"><joint name="hip" axis="0 1 0"/><geom type="sphere" size=".05"/>'
+        '<include file="leg.xml"/></body></worldbody></mujoco>'
+    )
+    model = dp.load_mjcf(tmp_path / "main.xml")
+    m = mujoco.MjModel.from_xml_path(str(tmp_path / "main.xml"))
+    d, data = mujoco.MjData(m), model.create_data()
+    d.qpos[:] = (0.3, -0.7)
+    mujoco.mj_forward(m, d)
+    X = dp.frame_placement(model, data, d.qpos, model.frame_id("upper", type="op_frame"))
+    assert_close(X[:3, 3], d.site("upper").xpos, 1e-12)
+    M = np.zeros((2, 2))
+    mujoco.mj_fullM(m, d, M)
+    assert_close(dp.gim(model, data, d.qpos), M, 1e-9)
+    with pytest.raises(dp.ModelError, match="no <mujoco> element"):
+        dp.load_mjcf(tmp_path / "leg.xml")  # the main file itself must be a <mujoco>
