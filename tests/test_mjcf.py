@@ -155,7 +155,10 @@ def test_load_reads_xml_as_mjcf():
 
 BAD = {
     "equality": ("<mujoco><worldbody><body name='a'><joint/><geom size='0.1'/></body></worldbody>"
-                 "<equality><tendon tendon1='t'/></equality></mujoco>", "<tendon> is not read"),
+                 "<equality><flex flex='f'/></equality></mujoco>", "<flex> is not read"),
+    "tendon": ("<mujoco><worldbody><body name='a'><joint/><geom size='0.1'/></body></worldbody>"
+               "<equality><tendon tendon1='t'/></equality></mujoco>", "tendon1 't' is not a fixed tendon; fixed "
+               "tendons are: none"),
     "class": ("<mujoco><worldbody><body name='a'><joint class='nope'/><geom size='0.1'/></body></worldbody>"
               "</mujoco>", "class 'nope' is not defined"),
     "include": ("<mujoco><include file='missing.xml'/></mujoco>", "no such file"),

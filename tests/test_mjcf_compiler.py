@@ -144,3 +144,74 @@ def test_an_included_mujocoinclude_file_and_a_site_named_like_a_body(tmp_path):
     assert_close(dp.gim(model, data, d.qpos), M, 1e-9)
     with pytest.raises(dp.ModelError, match="no <mujoco> element"):
         dp.load_mjcf(tmp_path / "leg.xml")  # the main file itself must be a <mujoco>
+
+
+CHAIN = """<mujoco><compiler angle="radian"/>
+  <worldbody><body name="a"><joint name="a" axis="0 1 0" ref="0.2"/><geom type="capsule" size=".04" fromto="0 0 0 0 0 -.3"/>
+    <body name="b" pos="0 0 -.3"><joint name="b" axis="0 1 0" ref="-0.1"/><geom type="capsule" size=".03" fromto="0 0 0 .2 0 -.2"/>
+      <body name="c" pos=".2 0 -.2"><joint name="c" axis="1 0 0"/><geom type="box" size=".05 .04 .03"/>
+        <body name="d"><joint name="d" type="slide" axis="0 0 1" ref="0.05"/><geom type="sphere" size=".03" pos="0 .1 0"/>
+  </body></body></body></body></worldbody>
+  <tendon><fixed name="t1"><joint joint="a" coef="2"/></fixed>
+    <fixed name="t2"><joint joint="a" coef="1"/><joint joint="b" coef="-1"/></fixed>
+    <fixed name="t3"><joint joint="c" coef="0.5"/></fixed>
+    <fixed name="t4"><joint joint="b" coef="1"/><joint joint="c" coef="1"/><joint joint="d" coef="1"/></fixed></tendon>
+  <equality>{eq}</equality>
+</mujoco>"""
+
+EQUALITIES = {
+    "joint held": '<joint joint1="b" polycoef="0.3 0 0 0 0"/>',
+    "joint pair": '<joint joint1="a" joint2="d" polycoef="0.3 0.7 0 0 0"/>',
+    "tendon of one joint held": '<tendon tendon1="t1" polycoef="0.3 0 0 0 0"/>',
+    "tendon of two joints": '<tendon tendon1="t2" polycoef="0.1 0 0 0 0"/>',
+    "tendon to tendon": '<tendon tendon1="t1" tendon2="t3" polycoef="0.3 -0.7 0 0 0"/>',
+}
+
+
+@pytest.mark.parametrize("case", list(EQUALITIES))
+def test_joint_and_fixed_tendon_equalities_as_couplings(tmp_path, case):
+    """A joint equality (with and without joint2) and fixed-tendon equalities (a tendon of one joint held, of two
+    joints, a tendon against another) become couplings: at a configuration dp.assemble closes, MuJoCo's equality
+    residual (efc_pos) is zero; the constrained forward dynamics equals the dense KKT solve of M q̈ = τ − h + Jᵀλ,
+    J q̈ = 0 with J MuJoCo's own equality row (efc_J) and M, h MuJoCo's."""
+    path = tmp_path / "chain.xml"
+    path.write_text(CHAIN.format(eq=EQUALITIES[case]))
+    with pytest.warns(dp.ModelWarning, match="left out, beyond the rigid-body dynamics: tendon"):
+        model = dp.load_mjcf(path)  # the tendons no equality reads are named
+    m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE  # efc_J as a dense row
+    d, data = mujoco.MjData(m), model.create_data()
+    assert len(model.couplings) == 1
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        q = dp.assemble(model, rng.uniform(-0.5, 0.5, model.nq))
+        v = rng.uniform(-1, 1, model.nv)
+        d.qpos[:], d.qvel[:] = q, v
+        mujoco.mj_forward(m, d)
+        assert d.ne == 1 and abs(d.efc_pos[0]) <= 1e-12, d.efc_pos
+        J = d.efc_J[: m.nv].reshape(1, m.nv)
+        v = v - np.linalg.lstsq(J, J @ v, rcond=None)[0]  # on the constraint's velocity space
+        tau = rng.uniform(-1, 1, model.nv)
+        a, lam = dp.constrained_forward_dynamics(model, data, q, v, tau)
+        M = np.zeros((m.nv, m.nv))
+        d.qvel[:] = v
+        mujoco.mj_forward(m, d)
+        mujoco.mj_fullM(m, d, M)
+        K = np.block([[M, J.T], [J, np.zeros((1, 1))]])
+        x = np.linalg.solve(K, np.r_[tau - d.qfrc_bias, 0.0])
+        assert_close(a, x[: m.nv], 1e-9, what=f"{case}: q̈")
+    # the derivatives, as for every coupling: ∂q̈/∂v and ∂q̈/∂τ against central differences
+    _, da_dv, da_dtau, *_ = dp.constrained_forward_dynamics_derivatives(model, data, q, v, tau)
+    for k in range(model.nv):
+        e = np.zeros(model.nv)
+        e[k] = 1e-6
+        for D, f in ((da_dv, lambda e: dp.constrained_forward_dynamics(model, data, q, v + e, tau)[0]),
+                     (da_dtau, lambda e: dp.constrained_forward_dynamics(model, data, q, v, tau + e)[0])):  # fmt: skip
+            assert_close(D[:, k], (f(e) - f(-e)) / 2e-6, 1e-6, atol=1e-7, what=f"{case}: column {k}")
+
+
+def test_an_equality_over_three_joints_is_refused(tmp_path):
+    path = tmp_path / "chain.xml"
+    path.write_text(CHAIN.format(eq='<tendon tendon1="t4" polycoef="0.1 0 0 0 0"/>'))
+    with pytest.raises(dp.ModelError, match=r"relates 3 joints \(b, c, d\); a coupling joins two, or holds one"):
+        dp.load_mjcf(path)

@@ -464,7 +464,13 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     loops, couplings = _equalities(reader, tree)
     excluded = _excluded(reader, tree)
     paired = _pairs(reader, tree)
-    ignored = sorted({el.tag for tag in IGNORED for el in reader.root.iter(tag)}
+    used = {
+        el.get(k) for eq in reader.root.iter("equality") for el in eq.iter("tendon") for k in ("tendon1", "tendon2")
+    }
+    beyond = [
+        t for el in reader.root.findall("tendon") for t in el if isinstance(t.tag, str) and t.get("name") not in used
+    ]
+    ignored = sorted({el.tag for tag in IGNORED for el in reader.root.iter(tag) if tag != "tendon" or beyond}
                      | {f"joint {a}" for el in reader.root.iter("joint") for a in IGNORED_JOINT_ATTRIBUTES
                         if a in el.attrib})  # fmt: skip
     if ignored:
@@ -524,6 +530,7 @@ class _Tree:
         self.sites: dict[str, tuple[str, Pose]] = {}  # each site's body and its pose in that body's frame
         self.world: dict[str, Pose] = {"world": (eye, zero)}
         self.joint_names: set = set()
+        self.qpos0: dict[str, float] = {}  # a hinge's or slide's position in the file's pose (MuJoCo's qpos0: ref)
         self.count = 0
         self.collisions: list[Collision] = []
         self.collision_names: set[str] = set()
@@ -582,6 +589,7 @@ class _Tree:
                         if kind in (REVOLUTE, PRISMATIC) else None)  # fmt: skip
                 limits = self._range(j, ja, kind)
                 ref = reader.numbers(j, ja, "ref", 1, (0.0,))[0] if kind in (REVOLUTE, PRISMATIC) else 0.0
+                self.qpos0[jname] = reader.angle(ref) if kind == REVOLUTE else float(ref)
             if jname in self.joint_names:
                 raise reader.error(j if j != "root" else el, f"a joint named {jname!r} exists already")
             self.joint_names.add(jname)
@@ -788,8 +796,10 @@ def _bounded(reader: _Reader, m: float, R: np.ndarray, c: np.ndarray, w: np.ndar
 
 def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[JointCoupling]]:
     """``connect`` → spherical cut (anchor in body1's frame; body2's point where it is at q = 0), ``weld`` → fixed
-    cut (``relpose`` of body2 in body1, or their poses at q = 0), ``joint`` → coupling (linear ``polycoef``)."""
+    cut (``relpose`` of body2 in body1, or their poses at q = 0), ``joint`` and ``tendon`` (fixed tendons) →
+    coupling (``_linear_equality``)."""
     loops, couplings, i = [], [], 0
+    tendons = _fixed_tendons(reader, tree)
     for el in (el for eq in reader.root.findall("equality") for el in eq):
         if not isinstance(el.tag, str):
             continue
@@ -836,17 +846,75 @@ def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[Joi
                     w, x, y, z = rel[3:] / np.linalg.norm(rel[3:])
                     C1 = (quaternion_rotation(x, y, z, w), rel[:3])
                 loops.append(LoopJoint(name, "fixed", ends[0], ends[1], C1, (np.eye(3), np.zeros(3))))
-        elif el.tag == "joint":
-            j1, j2 = attrs.get("joint1"), attrs.get("joint2")
-            coef = reader.numbers(el, attrs, "polycoef", 5, (0, 1, 0, 0, 0))
-            if j2 is None:
-                raise reader.error(el, "a joint equality without joint2 (a joint held at polycoef[0]) is not read")
-            if np.abs(coef[2:]).max() > 0:
-                raise reader.error(el, f"polycoef {coef.tolist()}: only the linear part (c0 + c1 q2) is read")
-            couplings.append(JointCoupling(name, j1, j2, float(coef[1]), float(coef[0])))
+        elif el.tag in ("joint", "tendon"):
+            couplings.append(_linear_equality(reader, tree, el, attrs, name, tendons))
         else:
-            raise reader.error(el, f"the equality type <{el.tag}> is not read; connect, weld and joint are")
+            raise reader.error(el, f"the equality type <{el.tag}> is not read; connect, weld, joint and tendon are")
     return loops, couplings
+
+
+def _fixed_tendons(reader: _Reader, tree: _Tree) -> dict[str, dict[str, float]]:
+    """``<tendon><fixed>``: each fixed tendon's length L = Σ coefᵢ qᵢ as {joint: coef} (a joint listed twice adds
+    up); a joint the model does not have is a ModelError."""
+    out: dict[str, dict[str, float]] = {}
+    for t in (t for el in reader.root.findall("tendon") for t in el.findall("fixed")):
+        terms: dict[str, float] = {}
+        for j in t.findall("joint"):
+            ja = reader.attrib(j, None)
+            joint = ja.get("joint")
+            if joint not in tree.qpos0:
+                raise reader.error(j, f"joint {joint!r} is not a hinge or slide joint of the model; a fixed tendon "
+                                      f"sums those: {quoted(tree.qpos0)}")  # fmt: skip
+            terms[joint] = terms.get(joint, 0.0) + float(reader.numbers(j, ja, "coef", 1, (1.0,))[0])
+        if t.get("name"):
+            out[t.get("name")] = terms
+    return out
+
+
+def _linear_equality(reader: _Reader, tree: _Tree, el, attrs: dict, name: str, tendons: dict) -> JointCoupling:
+    """A joint or fixed-tendon equality (MuJoCo's XML reference, equality/joint and equality/tendon): y − y₀ =
+    a₀ + a₁ (x − x₀) with y, x the first and second joint's position or tendon's length and y₀, x₀ theirs in the
+    file's pose (qpos0), or y − y₀ = a₀ without a second — a linear relation Σ cⱼ qⱼ = b.  Over two joints it is a
+    :class:`JointCoupling`; over one, the joint held at a value (a coupling of the joint to itself, multiplier 0).
+    polycoef beyond a₁, or a relation over more joints, is refused (a coupling joins two joints)."""
+    role1, role2 = ("joint1", "joint2") if el.tag == "joint" else ("tendon1", "tendon2")
+    coef = reader.numbers(el, attrs, "polycoef", 5, (0, 1, 0, 0, 0))
+    ends = []
+    for role in (role1, role2):
+        key = attrs.get(role)
+        if key is None:
+            if role == role1:
+                raise reader.error(el, f"a {el.tag} equality needs {role1}")
+            ends.append(None)
+        elif el.tag == "joint":
+            if key not in tree.qpos0:
+                raise reader.error(el, f"{role} {key!r} is not a hinge or slide joint; they are {quoted(tree.qpos0)}")
+            ends.append({key: 1.0})
+        else:
+            if key not in tendons:
+                listed = quoted(tendons) or "none"
+                raise reader.error(el, f"{role} {key!r} is not a fixed tendon; fixed tendons are: {listed} (a "
+                                       "spatial tendon's length is not a joint's)")  # fmt: skip
+            ends.append(tendons[key])
+    if ends[1] is not None and np.abs(coef[2:]).max() > 0:
+        raise reader.error(el, f"polycoef {coef.tolist()}: only the linear part (a0 + a1 x) is read")
+    terms: dict[str, float] = {}  # Σ cⱼ qⱼ = b
+    b = float(coef[0]) + sum(c * tree.qpos0[j] for j, c in ends[0].items())
+    for j, c in ends[0].items():
+        terms[j] = terms.get(j, 0.0) + c
+    if ends[1] is not None:
+        for j, c in ends[1].items():
+            terms[j] = terms.get(j, 0.0) - coef[1] * c
+            b -= coef[1] * c * tree.qpos0[j]
+    terms = {j: c for j, c in terms.items() if c != 0.0}
+    if not terms or len(terms) > 2:
+        raise reader.error(el, f"the equality relates {len(terms)} joints ({', '.join(terms) or 'none'}); a "
+                               "coupling joins two, or holds one")  # fmt: skip
+    (j1, c1), *rest = terms.items()
+    if not rest:  # one joint held: q₁ = b / c₁
+        return JointCoupling(name, j1, j1, 0.0, b / c1)
+    j2, c2 = rest[0]
+    return JointCoupling(name, j1, j2, -c2 / c1, b / c1)
 
 
 def mujoco_state(model: Model, qpos: np.ndarray, qvel: np.ndarray | None = None):

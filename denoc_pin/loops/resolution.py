@@ -56,8 +56,9 @@ def resolve_couplings(name: str, joint_names, kinds, couplings, taken=()) -> tup
                 raise ModelError(f"{what}: {role} {joint!r} is {JOINTS[int(kinds[k])].name}; a coupling joins 1-DOF "
                                  f"joints ({', '.join(JOINTS[x].name for x in ONE_DOF)})")  # fmt: skip
             ends.append(k)
-        if ends[0] == ends[1]:
-            raise ModelError(f"{what} couples joint {c.joint!r} to itself")
+        if ends[0] == ends[1] and c.multiplier != 0.0:  # multiplier 0: the joint held at the offset
+            raise ModelError(f"{what} couples joint {c.joint!r} to itself (multiplier {c.multiplier:g}; 0 holds it "
+                             "at the offset)")  # fmt: skip
         m, off = float(c.multiplier), float(c.offset)
         if not (math.isfinite(m) and math.isfinite(off)):
             raise ModelError(f"{what}: multiplier and offset must be finite, got {c.multiplier!r}, {c.offset!r}")

@@ -66,7 +66,8 @@ class JointCoupling:
 
     The convention of URDF's ``<mimic joint=reference multiplier offset>``; an SDF ``gearbox`` joint becomes one
     (``load_sdf``).  Both joints are 1-DOF (revolute, continuous, prismatic, helical); θ is the joint's position
-    (a continuous joint's angle atan2(sin, cos), its residual wrapped into (−π, π])."""
+    (a continuous joint's angle atan2(sin, cos), its residual wrapped into (−π, π]).  A joint coupled to itself
+    with multiplier 0 is held at θ = offset (MJCF's joint equality without joint2)."""
 
     name: str
     joint: str
@@ -79,6 +80,8 @@ class JointCoupling:
         return 1
 
     def __repr__(self) -> str:
+        if self.joint == self.reference and self.multiplier == 0.0:
+            return f"JointCoupling({self.name!r}: {self.joint} = {self.offset:g})"
         off = f" {self.offset:+g}" if self.offset else ""
         return f"JointCoupling({self.name!r}: {self.joint} = {self.multiplier:g} · {self.reference}{off})"
 
