@@ -147,10 +147,13 @@ def test_an_included_mujocoinclude_file_and_a_site_named_like_a_body(tmp_path):
 
 
 CHAIN = """<mujoco><compiler angle="radian"/>
-  <worldbody><body name="a"><joint name="a" axis="0 1 0" ref="0.2"/><geom type="capsule" size=".04" fromto="0 0 0 0 0 -.3"/>
-    <body name="b" pos="0 0 -.3"><joint name="b" axis="0 1 0" ref="-0.1"/><geom type="capsule" size=".03" fromto="0 0 0 .2 0 -.2"/>
+  <worldbody><body name="a"><joint name="a" axis="0 1 0" ref="0.2"/>
+    <geom type="capsule" size=".04" fromto="0 0 0 0 0 -.3"/>
+    <body name="b" pos="0 0 -.3"><joint name="b" axis="0 1 0" ref="-0.1"/>
+      <geom type="capsule" size=".03" fromto="0 0 0 .2 0 -.2"/>
       <body name="c" pos=".2 0 -.2"><joint name="c" axis="1 0 0"/><geom type="box" size=".05 .04 .03"/>
-        <body name="d"><joint name="d" type="slide" axis="0 0 1" ref="0.05"/><geom type="sphere" size=".03" pos="0 .1 0"/>
+        <body name="d"><joint name="d" type="slide" axis="0 0 1" ref="0.05"/>
+          <geom type="sphere" size=".03" pos="0 .1 0"/>
   </body></body></body></body></worldbody>
   <tendon><fixed name="t1"><joint joint="a" coef="2"/></fixed>
     <fixed name="t2"><joint joint="a" coef="1"/><joint joint="b" coef="-1"/></fixed>
@@ -214,4 +217,42 @@ def test_an_equality_over_three_joints_is_refused(tmp_path):
     path = tmp_path / "chain.xml"
     path.write_text(CHAIN.format(eq='<tendon tendon1="t4" polycoef="0.1 0 0 0 0"/>'))
     with pytest.raises(dp.ModelError, match=r"relates 3 joints \(b, c, d\); a coupling joins two, or holds one"):
+        dp.load_mjcf(path)
+
+
+def write_msh(path, V, F=None, normals=0):
+    """MuJoCo's binary MSH: counts, float32 vertices, normals, texcoords, int32 faces."""
+    F = np.zeros((0, 3), dtype=np.int32) if F is None else np.asarray(F, dtype=np.int32)
+    head = np.array([len(V), normals, 0, len(F)], dtype="<i4").tobytes()
+    path.write_bytes(head + np.asarray(V, dtype="<f4").tobytes() + np.zeros(3 * normals, "<f4").tobytes()
+                     + F.astype("<i4").tobytes())  # fmt: skip
+
+
+@pytest.mark.parametrize("faces", [True, False], ids=["faces", "hull"])
+def test_an_msh_mesh_gives_mass_and_collision_as_in_mujoco(tmp_path, faces):
+    """A binary MSH mesh (a slanted prism, with its faces or as the hull of its vertices) whose mass a body takes
+    from it: mass, centre and inertia as MuJoCo computes them, and its vertices as the collision shape."""
+    V = np.array([[0, 0, 0], [0.3, 0, 0], [0, 0.2, 0], [0.05, 0.02, 0.1], [0.35, 0.02, 0.1], [0.05, 0.22, 0.1]])
+    F = [[0, 2, 1], [3, 4, 5], [0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4], [2, 0, 3], [2, 3, 5]]
+    write_msh(tmp_path / "prism.msh", V, F if faces else None, normals=len(V))
+    path = tmp_path / "msh.xml"
+    path.write_text('<mujoco><asset><mesh file="prism.msh" scale="1 2 1"/></asset><worldbody><body name="p">'
+                    '<joint axis="0 1 0"/><geom type="mesh" mesh="prism"/></body></worldbody></mujoco>')  # fmt: skip
+    model = dp.load_mjcf(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d, data = mujoco.MjData(m), model.create_data()
+    assert_close(model.masses[1], m.body_mass[1], 1e-13)
+    assert_close(model.coms[1], m.body_ipos[1], 1e-12)
+    assert_close(np.linalg.eigvalsh(model.inertias[1]), np.sort(m.body_inertia[1]), 1e-12)
+    d.qpos[:] = 0.4
+    mujoco.mj_forward(m, d)
+    M = np.zeros((1, 1))
+    mujoco.mj_fullM(m, d, M)
+    # MuJoCo keeps the principal axes (body_iquat) from an iterative eigen-solve: M to its precision (as for STL)
+    assert_close(dp.gim(model, data, d.qpos), M, 1e-7)
+    assert_close(dp.nonlinear_effects(model, data, d.qpos, np.zeros(1)), d.qfrc_bias, 1e-9)
+    (c,) = model.collisions
+    assert_close(np.sort(c.shape.vertices, axis=0), np.sort(V * (1, 2, 1), axis=0), 1e-7)
+    write_msh(tmp_path / "prism.msh", V[:3])
+    with pytest.raises(dp.ModelError, match="at least 4 vertices"):
         dp.load_mjcf(path)

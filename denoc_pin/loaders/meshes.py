@@ -36,6 +36,8 @@ def read_mesh(path: Path, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0), refquat
     ``ValueError`` (or ``OSError``) on an unreadable file."""
     if Path(path).suffix.lower() == ".obj":
         V, F = read_obj(Path(path))
+    elif Path(path).suffix.lower() == ".msh":
+        V, F = read_msh(Path(path))
     else:
         import trimesh  # through yourdfpy; only a mesh geom with mass needs it
 
@@ -43,6 +45,26 @@ def read_mesh(path: Path, scale=(1.0, 1.0, 1.0), refpos=(0.0, 0.0, 0.0), refquat
         V = np.asarray(mesh.vertices, dtype=np.float32).astype(float)
         F = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
     return transform_vertices(V, scale, refpos, refquat), (F[:, [0, 2, 1]] if np.prod(scale) < 0 else F)
+
+
+def read_msh(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """MuJoCo's binary MSH mesh (its XML reference, asset/mesh): four int32 counts (vertices, normals, texture
+    coordinates, faces), then float32 vertices (3 each), normals (3), texture coordinates (2) and int32 faces (3),
+    little-endian, nothing after; faces 0 means the vertices' convex hull.  A size or index that does not fit is a
+    ValueError."""
+    data = path.read_bytes()
+    if len(data) < 16:
+        raise ValueError(f"an MSH file starts with 4 int32 counts; it has {len(data)} bytes")
+    nv, nn, nt, nf = (int(x) for x in np.frombuffer(data[:16], dtype="<i4"))
+    expected = 16 + 4 * (3 * nv + 3 * nn + 2 * nt + 3 * nf)
+    if min(nv, nn, nt, nf) < 0 or nv < 4 or len(data) != expected:
+        raise ValueError(f"MSH counts (vertices {nv}, normals {nn}, texcoords {nt}, faces {nf}) need {expected} "
+                         f"bytes and at least 4 vertices; the file has {len(data)}")  # fmt: skip
+    V = np.frombuffer(data, dtype="<f4", count=3 * nv, offset=16).astype(float).reshape(-1, 3)
+    F = np.frombuffer(data, dtype="<i4", count=3 * nf, offset=expected - 12 * nf).astype(np.int64).reshape(-1, 3)
+    if F.size and (F.min() < 0 or F.max() >= nv):
+        raise ValueError(f"an MSH face indexes vertex {int(F.max() if F.max() >= nv else F.min())} of {nv}")
+    return V, (F if nf else convex_hull_faces(V))
 
 
 def read_obj(path: Path) -> tuple[np.ndarray, np.ndarray]:

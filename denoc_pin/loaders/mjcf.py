@@ -111,8 +111,8 @@ class _Reader:
             raise self.error(el, "refquat is zero")
         if "file" in attrs:
             file = self.mesh_path(attrs)
-            if file.suffix.lower() not in (".stl", ".obj"):
-                raise self.error(el, f"{file.name}: only STL and OBJ meshes are read ({purpose})")
+            if file.suffix.lower() not in (".stl", ".obj", ".msh"):
+                raise self.error(el, f"{file.name}: only STL, OBJ and MSH meshes are read ({purpose})")
             if not file.is_file():
                 raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir}); {purpose} comes from it")
             try:
@@ -137,7 +137,7 @@ class _Reader:
         ``refpos``/``refquat``, or given by its vertices, is read now."""
         el, attrs = self.mesh_asset(name, geom)
         moved = "refpos" in attrs or "refquat" in attrs
-        if "file" in attrs and not moved:
+        if "file" in attrs and not moved and Path(attrs["file"]).suffix.lower() != ".msh":  # MSH: read here
             file = self.mesh_path(attrs)
             if not file.is_file():
                 raise self.error(el, f"no such mesh file {file} (meshdir {self.meshdir})")
