@@ -166,13 +166,6 @@ BAD = {
         ),
         r"<inertia> of link 'a' \(line \d+\): attribute ixx='nan' is not 1 finite number",
     ),
-    "massless leaf": (
-        chain(
-            '<link name="sensor"/>'
-            f'<joint name="j2" type="revolute"><parent link="a"/><child link="sensor"/>{LIMIT}</joint>'
-        ),
-        r"joint 'j2' moves only massless links \('sensor'\), so the generalized inertia matrix is singular",
-    ),
     "no movable joint": (
         robot(
             f'<link name="base"/><link name="a">{GOOD_LINK}</link>'
@@ -353,3 +346,32 @@ def test_extension_elements_are_not_judged(tmp_path):
         warnings.simplefilter("error")  # not even a warning
         m = dp.load_urdf(write(tmp_path, chain(extra)))
     assert m.mb.tobytes() == dp.load_urdf(write(tmp_path, chain(), "plain.urdf")).mb.tobytes()
+
+
+def test_a_massless_subtree_loads_with_a_warning_and_only_forward_dynamics_refuses(tmp_path):
+    """A finger of massless links (a sensor's joint, a gripper's unweighted phalanx) moves no mass: the model loads
+    with a ModelWarning naming the joint and links (strict=True refuses it); its mass matrix, bias forces, inverse
+    dynamics and kinematics hold — against Pinocchio, which loads it too — and forward dynamics raises
+    SingularConfigurationError naming the joint."""
+    path = tmp_path / "finger.urdf"
+    path.write_text(chain('<link name="f1"/><link name="f2"/>'
+                          f'<joint name="finger" type="revolute"><parent link="a"/><child link="f1"/>'
+                          f'<origin xyz="0.1 0 0"/><axis xyz="0 1 0"/>{LIMIT}</joint>'
+                          f'<joint name="tip" type="revolute"><parent link="f1"/><child link="f2"/>'
+                          f'<origin xyz="0.1 0 0"/><axis xyz="0 1 0"/>{LIMIT}</joint>'))  # fmt: skip
+    with pytest.warns(dp.ModelWarning, match=r"joint 'finger' moves only massless links \('f1', 'f2'\), so the GIM"):
+        model = dp.load_urdf(path)
+    with pytest.raises(dp.ModelError, match="joint 'finger' moves only massless links"):
+        dp.load_urdf(path, strict=True)
+    pm = pin.buildModelFromUrdf(str(path))
+    pd, data = pm.createData(), model.create_data()
+    rng = np.random.default_rng(2)
+    q, v, a = rng.uniform(-1, 1, (3, model.nv))
+    assert_close(dp.gim(model, data, q), pin.crba(pm, pd, q), 1e-12)
+    assert_close(dp.nonlinear_effects(model, data, q, v), pin.nonLinearEffects(pm, pd, q, v), 1e-12)
+    assert_close(dp.inverse_dynamics(model, data, q, v, a), pin.rnea(pm, pd, q, v, a), 1e-12)
+    pin.framesForwardKinematics(pm, pd, q)
+    tip = dp.frame_placement(model, data, q, "f2")
+    assert_close(tip, pd.oMf[pm.getFrameId("f2")].homogeneous, 1e-12)
+    with pytest.raises(dp.SingularConfigurationError, match="joint 'tip' moves no mass"):  # the first pivot
+        dp.forward_dynamics(model, data, q, v, a)

@@ -507,7 +507,7 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
         )  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
-    check_not_singular(model, where=str(path))
+    check_not_singular(model, where=str(path), strict=strict)
     return model
 
 

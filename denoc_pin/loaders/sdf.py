@@ -799,7 +799,7 @@ def _build(doc: _Doc, parent_joint: dict, cut: list, root: str, attach, root_joi
         )  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
-    check_not_singular(model, where=str(path))
+    check_not_singular(model, where=str(path), strict=strict)
     return model
 
 

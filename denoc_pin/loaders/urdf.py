@@ -145,7 +145,7 @@ def load_urdf(path, root_joint=None, *, strict: bool = False, mimic: bool | str 
                        limits, couplings, collisions)  # fmt: skip
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
-    check_not_singular(model, where=str(path))
+    check_not_singular(model, where=str(path), strict=strict)
     if mimic == "reduce":
         rules = [(c.joint, c.reference, c.multiplier, c.offset) for c in _mimics(path, robot, names, xml, strict)]
         try:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.cuts import CUT_KINDS
+from ..model import SingularConfigurationError
 
 __all__ = [
     "LOOP_TYPES",
@@ -20,11 +21,6 @@ __all__ = [
 
 LOOP_TYPES: dict[str, int] = {name: nc for name, (_, nc) in CUT_KINDS.items()}
 """Cut-joint types and their number of constraints."""
-
-
-class SingularConfigurationError(ValueError):
-    """The closed-loop problem has no unique answer at this state (e.g. the actuated joints
-    cannot drive the mechanism, or their torques are absorbed by the loop's reactions)."""
 
 
 class AssemblyError(ValueError):

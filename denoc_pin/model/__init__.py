@@ -12,6 +12,7 @@ from .model import (
     Model,
     ModelError,
     ModelWarning,
+    SingularConfigurationError,
     default_frames,
     placement_pair,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelWarning",
+    "SingularConfigurationError",
     "check_data",
     "configuration",
     "default_frames",

@@ -58,6 +58,11 @@ class ModelError(ValueError):
     """A model (URDF file, Pinocchio model, builder input) that denoc_pin cannot accept."""
 
 
+class SingularConfigurationError(ValueError):
+    """No unique answer at this state: the generalized inertia matrix is singular (a joint that moves no mass), or
+    a closed loop's actuated joints cannot drive the mechanism (their torques absorbed by the loop's reactions)."""
+
+
 class ModelWarning(UserWarning):
     """A defect of a model's file that leaves the dynamics untouched (``docs/input-policy.md``): loaded, with
     the defect named; ``strict=True`` refuses it."""

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .model import ModelError
+from .model import ModelError, SingularConfigurationError
 
 __all__ = [
     "BAD_FRAME",
@@ -88,7 +88,7 @@ def raise_for_status(model, status: int, q, v, x, xname: str) -> None:
                 raise ValueError(f"{name} has non-finite entries (NaN or inf) at indices {where[:10]}")
         raise ValueError("non-finite input")
     if status >= SINGULAR:
-        raise ValueError(
+        raise SingularConfigurationError(
             f"the generalized inertia matrix is singular at this configuration: joint {model.names[status - 2]!r} "
             "moves no mass (articulated inertia Î_k is not positive definite)"
         )
