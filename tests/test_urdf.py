@@ -375,3 +375,41 @@ def test_a_massless_subtree_loads_with_a_warning_and_only_forward_dynamics_refus
     assert_close(tip, pd.oMf[pm.getFrameId("f2")].homogeneous, 1e-12)
     with pytest.raises(dp.SingularConfigurationError, match="joint 'tip' moves no mass"):  # the first pivot
         dp.forward_dynamics(model, data, q, v, a)
+
+
+def test_a_velocity_that_is_not_a_number_drops_only_itself(tmp_path):
+    """A stray quote in <limit velocity> (no dynamics reads it): that number is dropped with a warning naming the
+    file, line and value; the position limits and the effort stay."""
+    path = tmp_path / "quote.urdf"
+    path.write_text(robot(f'<link name="base"/><link name="a">{GOOD_LINK}</link><joint name="j1" type="revolute">'
+                          '<parent link="base"/><child link="a"/><axis xyz="0 0 1"/>'
+                          """<limit lower="-1.5" upper="2" effort="7" velocity="1.0'"/></joint>"""))  # fmt: skip
+    message = r"quote.urdf: <limit> of joint 'j1' \(line \d+\): attribute velocity=\"1.0'\" is not 1 finite number"
+    with pytest.warns(dp.ModelWarning, match=message + "; velocity taken as inf"):
+        model = dp.load_urdf(path)
+    assert model.lower_position_limit.tolist() == [-1.5] and model.upper_position_limit.tolist() == [2.0]
+    assert model.effort_limit.tolist() == [7.0] and model.velocity_limit.tolist() == [np.inf]
+
+
+def test_an_undeclared_world_parent_is_the_world(tmp_path):
+    """A joint hanging from link 'world' that the file does not declare (Gazebo and Drake take it as the world):
+    loaded with a warning, the same model as the file that declares it."""
+    body = (f'<link name="a">{GOOD_LINK}</link><joint name="fix" type="fixed"><parent link="world"/>'
+            '<child link="a"/><origin xyz="0 0 0.5"/></joint>'
+            f'<link name="b">{GOOD_LINK}</link><joint name="j" type="continuous"><parent link="a"/><child link="b"/>'
+            '<origin xyz="0.2 0 0"/><axis xyz="0 1 0"/></joint>')  # fmt: skip
+    (tmp_path / "bare.urdf").write_text(robot(body))
+    (tmp_path / "declared.urdf").write_text(robot('<link name="world"/>' + body))
+    with pytest.warns(dp.ModelWarning, match="joint 'fix' .* hangs from link 'world', which the file does not "
+                                             "declare; taken as the world"):  # fmt: skip
+        bare = dp.load_urdf(tmp_path / "bare.urdf")
+    declared = dp.load_urdf(tmp_path / "declared.urdf")
+    q, v = np.array([np.cos(0.3), np.sin(0.3)]), np.array([-0.7])  # a continuous joint: (cos, sin)
+    assert bare.names == declared.names
+    assert_close(dp.nonlinear_effects(bare, bare.create_data(), q, v),
+                 dp.nonlinear_effects(declared, declared.create_data(), q, v), 1e-15)  # fmt: skip
+    assert_close(
+        dp.frame_placement(bare, bare.create_data(), q, "b"),
+        dp.frame_placement(declared, declared.create_data(), q, "b"),
+        1e-15,
+    )

@@ -370,12 +370,19 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
         "link/inertial": ("origin", "mass", "inertia"),
         "loop_joint": ("link1", "link2", "axis", "axis2"),
     }
-    drop = []
+    drop, repaired = [], set()  # repaired: <limit>s whose velocity or effort was dropped (named once)
     for owner_path, tags in places.items():
         for owner in robot.findall(owner_path):
             for el in owner:
                 if not isinstance(el.tag, str):
                     continue
+                if el.tag == "limit" and owner.tag == "joint":  # a bad velocity or effort: that number alone dropped
+                    for a in ("velocity", "effort"):
+                        problem = _number_problem(el, a, 1, False)
+                        if problem:
+                            lenient.append(f"{_where(el)}: {problem}; {a} taken as inf, the position limits kept")
+                            del el.attrib[a]
+                            repaired.add(el)
                 if el.tag in LENIENT_NUMBERS and owner.tag == "joint":
                     problem = next(
                         (p for a, c in LENIENT_NUMBERS[el.tag].items() if (p := _number_problem(el, a, c, False))), None
@@ -423,6 +430,14 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
                     f"{path}: two <{tag}> elements named {name!r} (lines {lines[tag, name]} and {el.sourceline})"
                 )
             lines[tag, name] = el.sourceline
+    worlds = [j for j in robot.findall("joint") for p in j.findall("parent") if p.get("link") == "world"]
+    if worlds and ("link", "world") not in lines:  # Gazebo's and Drake's reading: the world itself
+        from lxml import etree
+
+        robot.insert(0, etree.Element("link", name="world"))
+        lines["link", "world"] = worlds[0].sourceline
+        lenient.append(f"joint {worlds[0].get('name')!r} (line {worlds[0].sourceline}) hangs from link 'world', "
+                       "which the file does not declare; taken as the world (as Gazebo and Drake take it)")  # fmt: skip
     for el in robot.findall("joint"):
         name, jtype = el.get("name"), el.get("type")
         if jtype not in URDF_JOINT_TYPES:
@@ -458,7 +473,7 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
             except ValueError:
                 pass  # not numbers: the element is dropped, with its own warning
             missing = [a for a in ("effort", "velocity") if limit.get(a) is None]
-            if missing:
+            if missing and limit not in repaired:
                 lenient.append(f"{_where(limit)}: no {' or '.join(missing)} (the specification requires them); "
                                "taken as inf")  # fmt: skip
     for el in robot.findall("link"):
