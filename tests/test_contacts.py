@@ -723,3 +723,26 @@ def test_a_batch_without_contacts_is_each_runs_rk4():
         dp.simulate_batch(loop, dp.assemble(loop, dp.neutral(loop))[None], t_final=0.01, dt=1e-3)
     with pytest.raises(ValueError, match="JointPD"):
         dp.simulate_batch(m, q0s, t_final=0.01, dt=1e-3, tau=dp.JointPD(m, 1.0, 0.1, q0s[0]))
+
+
+def test_a_method_with_a_ground_is_the_contact_steps_or_refused():
+    """With a ground the step is semi-implicit Euler: method="semi-implicit" (the default) runs it; "rk4" or an
+    adaptive method, which the contact step does not take, is refused with the methods listed — never a silent
+    substitution; "semi-implicit" without contacts is refused too."""
+    model = dp.ModelBuilder("ball")
+    model.add_body(0, joint="free-flyer", mass=1.0, inertia=np.eye(3) * 4e-3, link="ball")
+    model.add_collision("ball", dp.Sphere(0.1))
+    model = model.build()
+    q0 = dp.neutral(model)
+    q0[2] = 0.099
+    ground = dp.Ground()
+    a = dp.simulate(model, q0, np.zeros(6), 0.01, 1e-3, ground=ground, progress=False)
+    b = dp.simulate(model, q0, np.zeros(6), 0.01, 1e-3, method="semi-implicit", ground=ground, progress=False)
+    assert np.array_equal(a.q, b.q)
+    for method in ("rk4", "rk45", "euler"):
+        with pytest.raises(ValueError, match=f"method must be one of semi-implicit \\(the default\\); got '{method}'"):
+            dp.simulate(model, q0, np.zeros(6), 0.01, 1e-3, method=method, ground=ground, progress=False)
+    with pytest.raises(ValueError, match=r"method must be one of rk4, rk45, dop853 \(and semi-implicit with a ground"):
+        dp.simulate(model, q0, np.zeros(6), 0.01, 1e-3, method="semi-implicit", progress=False)
+    with pytest.raises(ValueError, match="method must be semi-implicit \\(the default\\); got 'rk4'"):
+        dp.step_derivatives(model, model.create_data(), q0, np.zeros(6), np.zeros(6), 1e-3, "rk4", ground=ground)

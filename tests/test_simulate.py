@@ -145,7 +145,10 @@ def test_inverse_dynamics_trajectory_matches_rnea(gripper):
         ({"t_final": 0.0}, "t_final must be a positive number"),
         ({"q0": np.zeros(3)}, r"q0 must have shape \(4,\), got \(3,\)"),
         ({"v0": np.array([0, np.nan, 0, 0])}, "v0 has non-finite"),
-        ({"method": "euler"}, "method must be one of rk4, rk45, dop853; got 'euler'"),
+        (
+            {"method": "euler"},
+            "method must be one of rk4, rk45, dop853 \\(and semi-implicit with a ground= or contact=\\); got 'euler'",
+        ),
         ({"method": "rk45", "rtol": 0.0}, "rtol must be a positive number"),
         ({"method": "dop853", "atol": np.nan}, "atol must be a positive number"),
         ({"record_every": 0}, "record_every must be at least 1"),

@@ -62,6 +62,9 @@ __all__ = ["METHODS", "Trajectory", "inverse_dynamics_trajectory", "simulate", "
 METHODS = ("rk4", "rk45", "dop853")
 """Fixed-step RK4 (the papers' choice), and the adaptive Dormand–Prince pairs 5(4) and 8(5,3) (scipy's RK45, DOP853)."""
 
+CONTACT_METHODS = ("semi-implicit",)
+"""The contact step's scheme (``contact.stepping``): semi-implicit Euler at a fixed dt, the impulses solved per step."""
+
 # ---------------------------------------------------------------------------------------
 # Trajectories.
 # ---------------------------------------------------------------------------------------
@@ -210,7 +213,7 @@ def simulate(
     v0,
     t_final: float,
     dt: float = 1e-3,
-    method: str = "rk4",
+    method: str | None = None,
     tau=None,
     progress: bool | None = None,
     record_every: int = 1,
@@ -223,8 +226,8 @@ def simulate(
 ) -> Trajectory:
     """Simulate from (q0, v0) for ``t_final`` seconds.
 
-    method: "rk4" takes fixed steps ``dt``; "rk45" and "dop853" choose their own steps to meet
-    ``rtol``/``atol`` (on q's chart coordinates, v and the work) and record the state every ``dt``
+    method: "rk4" (the default without contacts) takes fixed steps ``dt``; "rk45" and "dop853" choose their own
+    steps to meet ``rtol``/``atol`` (on q's chart coordinates, v and the work) and record the state every ``dt``
     (dense output), so that every method returns the same time grid.  ``Trajectory.stats`` counts the
     steps and the forward-dynamics calls.
     tau: None (unactuated), a constant (nv,) array, or a callable ``tau(t, q, v) -> (nv,)``.
@@ -242,11 +245,18 @@ def simulate(
     includes it; ``Trajectory.events`` lists each event's time, model and loss.
     ground, contact: a ``dp.Ground`` and ``dp.ContactSettings`` (either turns contacts on; ``docs/contacts.md``):
     the model's collisions touch the ground and each other, with Coulomb friction, solved with the loops at each
-    step of a semi-implicit Euler scheme at the fixed ``dt`` (``method`` stays "rk4", which names no scheme here).
+    step of a semi-implicit Euler scheme at the fixed ``dt`` (``method`` "semi-implicit", the default and only
+    one there: any other is refused).
     ``Trajectory.contacts`` lists, per recorded row, the contacts of the step that leaves it.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    contacts = ground is not None or contact is not None
+    if contacts and method not in (None, *CONTACT_METHODS):
+        raise ValueError(f"with contacts (ground= or contact=) the step is semi-implicit Euler at a fixed dt: method "
+                         f"must be one of {', '.join(CONTACT_METHODS)} (the default); got {method!r}")  # fmt: skip
+    method = (CONTACT_METHODS[0] if contacts else METHODS[0]) if method is None else method
+    if not contacts and method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)} (and {', '.join(CONTACT_METHODS)} with a "
+                         f"ground= or contact=); got {method!r}")  # fmt: skip
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if not (np.isfinite(tol) and tol > 0):
             raise ValueError(f"{name} must be a positive number, got {tol}")
@@ -261,10 +271,9 @@ def simulate(
         raise ValueError(f"t_final = {t_final} is shorter than one step dt = {dt}")
     q0 = np.ascontiguousarray(configuration(model, q0, "q0"))
     v0 = np.ascontiguousarray(vector(v0, model.nv, "v0"))
-    if ground is not None or contact is not None:
-        if method != "rk4" or events:
-            raise ValueError("with contacts the step is semi-implicit Euler at a fixed dt: leave method at its "
-                             "default and give no events")  # fmt: skip
+    if contacts:
+        if events:
+            raise ValueError("with contacts the step is semi-implicit Euler at a fixed dt: give no events")
         if model.n_constraints:
             _check_closed(model, q0, v0, baumgarte, 1)
         tau_c = tau if callable(tau) else (np.zeros(model.nv) if tau is None else vector(tau, model.nv, "tau"))

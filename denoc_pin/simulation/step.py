@@ -76,22 +76,27 @@ def step(
 
 
 def step_derivatives(
-    model: Model, data: Data, q, v, tau, dt: float, method: str = "rk4", baumgarte=BAUMGARTE, ground=None,
+    model: Model, data: Data, q, v, tau, dt: float, method: str | None = None, baumgarte=BAUMGARTE, ground=None,
     contact=None, wrt=("q", "v", "tau"), masses=(),
 ):  # fmt: skip
     """(A, B): the Jacobians of one ``step`` — A = ∂(q⁺, v⁺)/∂(q, v) (2nv, 2nv) and B = ∂(q⁺, v⁺)/∂τ (2nv, nv), in
     the tangent spaces at q and q⁺ — exact through the stages (chain rule; module docstring); a closed-loop model's
     through ``constrained_forward_dynamics_derivatives`` at each stage.
 
-    With ``ground`` or ``contact`` (a ``dp.Ground``, ``dp.ContactSettings``): the contact step ``simulate`` takes
-    (semi-implicit, its loops solved with the contacts) and its Jacobians by implicit differentiation at the solution,
+    method: "rk4" (the default) or "euler"; with ``ground`` or ``contact`` (a ``dp.Ground``, ``dp.ContactSettings``)
+    "semi-implicit" (the default, and the only one: any other is refused): the contact step ``simulate`` takes
+    (its loops solved with the contacts) and its Jacobians by implicit differentiation at the solution,
     as a ``ContactStepJacobians`` (A, B, each contact's mode and whether it sits at a switch, the step's result;
     ``contact.derivatives``), with respect to ``wrt`` and to the masses of the bodies named in ``masses``;
     ``ContactStepper(model, ground, contact, dt).derivatives``
     does the same without building the stepper each call."""
     if ground is not None or contact is not None:
+        if method not in (None, "semi-implicit"):
+            raise ValueError(f"step_derivatives: with contacts (ground= or contact=) the step is semi-implicit Euler: "
+                             f"method must be semi-implicit (the default); got {method!r}")  # fmt: skip
         q, v, tau, dt = _check(model, data, q, v, tau, dt, "euler", "step_derivatives", baumgarte)
         return ContactStepper(model, ground, contact or ContactSettings(), dt).derivatives(q, v, tau, wrt, masses)
+    method = "rk4" if method is None else method
     q, v, tau, dt = _check(model, data, q, v, tau, dt, method, "step_derivatives", baumgarte)
     nv = model.nv
     eye = np.eye(nv)

@@ -434,7 +434,7 @@ def _time_grid(t_final: float, dt: float, record_every: int) -> np.ndarray:
     return np.arange(nsteps // stride + 1) * stride * dt
 
 
-def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float = 1e-3, method: str = "rk4",
+def simulate_many(model: Model, q0s, v0s=None, t_final: float = 1.0, dt: float = 1e-3, method: str | None = None,
                   tau=None, edits=None, client=None, out=None, progress: bool | None = None, record_every: int = 1,
                   resume: bool = False, **options) -> dict:  # fmt: skip
     """One ``dp.simulate`` per row of ``q0s`` (N, nq) and ``v0s`` (N, nv; default zeros), on a Dask cluster.
