@@ -6,9 +6,10 @@ closed by ``dp.assemble`` with the motors and springs held, the feet turned flat
 and four leaf springs held by joint PD about that stance, with the static torques as feed-forward (the weight on the
 feet, found with the loops' and the contacts' forces by one least-squares solve).
 
-    python examples/cassie_standing.py PATH/TO/mujoco_menagerie/agility_cassie/cassie.xml [--html FOLDER] [--seconds 2]
+    python examples/cassie_standing.py [PATH/TO/agility_cassie/cassie.xml] [--html FOLDER] [--seconds 2]
 
-(this project's tests run it on the copy in ``tests/data/menagerie``).
+Without a path it runs on the copy this project's checkout holds (``tests/data/menagerie``, with the Menagerie's
+licence); outside a checkout, give the file of a clone of https://github.com/google-deepmind/mujoco_menagerie.
 
 Prints what a reader checks: how much the base moves, how far a foot slides, the deepest penetration, the largest loop
 residual of any step, the share of contact solves that converged, and the weight the feet carry; then the numbers as
@@ -143,10 +144,15 @@ def stand(path: Path, seconds: float = 2.0, html: Path | None = None) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", type=Path, help="the Menagerie's agility_cassie/cassie.xml")
+    checkout = Path(__file__).resolve().parent.parent / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
+    parser.add_argument("path", type=Path, nargs="?", default=checkout,
+                        help="the Menagerie's agility_cassie/cassie.xml (default: the checkout's copy)")  # fmt: skip
     parser.add_argument("--html", type=Path, help="a folder to write the run's page in")
     parser.add_argument("--seconds", type=float, default=2.0, help="how long to watch it stand")
     args = parser.parse_args()
+    if not args.path.is_file():
+        parser.exit(2, f"no file {args.path}: give agility_cassie/cassie.xml of a clone of "
+                       "https://github.com/google-deepmind/mujoco_menagerie\n")  # fmt: skip
     if args.html is not None:
         args.html.mkdir(parents=True, exist_ok=True)
     print(json.dumps(stand(args.path, args.seconds, args.html)))
