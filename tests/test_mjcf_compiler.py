@@ -256,3 +256,29 @@ def test_an_msh_mesh_gives_mass_and_collision_as_in_mujoco(tmp_path, faces):
     write_msh(tmp_path / "prism.msh", V[:3])
     with pytest.raises(dp.ModelError, match="at least 4 vertices"):
         dp.load_mjcf(path)
+
+
+def test_option_flags_that_take_out_equalities_and_contacts_and_the_medium(tmp_path):
+    """<flag equality="disable"> (or constraint) leaves the equalities out as MuJoCo does, <flag contact="disable">
+    the collisions; the medium's forces (density, viscosity, wind) are named as left out; a flag that is not
+    enable/disable and alignfree are refused by name."""
+    path = tmp_path / "chain.xml"
+    options = '<option density="1.2"><flag equality="disable" contact="disable"/></option><worldbody>'
+    path.write_text(CHAIN.format(eq='<joint joint1="a" joint2="d" polycoef="0.3 0.7 0 0 0"/>').replace(
+        "<worldbody>", options, 1))  # fmt: skip
+    with pytest.warns(dp.ModelWarning) as record:
+        model = dp.load_mjcf(path)
+    text = " ".join(str(w.message) for w in record)
+    assert "leaves the equality constraints out" in text and "leaves contacts out" in text
+    assert "the medium's forces (<option> density)" in text
+    assert not model.couplings and not model.collisions
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert d.ne == 0 and d.ncon == 0
+    path.write_text(CHAIN.format(eq="").replace("<worldbody>", '<option><flag gravity="off"/></option><worldbody>', 1))
+    with pytest.raises(dp.ModelError, match=r"<flag> \(line \d+\): gravity='off': expected enable or disable"):
+        dp.load_mjcf(path)
+    path.write_text(CHAIN.format(eq="").replace('<compiler angle="radian"/>', '<compiler alignfree="true"/>'))
+    with pytest.raises(dp.ModelError, match='alignfree="true" .* is not read'):
+        dp.load_mjcf(path)

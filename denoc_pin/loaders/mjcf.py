@@ -61,6 +61,11 @@ class _Reader:
             self._setting(compilers, key, default) for key, default in
             (("boundmass", 0.0), ("boundinertia", 0.0), ("settotalmass", -1.0)))  # fmt: skip
         self.balanceinertia = get("balanceinertia", "false") == "true"
+        if get("alignfree", "false") == "true":  # the free bodies' frames moved onto their inertias'
+            at = next(el for el in reversed(compilers) if "alignfree" in el.attrib)
+            raise self.error(at, "alignfree=\"true\" (a free body's frame moved to its centre of mass and "
+                                 "principal axes) is not read; leave it out: q is then the pose of the body's frame "
+                                 "as written")  # fmt: skip
         group_el = next((el for el in reversed(compilers) if "inertiagrouprange" in el.attrib), None)
         self.inertia_groups = (0, 5) if group_el is None else tuple(
             int(x) for x in self.numbers(group_el, dict(group_el.attrib), "inertiagrouprange", 2))  # fmt: skip
@@ -464,6 +469,21 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     loops, couplings = _equalities(reader, tree)
     excluded = _excluded(reader, tree)
     paired = _pairs(reader, tree)
+    flags = _flags(reader)
+    if (flags.get("equality") == "disable" or flags.get("constraint") == "disable") and (loops or couplings):
+        reader.lenient.append("<option><flag equality/constraint=\"disable\"/>: MuJoCo leaves the equality "
+                              "constraints out, and so does denoc_pin (their loops and couplings)")  # fmt: skip
+        loops, couplings = [], []
+    if (flags.get("contact") == "disable" or flags.get("constraint") == "disable") and tree.collisions:
+        reader.lenient.append("<option><flag contact/constraint=\"disable\"/>: MuJoCo leaves contacts out, and so "
+                              "does denoc_pin (model.collisions is empty)")  # fmt: skip
+        tree.collisions, excluded, paired = [], [], []
+    sizes = {"density": 1, "viscosity": 1, "wind": 3}  # the medium (MuJoCo's fluid forces)
+    fluid = [k for el in reader.root.findall("option") for k, n in sizes.items()
+             if np.any(reader.numbers(el, dict(el.attrib), k, n, (0.0,) * n) != 0)]  # fmt: skip
+    if fluid:
+        reader.lenient.append(f"left out, beyond the rigid-body dynamics: the medium's forces (<option> "
+                              f"{', '.join(sorted(set(fluid)))})")  # fmt: skip
     used = {
         el.get(k) for eq in reader.root.iter("equality") for el in eq.iter("tendon") for k in ("tendon1", "tendon2")
     }
@@ -489,12 +509,8 @@ def load_mjcf(path, root_joint=None, *, strict: bool = False) -> Model:
     name = reader.root.get("model", path.stem)
     options = [el for el in reader.root.findall("option") if "gravity" in el.attrib]  # the last one given wins
     gravity = reader.numbers(options[-1], dict(options[-1].attrib), "gravity", 3) if options else None
-    flags = [f.get("gravity") for el in reader.root.findall("option") for f in el.findall("flag")
-             if "gravity" in f.attrib]  # fmt: skip
-    if flags and flags[-1] == "disable":  # <option><flag gravity="disable"/>: no gravity in the dynamics
+    if flags.get("gravity") == "disable":  # <option><flag gravity="disable"/>: no gravity in the dynamics
         gravity = np.zeros(3)
-    elif flags and flags[-1] != "enable":
-        raise ModelError(f"{path}: <flag gravity={flags[-1]!r}>: expected enable or disable")
     try:
         model = Model(
             **{f: np.array(v, dtype=float) for f, v in tree.limits.items()},
@@ -851,6 +867,18 @@ def _equalities(reader: _Reader, tree: _Tree) -> tuple[list[LoopJoint], list[Joi
         else:
             raise reader.error(el, f"the equality type <{el.tag}> is not read; connect, weld, joint and tendon are")
     return loops, couplings
+
+
+def _flags(reader: _Reader) -> dict[str, str]:
+    """``<option><flag …>`` (MuJoCo's XML reference, option/flag), the last value given of each: "enable" or
+    "disable" (anything else a ModelError)."""
+    out = {}
+    for el in (f for option in reader.root.findall("option") for f in option.findall("flag")):
+        for key, value in el.attrib.items():
+            if value not in ("enable", "disable"):
+                raise reader.error(el, f"{key}={value!r}: expected enable or disable")
+            out[key] = value
+    return out
 
 
 def _fixed_tendons(reader: _Reader, tree: _Tree) -> dict[str, dict[str, float]]:
