@@ -3,6 +3,8 @@ reference built from the explicit DeNOC matrices, and Schiehlen's closed form (e
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -611,3 +613,30 @@ def test_the_closed_loop_kernel_is_compiled_once_for_all_its_callers():
     dp.simulate(model, q, np.zeros(5), 0.002, dt=1e-3)
     assert CFD.fast.signatures == [CFD.fast_signature.args]
     assert CFD.kernel.signatures == [CFD.signature.args]
+
+
+CLOSED_FILES = ["iit_softfoot/softfoot.xml", "agility_cassie/cassie.xml", "robotiq_2f85/2f85.xml",
+                "stanford_tidybot/tidybot.xml", "ufactory_xarm7/xarm7.xml", "pal_talos/talos.xml", "aloha/aloha.xml",
+                "agilex_piper/piper.xml", "robotiq_2f85_v4/2f85.xml"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(LOOP_MECHANISMS) + CLOSED_FILES)
+def test_assemble_from_a_perturbed_closed_pose_is_the_nearest_closed_pose(name):
+    """Every closed model of the test data (bundled mechanisms; Menagerie files with connect, weld and joint
+    equalities): from a closed pose moved by δ (‖δ‖ from 1e-8 to 1e-2, a random direction), dp.assemble closes
+    the loops to 1e-12 again and moves the configuration by at most 10 ‖δ‖ — a minimal correction, not a jump
+    to another branch."""
+    if name in LOOP_MECHANISMS:
+        model = LOOP_MECHANISMS[name]()
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dp.ModelWarning)
+            model = dp.load_mjcf(ROOT / "tests" / "data" / "menagerie" / name)
+    q0 = dp.assemble(model, dp.neutral(model))
+    rng = np.random.default_rng(0)
+    for eps in (1e-8, 1e-6, 1e-4, 1e-2):
+        d = rng.normal(size=model.nv)
+        start = dp.integrate(model, q0, d * eps / np.linalg.norm(d))
+        q = dp.assemble(model, start)
+        assert np.abs(dp.loop_residual(model, q)).max() <= 1e-12
+        assert np.linalg.norm(dp.difference(model, start, q)) <= 10 * eps, f"{name}: moved from a δ of {eps:g}"
