@@ -713,3 +713,68 @@ def test_collisions_their_poses_bits_and_friction(tmp_path, self_collide):
     assert_close(world(rod)[0], Ry @ Rx, 1e-12)
     assert_close(world(rod)[1], np.array([0.3, 0.0, 0.0]) + Ry @ [0.0, 0.0, -0.25], 1e-12)
     assert_close(world(foot)[1], [0.3, 0.0, 0.0], 1e-12)
+
+
+FLOATING_SDF = """<sdf version="1.9"><model name="m"><pose>1 2 3 0.3 0.2 0.1</pose>
+<link name="base"><pose>0.1 0 0.5 0 0 0.4</pose><inertial><mass>2</mass><inertia><ixx>0.1</ixx><iyy>0.2</iyy>
+<izz>0.25</izz></inertia></inertial></link>
+<link name="arm"><pose>0.4 0 0.5 0 0 0</pose><inertial><pose>0.1 0 0 0 0 0</pose><mass>0.5</mass><inertia>
+<ixx>0.01</ixx><iyy>0.02</iyy><izz>0.02</izz></inertia></inertial></link>
+<joint name="j" type="revolute"><parent>base</parent><child>arm</child><axis><xyz>0 1 0</xyz></axis></joint>
+</model></sdf>"""
+
+
+def test_a_floating_sdf_models_q_is_the_root_links_world_pose(tmp_path):
+    """root_joint="free-flyer": q is the root link's pose in the world, as MuJoCo's and Drake's floating bases are
+    (q = neutral puts it at the origin, as the fixed-base loader does); a pose copied from MuJoCo
+    (dp.mujoco_state) or given to it (dp.to_mujoco_state) places the robot alike: the same model written as MJCF by
+    hand, at the file's pose and a random state, has MuJoCo's body placements and kinetic energy."""
+    import mujoco
+    from scipy.spatial.transform import Rotation
+
+    path = tmp_path / "floating.sdf"
+    path.write_text(FLOATING_SDF)
+    model = dp.load_sdf(path, root_joint="free-flyer")
+    data = model.create_data()
+    X = dp.frame_placement(model, data, dp.neutral(model), model.frame_id("base", type="body"))
+    assert_close(X, np.eye(4), 1e-15)
+    M = rpy_pose((1, 2, 3), (0.3, 0.2, 0.1))  # the model's pose, then each link's in it
+    base, arm = M @ rpy_pose((0.1, 0, 0.5), (0, 0, 0.4)), M @ rpy_pose((0.4, 0, 0.5), (0, 0, 0))
+    rel = np.linalg.inv(base) @ arm
+    x, y, z, w = Rotation.from_matrix(rel[:3, :3]).as_quat()
+    (tmp_path / "twin.xml").write_text(
+        '<mujoco><compiler angle="radian"/><option gravity="0 0 -9.81"/><worldbody><body name="base"><freejoint/>'
+        '<inertial pos="0 0 0" mass="2" diaginertia="0.1 0.2 0.25"/>'
+        f'<body name="arm" pos="{rel[0, 3]} {rel[1, 3]} {rel[2, 3]}" quat="{w} {x} {y} {z}"><joint axis="0 1 0"/>'
+        '<inertial pos="0.1 0 0" mass="0.5" diaginertia="0.01 0.02 0.02"/></body></body></worldbody>'
+        "</mujoco>")  # fmt: skip
+    m = mujoco.MjModel.from_xml_path(str(tmp_path / "twin.xml"))
+    d = mujoco.MjData(m)
+    file_pose = np.r_[
+        base[:3, 3], Rotation.from_matrix(base[:3, :3]).as_quat(), 0.0
+    ]  # the file's pose as q: the base where the file puts it
+    rng = np.random.default_rng(3)
+    for q in (file_pose, dp.integrate(model, file_pose, rng.uniform(-1, 1, model.nv))):
+        v = rng.uniform(-1, 1, model.nv)
+        d.qpos[:], d.qvel[:] = dp.to_mujoco_state(model, q, v)
+        mujoco.mj_forward(m, d)
+        for name in ("base", "arm"):
+            X = dp.frame_placement(model, data, q, model.frame_id(name, type="body"))
+            assert_close(X[:3, 3], d.body(name).xpos, 1e-12)
+            assert_close(X[:3, :3], d.body(name).xmat.reshape(3, 3), 1e-12)
+        if q is file_pose:
+            assert_close(dp.frame_placement(model, data, q, model.frame_id("arm", type="body")), arm, 1e-12)
+        Mm = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, Mm)
+        assert_close(v @ dp.gim(model, data, q) @ v, d.qvel @ Mm @ d.qvel, 1e-12)
+        back_q, back_v = dp.mujoco_state(model, d.qpos, d.qvel)
+        assert_close(back_q, q, 1e-15)
+        assert_close(back_v, v, 1e-14)
+
+
+def rpy_pose(xyz, rpy) -> np.ndarray:
+    from denoc_pin.loaders.urdf import rpy_matrix
+
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = rpy_matrix(rpy), xyz
+    return T

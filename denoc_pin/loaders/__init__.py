@@ -3,7 +3,7 @@
 from . import models
 from .builder import ModelBuilder
 from .files import load
-from .mjcf import load_mjcf, mujoco_state
+from .mjcf import load_mjcf, mujoco_state, to_mujoco_state
 from .pinocchio_bridge import from_pinocchio, to_pinocchio, to_pinocchio_constraints
 from .sdf import load_sdf
 from .urdf import InertiaWarning, load_urdf
@@ -18,6 +18,7 @@ __all__ = [
     "load_urdf",
     "models",
     "mujoco_state",
+    "to_mujoco_state",
     "to_pinocchio",
     "to_pinocchio_constraints",
 ]

@@ -33,7 +33,7 @@ from .sdf import Pose, compose_poses, inverse_pose
 from .urdf import body_inertias, check_inertia
 from .urdf_xml import parse_xml, quoted, robot_file
 
-__all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state"]
+__all__ = ["MJCF_JOINT_TYPES", "load_mjcf", "mujoco_state", "to_mujoco_state"]
 
 MJCF_JOINT_TYPES = spellings("mjcf", roots=True)  # JOINTS' mjcf spellings: hinge, slide, free, ball
 IGNORED = ("actuator", "tendon", "sensor", "keyframe")  # beyond the rigid-body dynamics
@@ -964,3 +964,24 @@ def mujoco_state(model: Model, qpos: np.ndarray, qvel: np.ndarray | None = None)
                 iv = int(model.idx_v[k])
                 v[iv : iv + 3] = R.T @ v[iv : iv + 3]
     return q, v
+
+
+def to_mujoco_state(model: Model, q: np.ndarray, v: np.ndarray | None = None):
+    """(qpos, qvel) in MuJoCo's layout from (q, v) in Pinocchio's — ``mujoco_state``'s inverse: a ball joint's
+    quaternion (x, y, z, w) → (w, x, y, z); a free-flyer's (x, y, z, qx, qy, qz, qw) → (x, y, z, w, qx, qy, qz) and
+    its velocity (v_body, ω_body) → (v_world, ω_body).  For a model from any file whose floating base is the root's
+    world pose (MJCF, SDF with ``root_joint="free-flyer"``, URDF with a free-flyer)."""
+    q = np.asarray(q, dtype=float)
+    qpos = q.copy()
+    qvel = None if v is None else np.asarray(v, dtype=float).copy()
+    for k in range(1, model.njoints):
+        i = int(model.idx_q[k])
+        if model.kinds[k] == SPHERICAL:
+            qpos[i : i + 4] = np.r_[q[i + 3], q[i : i + 3]]
+        elif model.kinds[k] == FREE_FLYER:
+            qpos[i + 3 : i + 7] = np.r_[q[i + 6], q[i + 3 : i + 6]]
+            if qvel is not None:
+                R = quaternion_rotation(*q[i + 3 : i + 7])
+                iv = int(model.idx_v[k])
+                qvel[iv : iv + 3] = R @ qvel[iv : iv + 3]
+    return qpos, qvel

@@ -7,12 +7,14 @@ flattened, their names scoped ``outer::inner::link``), ``<link>`` with ``<pose>`
 ``<include>``s expanded first (``model://`` in gz-sim's model paths), and in a world of static scenery its one
 moving model.
 
-Poses form a graph (``relative_to``, ``attached_to``, each element's default frame) resolved into the model
-frame: the file's pose is the configuration q = 0.  A link may be the child of several joints (a closed loop):
-the spanning tree keeps one parent joint per link and every other joint becomes a :class:`LoopJoint` of its own
-type (``choose_tree``); a gearbox joint adds no joint but a :class:`JointCoupling` between the two joints it
-gears.  Each body's frame is its joint's frame (the child link's frame moved by the joint's ``<pose>``), so
-every joint turns about its body's origin; the link's own frame is a frame of that body.
+Poses form a graph (``relative_to``, ``attached_to``, each element's default frame) resolved into the model frame:
+the joints' file pose is q = 0; a floating root's q is the root link's pose in the world (``root_joint``), as
+MuJoCo's and Drake's floating bases are, so q = 0 puts the root at the origin, as the fixed base is. A link may be
+the child of several joints (a closed loop): the spanning tree keeps one parent joint per link and every other joint
+becomes a :class:`LoopJoint` of its own type (``choose_tree``); a gearbox joint adds no joint but a
+:class:`JointCoupling` between the two joints it gears. Each body's frame is its joint's frame (the child link's
+frame moved by the joint's ``<pose>``), so every joint turns about its body's origin; the link's own frame is a
+frame of that body.
 """
 
 from __future__ import annotations
@@ -648,15 +650,15 @@ def load_sdf(
     """Load an SDFormat file (versions 1.3–1.12) into a :class:`Model`, its closed loops in ``model.loops`` and its
     gearboxes in ``model.couplings``.
 
-    root_joint: None keeps the file's joint to the world if it has one (fixed: the root link is welded where
-    the file puts it), else the root link is the fixed base, at the world's origin; ``"free-flyer"`` or
-    ``"planar"``: a joint named ``root_joint`` carries the root link (replacing a joint to the world, with a
-    warning when that one was not fixed).  model_name: which ``<model>`` of the file (needed when it has
-    several that move; a world of one robot in static scenery loads the robot, with a warning).  cuts: names of the
-    joints to cut open (default: ``choose_tree``'s rule).  strict: refuse what loads with a :class:`ModelWarning`
-    otherwise.  model_paths: folders where ``<include>``'s ``model://name`` is looked up, before those of
-    ``GZ_SIM_RESOURCE_PATH``, ``SDF_PATH`` and ``GAZEBO_MODEL_PATH``.  Raises :class:`ModelError` naming file,
-    line and element.
+    root_joint: None keeps the file's joint to the world if it has one (fixed: the root link is welded where the file
+    puts it), else the root link is the fixed base, at the world's origin; ``"free-flyer"`` or ``"planar"``: a joint
+    named ``root_joint`` carries the root link (replacing a joint to the world, with a warning when that one was not
+    fixed), its q the root link's pose in the world (``dp.to_mujoco_state`` and ``dp.mujoco_state`` convert it from and
+    to MuJoCo's layout). model_name: which ``<model>`` of the file (needed when it has several that move; a world of one
+    robot in static scenery loads the robot, with a warning). cuts: names of the joints to cut open (default:
+    ``choose_tree``'s rule). strict: refuse what loads with a :class:`ModelWarning` otherwise. model_paths: folders
+    where ``<include>``'s ``model://name`` is looked up, before those of ``GZ_SIM_RESOURCE_PATH``, ``SDF_PATH`` and
+    ``GAZEBO_MODEL_PATH``. Raises :class:`ModelError` naming file, line and element.
     """
     path = robot_file(path, root_joint, ROOT_JOINTS)
     doc = _read(path, model_name, strict, model_paths)
@@ -751,7 +753,8 @@ def _build(doc: _Doc, parent_joint: dict, cut: list, root: str, attach, root_joi
         start = [attach]
     elif root_joint is not None:
         link_names.append("universe")
-        add_body("root_joint", root, 0, ROOT_JOINTS[root_joint], doc.world(root), None, None, None)
+        k = add_body("root_joint", root, 0, ROOT_JOINTS[root_joint], doc.world(root), None, None, None)
+        PR[k], Pp[k] = eye, zero  # q is the root link's pose in the world (MuJoCo's and Drake's floating base)
         start = children[root]
     else:  # the root link is the base: its frame is the world's
         link_names.append(root)
