@@ -8,8 +8,8 @@ feet, found with the loops' and the contacts' forces by one least-squares solve)
 
     python examples/cassie_standing.py [PATH/TO/agility_cassie/cassie.xml] [--html FOLDER] [--seconds 2]
 
-Without a path it runs on the copy this project's checkout holds (``tests/data/menagerie``, with the Menagerie's
-licence); outside a checkout, give the file of a clone of https://github.com/google-deepmind/mujoco_menagerie.
+Without a path, run from the checkout, it takes the copy the checkout holds (``tests/data/menagerie``, with the
+Menagerie's licence); elsewhere, give the file of a clone of https://github.com/google-deepmind/mujoco_menagerie.
 
 Prints what a reader checks: how much the base moves, how far a foot slides, the deepest penetration, the largest loop
 residual of any step, the share of contact solves that converged, and the weight the feet carry; then the numbers as
@@ -144,7 +144,7 @@ def stand(path: Path, seconds: float = 2.0, html: Path | None = None) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    checkout = Path(__file__).resolve().parent.parent / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
+    checkout = Path("tests") / "data" / "menagerie" / "agility_cassie" / "cassie.xml"  # run from the checkout
     parser.add_argument("path", type=Path, nargs="?", default=checkout,
                         help="the Menagerie's agility_cassie/cassie.xml (default: the checkout's copy)")  # fmt: skip
     parser.add_argument("--html", type=Path, help="a folder to write the run's page in")

@@ -141,19 +141,19 @@ def test_the_cassie_twin_has_the_same_bodies_pd_and_loops():
 
 
 def test_the_cassie_example_runs_as_it_stands_or_says_where_the_file_is(tmp_path):
-    """Run as the README says, without a path, the example takes the checkout's copy of the Menagerie's file
-    (its default) and prints its JSON line; a path that is not a file gets one line saying where to get it."""
+    """Run as the README says (from the checkout, without a path), the example takes the checkout's copy of the
+    Menagerie's file (its default) and prints its JSON line; a path that is not a file (or the default, run from
+    elsewhere) gets one line saying where to get the file."""
     import json
     import subprocess
     import sys
 
     script = ROOT / "examples" / "cassie_standing.py"
-    r = subprocess.run([sys.executable, str(script), str(tmp_path / "nowhere.xml")], capture_output=True, text=True,
-                       timeout=120)  # fmt: skip
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert r.returncode == 2 and "https://github.com/google-deepmind/mujoco_menagerie" in r.stderr
     assert r.stderr.count("\n") == 1
     r = subprocess.run([sys.executable, str(script), "--seconds", "0.02"], capture_output=True, text=True,
-                       timeout=600)  # fmt: skip
+                       timeout=600, cwd=ROOT)  # fmt: skip
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["loop_residual"] < 1e-9 and out["converged_share"] == 1.0
