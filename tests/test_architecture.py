@@ -18,6 +18,7 @@ PACKAGE = Path(dp.__file__).resolve().parent
 FLOORS = {
     "denoc_pin.kernel_cache": 0,
     "denoc_pin.version": 0,
+    "denoc_pin.data": 0,  # the bundled robot files (a data package: no code)
     "denoc_pin.core": 1,
     "denoc_pin.model": 2,
     "denoc_pin.algorithms": 3,
@@ -153,6 +154,7 @@ def test_the_public_api_is_what_all_lists():
         "distributed",
         "kernel_cache",
         "version",
+        "data",
     }
     assert public - set(dp.__all__) - subpackages == set()
 

@@ -8,7 +8,7 @@ import fnmatch
 import re
 import subprocess
 import sys
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 
 import pinocchio as pin
@@ -22,11 +22,16 @@ PACKAGE = Path(dp.__file__).resolve().parent
 
 
 def test_bundled_models_are_the_package_data_and_load_by_name():
-    files = sorted(p.name for p in (PACKAGE / "data" / "urdf").iterdir())
+    """The bundled robots: the checkout's urdf/ folder, installed as the data package denoc_pin.data.urdf (in the
+    wheel, denoc_pin/data/urdf/; in an editable install, urdf/ itself), every file a BUNDLED name."""
+    folder = Path(str(resources.files("denoc_pin.data.urdf")))
+    files = sorted(p.name for p in folder.iterdir() if p.suffix == ".urdf")
     assert files == sorted(f"{name}.urdf" for name in dp.models.BUNDLED)
+    installed = folder.resolve().is_relative_to(PACKAGE)
+    assert installed or folder.resolve() == (ROOT / "urdf").resolve()
     for name in dp.models.BUNDLED:
         path = dp.models.bundled_file(name)
-        assert path.resolve().is_relative_to(PACKAGE) and path.is_file()
+        assert path.resolve().parent == folder.resolve() and path.is_file()
         model = dp.models.bundled(name)
         pm = pin.buildModelFromUrdf(str(path))
         assert (model.nq, model.nv, list(model.names[1:])) == (pm.nq, pm.nv, list(pm.names)[1:])
@@ -39,16 +44,21 @@ def test_an_unknown_bundled_name_lists_the_valid_ones():
         dp.models.bundled("griper")
 
 
-def test_the_wheel_declares_every_data_file():
-    """pyproject.toml's package-data globs cover every file of the package that is not Python (else the wheel would
-    miss it, as it missed the URDFs when they lived outside the package)."""
+def test_the_wheel_declares_every_package_and_data_file():
+    """pyproject.toml lists every package (a subpackage left out would be missing from the wheel) and its
+    package-data globs cover every file that is not Python, the urdf/ folder's included (mapped to
+    denoc_pin.data.urdf by package-dir)."""
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11, as CI's
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    globs = config["tool"]["setuptools"]["package-data"]["denoc_pin"]
-    data = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*") if p.is_file()]
-    data = [p for p in data if not p.endswith(".py") and "__pycache__" not in p]
-    assert data and "data/urdf/gripper.urdf" in data
-    assert [p for p in data if not any(fnmatch.fnmatch(p, g) for g in globs)] == []
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {p.parent for p in (ROOT / "denoc_pin").rglob("__init__.py")}
+    found = {".".join(f.relative_to(ROOT).parts) for f in folders} | {"denoc_pin.data.urdf"}
+    assert sorted(config["packages"]) == sorted(found)
+    assert config["package-dir"] == {"denoc_pin.data.urdf": "urdf"}
+    for package, root in (("denoc_pin", ROOT / "denoc_pin"), ("denoc_pin.data.urdf", ROOT / "urdf")):
+        globs = config["package-data"][package]
+        data = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+        data = [p for p in data if not p.endswith(".py") and "__pycache__" not in p]
+        assert data and [p for p in data if not any(fnmatch.fnmatch(p, g) for g in globs)] == []
 
 
 def test_the_version_is_pyprojects_read_from_the_metadata(capsys):

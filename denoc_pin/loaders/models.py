@@ -37,8 +37,9 @@ BUNDLED = {
     "isobe_five_bar": "Isobe & Yagi's 5-joint closed loop (section III) as a planar five-bar",
     "spatial_tree": "a branched spatial tree: tilted axes, prismatic, continuous and fixed joints, offset inertias",
 }
-"""The bundled robot files: name -> what it is.  Each is ``denoc_pin/data/urdf/<name>.urdf`` in the installed
-package, found through ``importlib.resources`` (``bundled_file``)."""
+"""The bundled robot files: name -> what it is.  Each is the checkout's ``urdf/<name>.urdf``, installed as
+``denoc_pin/data/urdf/<name>.urdf`` (the data package ``denoc_pin.data.urdf``), found through ``importlib.resources``
+(``bundled_file``)."""
 
 _AS_FILES = contextlib.ExitStack()  # the files as_file extracted (from a zipped install): deleted at exit
 atexit.register(_AS_FILES.close)
@@ -49,7 +50,7 @@ def bundled_file(name: str) -> Path:
     hand to ``load_urdf``, ``pinocchio.buildModelFromUrdf`` or a viewer."""
     if name not in BUNDLED:
         raise ModelError(f"no bundled model {name!r}; bundled: {', '.join(BUNDLED)}")
-    return _AS_FILES.enter_context(resources.as_file(resources.files("denoc_pin") / "data" / "urdf" / f"{name}.urdf"))
+    return _AS_FILES.enter_context(resources.as_file(resources.files("denoc_pin.data.urdf") / f"{name}.urdf"))
 
 
 def bundled(name: str, **kw) -> Model:

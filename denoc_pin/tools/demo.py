@@ -223,7 +223,7 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
 
     model = bundled("two_link")
     data = model.create_data()
-    R, L, m1, m2 = 0.5, 0.4, 2.0, 1.0  # the values documented in data/urdf/two_link.urdf
+    R, L, m1, m2 = 0.5, 0.4, 2.0, 1.0  # the values documented in urdf/two_link.urdf
     I1 = m1 * (3 * 0.01**2 + R**2) / 12 + m1 * (R / 2) ** 2  # body 1 about the ground pin
     I2 = m2 * (3 * 0.01**2 + (2 * L) ** 2) / 12  # body 2 about its centre of mass C2
     eq21 = np.array([[I1 + m2 * R**2 + I2, I2], [I2, I2]])
@@ -331,7 +331,7 @@ def _round_trip(model, Q, V, A, T, every: int = 10) -> float:
 def schiehlen_closed(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
     """Schiehlen's two-body robot closed by a pin in a slot (section 5, eq. 18–25): released from rest
     under gravity; along the motion the closing reaction F and α̈ are compared with the closed form of
-    eq. (20)/(24)–(25) in absolute angles α, β (see data/urdf/two_link_closed.urdf)."""
+    eq. (20)/(24)–(25) in absolute angles α, β (see urdf/two_link_closed.urdf)."""
 
     model = bundled("two_link_closed")
     q0 = assemble(model, np.array([1.0, 2.0]), fixed=["alpha"])
@@ -522,7 +522,7 @@ def isobe_multibranch(out: Path, samples: int = 201, T: float = 1.0) -> dict:
 
 def isobe_configurations() -> dict:
     """Isobe & Yagi's structure-varying link system (section III, Figs. 5–7), by model edits of the five-bar
-    ``data/urdf/isobe_five_bar.urdf`` (their 0.142 m / 0.102 kg members; the layout is ours, their figures are not
+    ``urdf/isobe_five_bar.urdf`` (their 0.142 m / 0.102 kg members; the layout is ours, their figures are not
     in our text copy):
 
     - "A: 4-joint closed loop": joint4 locked, a four-bar (joints 1, 2, 5 and the cut joint 3) driven by joint1;
