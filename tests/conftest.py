@@ -12,6 +12,7 @@ import pinocchio as pin
 import pytest
 
 import denoc_pin as dp
+from denoc_pin.loaders.mjcf import mujoco_state
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.validate import errors
 
@@ -78,6 +79,18 @@ def assert_close(x, y, rtol: float = RTOL, atol: float = 1e-12, what: str = "") 
 # ----------------------------------------------------------------------------------------
 # Seeded random trees, written as URDF text so that the loader is exercised too.
 # ----------------------------------------------------------------------------------------
+
+
+def mujoco_references(mujoco, m, d, model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """At MuJoCo's state in d (qpos, qvel, qacc set): (q, v, q̈) in our layout and MuJoCo's mass matrix, with
+    d.qfrc_bias and d.qfrc_inverse filled (mj_forward, mj_fullM, mj_inverse) — the referee of an MJCF test."""
+    mujoco.mj_forward(m, d)
+    M = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, M)
+    q, v = mujoco_state(model, d.qpos, d.qvel)
+    a = d.qacc.copy()
+    mujoco.mj_inverse(m, d)
+    return q, v, a, M
 
 
 def box_on_table() -> tuple[dp.Model, np.ndarray]:

@@ -9,7 +9,7 @@ import warnings
 import mujoco  # noqa: E402
 import numpy as np
 import pytest
-from conftest import ROOT, assert_close
+from conftest import ROOT, assert_close, mujoco_references
 from scipy.spatial import ConvexHull
 
 import denoc_pin as dp
@@ -42,12 +42,7 @@ def test_the_tree_against_mujoco(name):
         mujoco.mj_integratePos(m, d.qpos, rng.uniform(-1, 1, m.nv), 1.0)
         d.qvel[:] = rng.uniform(-1, 1, m.nv)
         d.qacc[:] = rng.uniform(-1, 1, m.nv)
-        mujoco.mj_forward(m, d)
-        M = np.zeros((m.nv, m.nv))
-        mujoco.mj_fullM(m, d, M)
-        q, v = mujoco_state(model, d.qpos, d.qvel)
-        a = d.qacc.copy()
-        mujoco.mj_inverse(m, d)
+        q, v, a, M = mujoco_references(mujoco, m, d, model)
         if model.kinds[1] != dp.core.joints.FREE_FLYER and "float" not in model.names:
             assert_close(dp.gim(model, data, q), M, 1e-9)
             assert_close(dp.nonlinear_effects(model, data, q, v), d.qfrc_bias, 1e-9)

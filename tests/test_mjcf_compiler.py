@@ -9,10 +9,9 @@ import warnings
 import mujoco
 import numpy as np
 import pytest
-from conftest import assert_close
+from conftest import assert_close, mujoco_references
 
 import denoc_pin as dp
-from denoc_pin.loaders.mjcf import mujoco_state
 
 ARM = """<mujoco model="arm">
   <compiler {compiler}/>
@@ -61,12 +60,7 @@ def assert_as_mujoco(path, sites=("tool", "fore")):
         d.qpos[:] = rng.uniform(-1, 1, m.nq)
         d.qvel[:] = rng.uniform(-1, 1, m.nv)
         d.qacc[:] = rng.uniform(-1, 1, m.nv)
-        mujoco.mj_forward(m, d)
-        M = np.zeros((m.nv, m.nv))
-        mujoco.mj_fullM(m, d, M)
-        q, v = mujoco_state(model, d.qpos, d.qvel)
-        a = d.qacc.copy()
-        mujoco.mj_inverse(m, d)
+        q, v, a, M = mujoco_references(mujoco, m, d, model)
         assert_close(dp.gim(model, data, q), M, 1e-9, what="M")
         assert_close(dp.nonlinear_effects(model, data, q, v), d.qfrc_bias, 1e-9, what="bias")
         assert_close(dp.inverse_dynamics(model, data, q, v, a), d.qfrc_inverse, 1e-9, what="ID")
