@@ -605,7 +605,8 @@ class _Tree:
                         if kind in (REVOLUTE, PRISMATIC) else None)  # fmt: skip
                 limits = self._range(j, ja, kind)
                 ref = reader.numbers(j, ja, "ref", 1, (0.0,))[0] if kind in (REVOLUTE, PRISMATIC) else 0.0
-                self.qpos0[jname] = reader.angle(ref) if kind == REVOLUTE else float(ref)
+                if kind in (REVOLUTE, PRISMATIC):
+                    self.qpos0[jname] = reader.angle(ref) if kind == REVOLUTE else float(ref)
             if jname in self.joint_names:
                 raise reader.error(j if j != "root" else el, f"a joint named {jname!r} exists already")
             self.joint_names.add(jname)
