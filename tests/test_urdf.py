@@ -413,3 +413,18 @@ def test_an_undeclared_world_parent_is_the_world(tmp_path):
         dp.frame_placement(declared, declared.create_data(), q, "b"),
         1e-15,
     )
+
+
+def test_a_capsule_shape_is_left_out_not_the_file(tmp_path):
+    """<capsule> (pybullet's and Gazebo's extension; pybullet_data's humanoid uses it) made yourdfpy refuse the whole
+    file: the capsule's <collision> and <visual> are left out with a warning, the rest loads and keeps its shapes."""
+    capsule = '<geometry><capsule radius="0.05" length="0.3"/></geometry>'
+    link = (f'{GOOD_LINK}<visual>{capsule}</visual><collision>{capsule}</collision>'
+            '<collision><geometry><sphere radius="0.1"/></geometry></collision>')  # fmt: skip
+    path = tmp_path / "capsule.urdf"
+    path.write_text(chain(link_a=link))
+    with pytest.warns(dp.ModelWarning, match=r"<collision> of link 'a' \(line \d+\): a <capsule> .* left out of the "
+                                             "collisions"):  # fmt: skip
+        model = dp.load_urdf(path)
+    assert [type(c.shape).__name__ for c in model.collisions] == ["Sphere"]
+    assert model.nv == 1

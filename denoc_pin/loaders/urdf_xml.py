@@ -413,6 +413,9 @@ def read_urdf_xml(path: Path, strict: bool = False) -> UrdfXml:
     for tag in ("visual", "collision"):  # a link's drawings (a <gazebo> sensor may hold another <collision>)
         for el in robot.findall(f"link/{tag}"):
             problem = _geometry_problem(el)
+            if problem is None and el.find("geometry/capsule") is not None:  # yourdfpy refuses the whole file
+                problem = ("a <capsule> (pybullet's and Gazebo's extension of URDF's shapes) is not read: left out "
+                           f"of the {'collisions' if tag == 'collision' else 'drawing'}")  # fmt: skip
             if problem:
                 drop.append((el, problem))
     for el in robot.findall("material") + robot.findall("link/visual/material"):
