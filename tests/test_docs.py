@@ -22,6 +22,7 @@ import shlex
 import unittest
 from pathlib import Path
 
+import psutil
 import pytest
 from conftest import ROOT
 from sybil import Lexeme, Region, Sybil
@@ -125,10 +126,19 @@ def test_every_block_is_tagged(path):
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_block_runs(path, tmp_path, monkeypatch):
+    """Each page's blocks run, in order, as a reader copies them — and leave no live MeshCat server behind (a
+    page that starts one shows how to stop it)."""
     monkeypatch.chdir(tmp_path)
+    before = meshcat_servers()
     skipped = run_page(path)
     for reason in skipped:  # a skip says, in the page, what the suite cannot have
         assert re.search(r"needs|takes", reason), f"{path.name}, {reason}: say what the block needs"
+    assert meshcat_servers() <= before, f"{path.name}: a block left a live MeshCat server running"
+
+
+def meshcat_servers() -> int:
+    """The meshcat servers this process started (``dp.Viewer(live=True)``) that still run."""
+    return sum("meshcat_server" in " ".join(p.cmdline()) for p in psutil.Process().children(recursive=True))
 
 
 def test_a_broken_block_fails(tmp_path, monkeypatch):
