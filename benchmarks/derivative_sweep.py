@@ -42,18 +42,7 @@ def scenes() -> list[tuple[str, dp.Model, np.ndarray, float]]:
     q[7:] = [0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6]
     q[2] = 0.235
     out.append(("solo12", solo, q, 1.0))
-    b = dp.ModelBuilder("every joint")
-    b.add_body(0, joint="free-flyer", mass=3.0, inertia=np.diag([0.05, 0.06, 0.07]), link="base")
-    kinds = [("revolute", {"axis": (0, 1, 0)}), ("continuous", {"axis": (1, 0, 0)}),
-             ("prismatic", {"axis": (0, 0, 1)}), ("helical", {"axis": (0, 0, 1), "pitch": 0.05}),
-             ("spherical", {}), ("universal", {"axis": ((1, 0, 0), (0, 1, 0))})]  # fmt: skip
-    for i, (kind, kw) in enumerate(kinds):
-        angle = 2 * np.pi * i / len(kinds)
-        at = (np.eye(3), np.array([0.2 * np.cos(angle), 0.2 * np.sin(angle), 0.0]))
-        b.add_body("base", joint=kind, placement=at, mass=0.3, inertia=np.diag([2e-3, 3e-3, 4e-3]),
-                   com=(0.0, 0.0, -0.1), link=f"leg{i}", **kw)  # fmt: skip
-        b.add_collision(f"leg{i}", dp.Sphere(0.04), (np.eye(3), np.array([0.06, 0.04, -0.2])))
-    tree = b.build()
+    tree = dp.models.every_joint_legs()
     q = dp.neutral(tree)
     q[2] = 0.24
     out.append(("tree", tree, q, 0.5))

@@ -171,18 +171,7 @@ def test_a_floating_tree_of_every_joint_kind_on_the_ground():
     """A free-flying base with six legs, one of each joint kind the q-derivatives take (revolute, continuous,
     prismatic, helical, ball, universal), each ending in a sphere 0.1 mm into the ground, from a random nearby state
     and torque."""
-    b = dp.ModelBuilder("every joint")
-    b.add_body(0, joint="free-flyer", mass=3.0, inertia=np.diag([0.05, 0.06, 0.07]), link="base")
-    kinds = [("revolute", {"axis": (0, 1, 0)}), ("continuous", {"axis": (1, 0, 0)}),
-             ("prismatic", {"axis": (0, 0, 1)}), ("helical", {"axis": (0, 0, 1), "pitch": 0.05}),
-             ("spherical", {}), ("universal", {"axis": ((1, 0, 0), (0, 1, 0))})]  # fmt: skip
-    for i, (kind, kw) in enumerate(kinds):
-        angle = 2 * np.pi * i / len(kinds)
-        at = (np.eye(3), np.array([0.2 * np.cos(angle), 0.2 * np.sin(angle), 0.0]))
-        b.add_body("base", joint=kind, placement=at, mass=0.3, inertia=np.diag([2e-3, 3e-3, 4e-3]),
-                   com=(0.0, 0.0, -0.1), link=f"leg{i}", **kw)  # fmt: skip
-        b.add_collision(f"leg{i}", dp.Sphere(0.04), (np.eye(3), np.array([0.06, 0.04, -0.2])))  # off every axis
-    m = b.build()
+    m = dp.models.every_joint_legs()
     rng = np.random.default_rng(11)  # a draw where the ball and universal legs stick, two others slide
     q = dp.neutral(m)
     q[2] = 0.24 - 1e-4

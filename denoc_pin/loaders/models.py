@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.joints import REVOLUTE
+from ..core.shapes import Sphere
 from ..model import Model, ModelError
 from .builder import ModelBuilder
 from .files import load
@@ -21,6 +22,7 @@ __all__ = [
     "bundled_file",
     "chain",
     "cylinder_inertia",
+    "every_joint_legs",
     "isobe_multibranch",
     "rod_inertia",
     "rope",
@@ -155,6 +157,25 @@ def spatial_four_bar() -> Model:
     b.add_body(0, "revolute", axis=(1, 0, 0), placement=(np.eye(3), (0.3, 0.4, 0.1)), mass=0.8, com=(0, 0, 0.2),
                inertia=np.diag([0.03, 0.03, 1e-4]), name="rocker", link="rocker")  # fmt: skip
     b.add_loop("ball", "spherical", "coupler", "rocker", (np.eye(3), (0.6, 0, 0)), (np.eye(3), (0, 0, 0.45)))
+    return b.build()
+
+
+def every_joint_legs() -> Model:
+    """A free-flying base (3 kg) with six legs around it, one of each joint kind that moves a leg — revolute,
+    continuous, prismatic, helical, ball, universal — each a 0.3 kg body whose 4 cm sphere sits off every axis
+    (0.06, 0.04, −0.2) below its joint: at q[2] = 0.24 the spheres touch a ground at z = 0.  The contact step's
+    derivatives are tested and swept on it (each joint kind's ∂/∂q rule at once)."""
+    b = ModelBuilder("every joint")
+    b.add_body(0, joint="free-flyer", mass=3.0, inertia=np.diag([0.05, 0.06, 0.07]), link="base")
+    kinds = [("revolute", {"axis": (0, 1, 0)}), ("continuous", {"axis": (1, 0, 0)}),
+             ("prismatic", {"axis": (0, 0, 1)}), ("helical", {"axis": (0, 0, 1), "pitch": 0.05}),
+             ("spherical", {}), ("universal", {"axis": ((1, 0, 0), (0, 1, 0))})]  # fmt: skip
+    for i, (kind, kw) in enumerate(kinds):
+        angle = 2 * np.pi * i / len(kinds)
+        at = (np.eye(3), np.array([0.2 * np.cos(angle), 0.2 * np.sin(angle), 0.0]))
+        b.add_body("base", joint=kind, placement=at, mass=0.3, inertia=np.diag([2e-3, 3e-3, 4e-3]),
+                   com=(0.0, 0.0, -0.1), link=f"leg{i}", **kw)  # fmt: skip
+        b.add_collision(f"leg{i}", Sphere(0.04), (np.eye(3), np.array([0.06, 0.04, -0.2])))
     return b.build()
 
 
