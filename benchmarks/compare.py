@@ -298,11 +298,7 @@ def contact_step_scenes() -> list:
     model, q0, pd, ground = legged["scene"]("solo12")
     run = dp.simulate(model, q0, np.zeros(model.nv), 0.5, 1e-3, tau=pd, ground=ground, progress=False)
     scenes = [("solo12 standing", model, ground, pd, run.q[-1], run.v[-1], {})]
-    cassie = runpy.run_path(str(HERE.parent / "examples" / "cassie_standing.py"), run_name="cassie_standing")
-    path = HERE.parent / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
-    model = cassie["load"](path)
-    q0, tau_ff = cassie["stance"](model, path)
-    pd, ground = cassie["controller"](model, q0, tau_ff, path), dp.Ground(friction=0.9)
+    model, q0, pd, ground = cassie_stance()
     run = dp.simulate(model, q0, np.zeros(model.nv), 0.3, 1e-3, tau=pd, ground=ground, progress=False)
     scenes.append(("Cassie standing (4 loops)", model, ground, pd, run.q[-1], run.v[-1],
                    {"equality_timeconst": 0.005}))  # fmt: skip
@@ -1267,19 +1263,26 @@ def step_times(model, q, v, pd, ground, twin, quick: bool, dt: float = 1e-3, ste
     return ours / steps, theirs / steps, ratio
 
 
-def cassie_scene(quick: bool) -> dict:
-    """Cassie standing (``examples/cassie_standing.py``: the Menagerie's cassie.xml, its four loops closed exactly
-    with the contacts) beside its MuJoCo twin, whose loops are ``connect`` equalities at the file's solref 0.005 s:
-    base height, the largest loop residual and the feet's force after 2 s in each, and the time per step."""
+def cassie_stance() -> tuple:
+    """(model, q0, pd, ground): Cassie from the Menagerie's cassie.xml set on its feet by
+    ``examples/cassie_standing.py`` (its loops closed, its stance's PD with the static torques as feed-forward), on a
+    ground of μ = 0.9."""
     import runpy
-
-    from denoc_pin.tools.mujoco_twin import MujocoTwin, side_by_side
 
     cassie = runpy.run_path(str(HERE.parent / "examples" / "cassie_standing.py"), run_name="cassie_standing")
     path = HERE.parent / "tests" / "data" / "menagerie" / "agility_cassie" / "cassie.xml"
     model = cassie["load"](path)
     q0, tau_ff = cassie["stance"](model, path)
-    pd, ground = cassie["controller"](model, q0, tau_ff, path), dp.Ground(friction=0.9)
+    return model, q0, cassie["controller"](model, q0, tau_ff, path), dp.Ground(friction=0.9)
+
+
+def cassie_scene(quick: bool) -> dict:
+    """Cassie standing (``examples/cassie_standing.py``: the Menagerie's cassie.xml, its four loops closed exactly
+    with the contacts) beside its MuJoCo twin, whose loops are ``connect`` equalities at the file's solref 0.005 s:
+    base height, the largest loop residual and the feet's force after 2 s in each, and the time per step."""
+    from denoc_pin.tools.mujoco_twin import MujocoTwin, side_by_side
+
+    model, q0, pd, ground = cassie_stance()
     weight = model.masses.sum() * -model.gravity[2]
     r = side_by_side(model, q0, pd, ground, 2.0, equality_timeconst=0.005)
     row = {"robot": "cassie", "nv": model.nv, "z0": float(q0[2])}
