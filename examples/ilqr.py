@@ -150,8 +150,8 @@ def stand_up(quick: bool) -> Task:
     crouch[7:] = [0, 1.2, -2.4, 0, 1.2, -2.4, 0, -1.2, 2.4, 0, -1.2, 2.4]
     data = model.create_data()
     dp.forward_kinematics(model, data, crouch)
-    crouch[2] -= min(float(((data.oR[c.body] @ c.shape.vertices.T).T + data.oR[c.body] @ c.translation
-                            + data.op[c.body])[:, 2].min()) for c in model.collisions)  # fmt: skip
+    crouch[2] -= min(float((data.oR[c.body] @ (c.rotation @ c.shape.vertices.T + c.translation[:, None]))[2].min()
+                           + data.op[c.body][2]) for c in model.collisions)  # the feet's lowest vertex  # fmt: skip
     ground, hold = dp.Ground(friction=0.9), dp.JointPD(model, 100.0, 0.5, crouch)
     settled = dp.simulate(model, crouch, np.zeros(model.nv), 0.5, 1e-3, tau=hold, ground=ground, progress=False)
     q0 = settled.q[-1]

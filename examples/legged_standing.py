@@ -32,8 +32,8 @@ def scene(name: str, drop: float = 0.05):
     q0[7:] = CROUCH[name]
     data = model.create_data()
     dp.forward_kinematics(model, data, q0)
-    low = min(float((data.oR[c.body] @ c.shape.vertices.T).T[:, 2].min() + (data.oR[c.body] @ c.translation)[2]
-                    + data.op[c.body][2]) for c in model.collisions)  # fmt: skip
+    low = min(float((data.oR[c.body] @ (c.rotation @ c.shape.vertices.T + c.translation[:, None]))[2].min()
+                    + data.op[c.body][2]) for c in model.collisions)  # the meshes' lowest vertex, world  # fmt: skip
     q0[2] += drop - low
     kp, kd = GAINS[name]
     return model, q0, dp.JointPD(model, kp, kd, q0), dp.Ground(friction=0.9)
