@@ -39,9 +39,11 @@ ASSEMBLY_STARTS = 32
 """Seeded starts the global search tries after Newton and Levenberg–Marquardt stall from the guess."""
 
 
-REDUNDANT_TOL = 1e-8
+REDUNDANT_TOL = 1e-6
 """The residual a closed state may keep along redundant directions (below ``RANK_RTOL``) [m, rad]: what a file's
-rounding leaves there (Cassie's legs: 1e-11 to 5e-10), which no joint motion of sensible size removes."""
+rounding leaves there, which no joint motion removes to first order — Cassie's legs 1e-11 to 5e-10, a parallelogram
+neck whose sites are written to 8 decimals 1e-8 (Menagerie's ToddlerBot), a file written to 6 decimals up to 1e-6.
+A larger residual there is a mechanism that does not close."""
 
 
 def _closure_error(r: np.ndarray, U: np.ndarray) -> float:
