@@ -448,8 +448,9 @@ KINEMATICS_FRAME = {"panda": "panda_hand_tcp", "talos_reduced": "gripper_left_jo
 
 
 def kinematics(name: str, model, pin_model, quick: bool) -> dict:
-    """Per call: a frame's placement and Jacobian in each reference (Pinocchio: computeFrameJacobian, then
-    updateFramePlacement, which reads the placements it left), the centroidal map and the centre of mass."""
+    """Per call: a frame's Jacobian and placement in each reference, one kinematics pass each (frame_jacobian, then
+    update_frame_placement, which reads the placements it left; Pinocchio: computeFrameJacobian, then
+    updateFramePlacement, the same), the centroidal map and the centre of mass."""
     import pinocchio as pin
 
     data, pdata = model.create_data(), pin_model.createData()
@@ -460,8 +461,8 @@ def kinematics(name: str, model, pin_model, quick: bool) -> dict:
     for ref, pref in (("local", pin.LOCAL), ("world", pin.WORLD), ("local_world_aligned", pin.LOCAL_WORLD_ALIGNED)):
 
         def ours(ref=ref):
-            dp.frame_placement(model, data, q, f)
             dp.frame_jacobian(model, data, q, f, ref)
+            dp.update_frame_placement(model, data, f)
 
         def theirs(pref=pref):
             pin.computeFrameJacobian(pin_model, pdata, q, f, pref)

@@ -27,15 +27,16 @@ def main() -> dict:
     q = dp.neutral(model)
     target = dp.frame_placement(model, data, dp.random_configuration(model, 7), HAND)  # a reachable pose (4, 4)
     target_se3 = pin.SE3(target[:3, :3], target[:3, 3])
+    hand = model.frame_id(HAND)
     for i in range(500):
-        M = dp.frame_placement(model, data, q, HAND)
+        J = dp.frame_jacobian(model, data, q, hand, "local")  # (6, nv), rows [linear; angular], as log6's error
+        M = dp.update_frame_placement(model, data, hand)  # the hand's placement at q, from the Jacobian's pass
         iMd = pin.SE3(M[:3, :3], M[:3, 3]).actInv(target_se3)  # the target seen from the hand
         error = pin.log6(iMd).vector  # [linear; angular], in the hand's frame
         if i % 10 == 0:
             print(f"iteration {i:3d}: |e| = {np.linalg.norm(error):.2e}")
         if np.linalg.norm(error) < 1e-9:
             break
-        J = dp.frame_jacobian(model, data, q, HAND, "local")  # (6, nv), rows [linear; angular], as log6's error
         J = -pin.Jlog6(iMd.inverse()) @ J  # the error's Jacobian
         dq = -J.T @ np.linalg.solve(J @ J.T + 1e-8 * np.eye(6), error)  # damped least squares
         q = dp.integrate(model, q, dq, 0.5)  # half a step: q ⊕ 0.5 dq

@@ -54,6 +54,8 @@ def check_kinematics(model: dp.Model, pm: pin.Model, q, v, a, frames=None) -> No
         assert_close(d.op[k], pd.oMi[k].translation, what=f"op {k}")
         assert_close(d.t[k], dp.core.spatial.from_pinocchio_order(pd.v[k].vector), what=f"t {k}")
     P = dp.frame_placements(model, d, q)
+    dp.forward_kinematics(model, d, q)  # every body's placement held: every frame's follows
+    assert_close(np.stack([dp.update_frame_placement(model, d, f) for f in range(len(pm.frames))]), P)
     for f in frames:
         assert_close(P[f], pd.oMf[f].homogeneous, what=f"placement of frame {f}")
         g = pm.frames[f]
@@ -81,6 +83,8 @@ def check_kinematics(model: dp.Model, pm: pin.Model, q, v, a, frames=None) -> No
             what = f"frame {pm.frames[f].name} {name}"
             J = pin.computeFrameJacobian(pm, pm.createData(), q, f, ref)
             assert_close(dp.frame_jacobian(model, d, q, f, name), mat(J, 6), what=f"Jacobian {what}")
+            # the placement it left in d: Pinocchio's computeFrameJacobian + updateFramePlacement
+            assert_close(dp.update_frame_placement(model, d, f), pd.oMf[f].homogeneous, what=f"held placement {what}")
             dJ = mat(pin.getFrameJacobianTimeVariation(pm, pd, f, ref), 6)
             ours = dp.frame_jacobian_time_variation(model, d, q, v, f, name)
             assert_close(ours[:, other], dJ[:, other], what=f"dJ {what}")
@@ -286,6 +290,18 @@ def test_bad_input_gets_a_clear_error():
         dp.frame_placement(model, dp.models.chain(3).create_data(), q, 0)
     with pytest.raises(dp.ModelError, match="a frame is a name or an index"):
         dp.frame_placement(model, d, q, 2.0)
+    with pytest.raises(ValueError, match="data was not created by this model"):
+        dp.update_frame_placement(model, dp.models.chain(3).create_data(), 0)
+    for bad, message in (
+        (2.0, "a frame is a name or an index"),
+        (True, "a frame is a name or an index"),
+        (26, r"frame index 26 is out of range .* \(26 frames\)"),
+        ("hand", "no frame 'hand'"),
+    ):
+        with pytest.raises(dp.ModelError, match=message):
+            dp.update_frame_placement(model, d, bad)
+    with pytest.raises(TypeError, match="model must be a denoc_pin.Model"):
+        dp.update_frame_placement(None, d, 0)
     with pytest.raises(ValueError, match="one state"):
         dp.forward_kinematics(model, d, np.zeros((2, 9)))
     with pytest.raises(ValueError, match="needs the velocity"):

@@ -63,6 +63,7 @@ REFERENCES = {"world": WORLD, "local": LOCAL, "local_world_aligned": LOCAL_WORLD
 _I = types.int64
 # The fast entries, one per shape of result (few arguments: each array argument adds to a numba call's cost).
 FAST_PLACEMENT = _I(MB, VEC, FB, VEC, _I, MAT)  # (mb, ws, fb, q, frame, out (4, 4))
+FAST_HELD_PLACEMENT = _I(MB, VEC, FB, _I, MAT)  # (mb, ws, fb, frame, out (4, 4)): from the placements ws holds
 FAST_VECTOR = _I(MB, VEC, _I, FB, VEC, VEC, VEC, _I, _I, VEC)  # (mb, ws, what, fb, q, v, a, frame, ref, out)
 FAST_MATRIX = _I(MB, VEC, _I, FB, VEC, VEC, _I, _I, MAT)  # (mb, ws, what, fb, q, v, frame, ref, out (r, nv))
 KINEMATICS_CALL = _I(MI, MF, VEC, _I, FB, VEC, VEC, VEC, _I, _I, VEC)  # kinematics_call's, all callers'
@@ -526,6 +527,28 @@ def placement_fast(mb, ws, fb, q, frame, out):
 
 
 @njit(cache=True)
+def held_placement(mi, mf, ws, fb, frame, out):
+    """Frame ``frame``'s world placement (4, 4) from its body's placement (R_k, o_k) as ws holds it, left there by
+    the last kinematics pass on ws (Pinocchio's ``updateFramePlacement`` reading ``data.oMi``).  A status."""
+    if not 0 <= frame < fb.shape[0]:
+        return BAD_FRAME
+    dv = data_views(ws, mi)
+    F = dv.frame_pose
+    frame_in_world(fb, frame, dv.oR, dv.op, F)
+    for c in range(3):
+        for d in range(4):
+            out[c, d] = F[c, d]
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
+    return 0
+
+
+@njit(cache=True)
+def held_placement_fast(mb, ws, fb, frame, out):
+    """``held_placement`` on the model buffer (the fast path)."""
+    return on_model_buffer(held_placement, mb, ws, (fb, frame, out))
+
+
+@njit(cache=True)
 def matrix_fast(mb, ws, what, fb, q, v, frame, ref, out):
     """A (rows, nv) result (the fast path); v is empty where ``what`` needs none."""
     return on_model_buffer(kinematics_call, mb, ws, (what, fb, q, v, q[:0], frame, ref, out.reshape(-1)))
@@ -554,3 +577,4 @@ KINEMATICS = Entry(kinematics_call, KINEMATICS_CALL, vector_fast, FAST_VECTOR, k
                    rows_group="kinematics_batches", **_FRAMES)  # fmt: skip
 PLACEMENT_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, placement_fast, FAST_PLACEMENT, states=("q",), **_FRAMES)
 MATRIX_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, matrix_fast, FAST_MATRIX, states=("q", "v"), **_FRAMES)
+HELD_PLACEMENT_ENTRY = Entry(fast=held_placement_fast, fast_signature=FAST_HELD_PLACEMENT, states=(), **_FRAMES)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Data, Model, ModelError
+from ..model.arguments import check_data
 from ..model.mimic import MimicModel
 from ..model.status import BAD_FRAME, raise_for_status
 from .frame_kinematics import (
@@ -21,6 +22,7 @@ from .frame_kinematics import (
     COM,
     COM_JACOBIAN,
     FORWARD,
+    HELD_PLACEMENT_ENTRY,
     JACOBIAN,
     JACOBIAN_DOT,
     JOINT_JACOBIANS,
@@ -50,9 +52,11 @@ __all__ = [
     "frame_velocity",
     "joint_jacobian",
     "joint_jacobians",
+    "update_frame_placement",
 ]
 
 vector_fast, matrix_fast, placement_fast = KINEMATICS.fast, MATRIX_ENTRY.fast, PLACEMENT_ENTRY.fast
+held_placement_fast = HELD_PLACEMENT_ENTRY.fast
 
 
 def _reference(reference) -> int:
@@ -148,6 +152,29 @@ def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     return out if status == 0 else _checked(PLACEMENT, model, data, q, None, None, f, 0, (4, 4))
 
 
+def update_frame_placement(model: Model, data: Data, frame) -> np.ndarray:
+    """(4, 4) world placement of ``frame`` from the placement of its body that ``data`` holds; Pinocchio's
+    ``updateFramePlacement``, which reads ``data.oMi``.  No kinematics pass: the body's placement is the one the
+    last call on ``data`` left there — ``forward_kinematics`` (every body) or a frame's placement, velocity,
+    acceleration or Jacobian at q (that frame's body and its ancestors).  ``J = frame_jacobian(model, data, q, f)``
+    then ``X = update_frame_placement(model, data, f)`` is the Jacobian and the placement at q for one kinematics
+    pass, Pinocchio's ``computeFrameJacobian`` + ``updateFramePlacement``."""
+    out = np.empty((4, 4))
+    if type(frame) is int:  # the fast path: a Model and its Data (numba refuses any other type)
+        try:
+            if held_placement_fast(model.mb, data.ws, model.frame_buffer, frame, out) == 0:
+                return out
+        except (TypeError, AttributeError):
+            pass
+    if type(model) is MimicModel:
+        return update_frame_placement(model.tree, data, frame)
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}")
+    check_data(model, data)  # data made by another model: the error says so
+    held_placement_fast(model.mb, data.ws, model.frame_buffer, model.frame_index(frame), out)
+    return out
+
+
 def frame_placements(model: Model, data: Data, q) -> np.ndarray:
     """(nframes, 4, 4) world placement of every frame of ``model.frames``; ``updateFramePlacements``."""
     nf = len(model.frames)
@@ -175,9 +202,15 @@ def frame_acceleration(model: Model, data: Data, q, v, a, frame, reference="loca
 def frame_jacobian(model: Model, data: Data, q, frame, reference="local") -> np.ndarray:
     """(6, nv) J with [v; ω] of ``frame`` in ``reference`` = J q̇; ``computeFrameJacobian``.  Its columns are the
     frame's block row of N = N_l N_d (eq. 9) carried into ``reference``."""
-    f = frame if type(frame) is int else model.frame_index(frame)
     ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
-    return _matrix(JACOBIAN, model, data, q, None, f, ref, 6)
+    if type(frame) is int:  # the fast path, inline: it is the call of inverse-kinematics loops
+        out = np.empty((6, model.nv))
+        try:
+            if matrix_fast(model.mb, data.ws, JACOBIAN, model.frame_buffer, q, EMPTY, frame, ref, out) == 0:
+                return out
+        except (TypeError, AttributeError):
+            pass
+    return _matrix(JACOBIAN, model, data, q, None, model.frame_index(frame), ref, 6)
 
 
 def joint_jacobian(model: Model, data: Data, q, joint, reference="local") -> np.ndarray:
