@@ -97,6 +97,9 @@ def _joints(model: Model):
 def neutral(model: Model) -> np.ndarray:
     """The reference configuration: zero angles and offsets, (cos, sin) = (1, 0), identity quaternions;
     ``pinocchio.neutral``."""
+    kept = model.__dict__.get("_neutral")  # kept per model: a copy of it is the whole call
+    if kept is not None:
+        return kept.copy()
     if type(model) is MimicModel:
         return model.reduce_q(neutral(model.tree))
     return model._formed("_neutral", lambda: _neutral(model)).copy()

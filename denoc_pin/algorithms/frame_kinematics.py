@@ -63,6 +63,7 @@ REFERENCES = {"world": WORLD, "local": LOCAL, "local_world_aligned": LOCAL_WORLD
 _I = types.int64
 # The fast entries, one per shape of result (few arguments: each array argument adds to a numba call's cost).
 FAST_PLACEMENT = _I(MB, VEC, FB, VEC, _I, MAT)  # (mb, ws, fb, q, frame, out (4, 4))
+FAST_COM = _I(MB, VEC, FB, VEC, VEC)  # (mb, ws, fb, q, out (3,)): the centre of mass at q
 FAST_HELD_PLACEMENT = _I(MB, VEC, FB, _I, MAT)  # (mb, ws, fb, frame, out (4, 4)): from the placements ws holds
 FAST_VECTOR = _I(MB, VEC, _I, FB, VEC, VEC, VEC, _I, _I, VEC)  # (mb, ws, what, fb, q, v, a, frame, ref, out)
 FAST_MATRIX = _I(MB, VEC, _I, FB, VEC, VEC, _I, _I, MAT)  # (mb, ws, what, fb, q, v, frame, ref, out (r, nv))
@@ -318,9 +319,9 @@ def composite_map(com_only, parents, idx_v, nvs, masses, coms, Io, E, r, S, oR, 
 @njit(cache=True, fastmath=FMA)
 def com_of(parents, masses, coms, oR, op, t, tdot, with_v, with_a, out):
     """Centre of mass, and with q̇ (q̈) its velocity (acceleration), world (Pinocchio's centerOfMass): out[0:3],
-    [3:6], [6:9].  NO_MASS if the model has none."""
+    [3:6], [6:9] (out: 3 long is enough without q̇).  NO_MASS if the model has none."""
     M = 0.0
-    for i in range(9):
+    for i in range(len(out)):
         out[i] = 0.0
     for k in range(1, len(parents)):
         m, d = masses[k], coms[k]
@@ -345,7 +346,7 @@ def com_of(parents, masses, coms, oR, op, t, tdot, with_v, with_a, out):
                 out[8] += m * g2
     if not M > 0.0:
         return NO_MASS
-    for i in range(9):
+    for i in range(len(out)):
         out[i] /= M
     return 0
 
@@ -527,6 +528,12 @@ def placement_fast(mb, ws, fb, q, frame, out):
 
 
 @njit(cache=True)
+def com_fast(mb, ws, fb, q, out):
+    """The centre of mass at q (3,) (the fast path: its call of most balance controllers, five arguments)."""
+    return on_model_buffer(kinematics_call, mb, ws, (COM, fb, q, q[:0], q[:0], 0, 0, out))
+
+
+@njit(cache=True)
 def held_placement(mi, mf, ws, fb, frame, out):
     """Frame ``frame``'s world placement (4, 4) from its body's placement (R_k, o_k) as ws holds it, left there by
     the last kinematics pass on ws (Pinocchio's ``updateFramePlacement`` reading ``data.oMi``).  A status."""
@@ -577,4 +584,5 @@ KINEMATICS = Entry(kinematics_call, KINEMATICS_CALL, vector_fast, FAST_VECTOR, k
                    rows_group="kinematics_batches", **_FRAMES)  # fmt: skip
 PLACEMENT_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, placement_fast, FAST_PLACEMENT, states=("q",), **_FRAMES)
 MATRIX_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, matrix_fast, FAST_MATRIX, states=("q", "v"), **_FRAMES)
+COM_ENTRY = Entry(kinematics_call, KINEMATICS_CALL, com_fast, FAST_COM, states=("q",), **_FRAMES)
 HELD_PLACEMENT_ENTRY = Entry(fast=held_placement_fast, fast_signature=FAST_HELD_PLACEMENT, states=(), **_FRAMES)

@@ -20,6 +20,7 @@ from .frame_kinematics import (
     CENTROIDAL_MAP_DOT,
     CLASSICAL,
     COM,
+    COM_ENTRY,
     COM_JACOBIAN,
     FORWARD,
     HELD_PLACEMENT_ENTRY,
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 vector_fast, matrix_fast, placement_fast = KINEMATICS.fast, MATRIX_ENTRY.fast, PLACEMENT_ENTRY.fast
-held_placement_fast = HELD_PLACEMENT_ENTRY.fast
+held_placement_fast, com_fast = HELD_PLACEMENT_ENTRY.fast, COM_ENTRY.fast
 
 
 def _reference(reference) -> int:
@@ -255,6 +256,13 @@ def center_of_mass(model: Model, data: Data, q, v=None, a=None):
     """The centre of mass (3,), world; with v, (com, vcom); with v and a, (com, vcom, acom); ``centerOfMass``.
 
     The bodies counted are Pinocchio's: every body but the base (a fixed base's root link is left out)."""
+    if v is None and a is None:  # the fast path: the position alone, into its own (3,)
+        out = np.empty(3)
+        try:
+            if com_fast(model.mb, data.ws, model.frame_buffer, q, out) == 0:
+                return out
+        except (TypeError, AttributeError):
+            pass
     if a is not None and v is None:
         raise ValueError("center_of_mass: an acceleration a needs the velocity v")
     out = _run(COM, model, data, q, v, a, 0, 0, (9,))

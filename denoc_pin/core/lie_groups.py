@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from .joints import GROUP_OF, GROUPS, JOINTS, NQ, SE2, SE3, SO2, SO3, VECTOR
-from .spatial import matmul_into, quaternion_rotation, skew
+from .spatial import matmul_into
 
 __all__ = [
     "dexp_inv_derivatives_kernel",
@@ -78,19 +78,48 @@ def _mv(A, x):
     return out
 
 
+@njit(cache=True, inline="always")
+def _cross3(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
 @njit(cache=True)
-def _se3_V(w):
-    """V(ω) of exp6: p = V(ω) v (left Jacobian of SO(3))."""
-    th2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+def _se3_V_times(w0, w1, w2, x0, x1, x2):
+    """V(ω) x = x + a ω × x + b ω × (ω × x), a = (1 − cos θ)/θ², b = (θ − sin θ)/θ³: exp6's V(ω)
+    (left Jacobian of SO(3)) applied, in scalars (no array is made)."""
+    th2 = w0 * w0 + w1 * w1 + w2 * w2
     th = np.sqrt(th2)
     if th < 1e-5:
         a, b = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
     else:
         a, b = (1.0 - np.cos(th)) / th2, (th - np.sin(th)) / (th2 * th)
-    W = skew(w)
-    W2 = np.empty((3, 3))
-    matmul_into(W, W, W2)
-    return np.eye(3) + a * W + b * W2
+    c0, c1, c2 = _cross3(w0, w1, w2, x0, x1, x2)
+    d0, d1, d2 = _cross3(w0, w1, w2, c0, c1, c2)
+    return x0 + a * c0 + b * d0, x1 + a * c1 + b * d1, x2 + a * c2 + b * d2
+
+
+@njit(cache=True)
+def _se3_V_solve(w0, w1, w2, x0, x1, x2):
+    """V(ω)⁻¹ x = x − ½ ω × x + c ω × (ω × x), c = (1 − (θ/2) cot(θ/2))/θ² (series below θ = 1e-2, where the
+    closed form cancels; c multiplies a term of order θ², so either form's error stays at the rounding of x)."""
+    th2 = w0 * w0 + w1 * w1 + w2 * w2
+    th = np.sqrt(th2)
+    if th < 1e-2:
+        c = 1.0 / 12.0 + th2 / 720.0 + th2 * th2 / 30240.0
+    else:
+        h = 0.5 * th
+        c = (1.0 - h * np.cos(h) / np.sin(h)) / th2
+    c0, c1, c2 = _cross3(w0, w1, w2, x0, x1, x2)
+    d0, d1, d2 = _cross3(w0, w1, w2, c0, c1, c2)
+    return x0 - 0.5 * c0 + c * d0, x1 - 0.5 * c1 + c * d1, x2 - 0.5 * c2 + c * d2
+
+
+@njit(cache=True)
+def _quat_rotate(x, y, z, w, v0, v1, v2):
+    """R(q) v for the unit quaternion (x, y, z, w): v + 2w (u × v) + 2 u × (u × v), u = (x, y, z)."""
+    c0, c1, c2 = _cross3(x, y, z, v0, v1, v2)
+    d0, d1, d2 = _cross3(x, y, z, c0, c1, c2)
+    return v0 + 2.0 * (w * c0 + d0), v1 + 2.0 * (w * c1 + d1), v2 + 2.0 * (w * c2 + d2)
 
 
 @njit(cache=True)
@@ -106,23 +135,10 @@ def _se2_V(th):
 
 
 @njit(cache=True)
-def _solve3(A, b):
-    """A⁻¹ b for a 3x3 A by Cramer's rule (A = V(ω) is always well conditioned here)."""
-    a0, a1, a2 = A[:, 0].copy(), A[:, 1].copy(), A[:, 2].copy()
-    det = np.sum(a0 * np.cross(a1, a2))
-    x = np.empty(3)
-    x[0] = np.sum(b * np.cross(a1, a2)) / det
-    x[1] = np.sum(a0 * np.cross(b, a2)) / det
-    x[2] = np.sum(a0 * np.cross(a1, b)) / det
-    return x
-
-
-@njit(cache=True)
 def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
     """out = q ⊕ v dt, joint by joint, on each joint's group (``GROUPS``)."""
-    qa = np.empty(4)
-    qb = np.empty(4)
-    w = np.empty(3)
+    scratch = np.empty(11)  # one allocation: qa, qb, w
+    qa, qb, w = scratch[0:4], scratch[4:8], scratch[8:11]
     for k in range(1, len(kinds)):
         group, iq, iv = GROUP_OF[kinds[k]], idx_q[k], idx_v[k]
         if group == VECTOR:
@@ -141,10 +157,10 @@ def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
             _normalized_quat(q, iq + 3, qa)
             for c in range(3):
                 w[c] = v[iv + 3 + c] * dt
-            dp = _mv(_se3_V(w), v[iv : iv + 3] * dt)
-            R = quaternion_rotation(qa[0], qa[1], qa[2], qa[3])
-            for c in range(3):
-                out[iq + c] = q[iq + c] + R[c, 0] * dp[0] + R[c, 1] * dp[1] + R[c, 2] * dp[2]
+            # p ⊕ = p + R V(ω dt) v dt (exp6)
+            d0, d1, d2 = _se3_V_times(w[0], w[1], w[2], v[iv] * dt, v[iv + 1] * dt, v[iv + 2] * dt)
+            d0, d1, d2 = _quat_rotate(qa[0], qa[1], qa[2], qa[3], d0, d1, d2)
+            out[iq], out[iq + 1], out[iq + 2] = q[iq] + d0, q[iq + 1] + d1, q[iq + 2] + d2
             _quat_exp(w, qb)
             _quat_mul(qa, qb, out[iq + 3 : iq + 7])
             # Pinocchio's SE(3) keeps the result in the input's hemisphere (a turn |ω dt| > π would leave it); its
@@ -401,10 +417,8 @@ def difference_derivatives_kernel(kinds, idx_q, idx_v, nvs, q0, q1, d0, d1):
 @njit(cache=True)
 def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
     """out = q1 ⊖ q0: the v that integrate(q0, v, 1) maps to q1."""
-    qa = np.empty(4)
-    qb = np.empty(4)
-    qr = np.empty(4)
-    w = np.empty(3)
+    scratch = np.empty(15)  # one allocation: qa, qb, qr, w
+    qa, qb, qr, w = scratch[0:4], scratch[4:8], scratch[8:12], scratch[12:15]
     for k in range(1, len(kinds)):
         group, iq, iv = GROUP_OF[kinds[k]], idx_q[k], idx_v[k]
         if group == VECTOR:
@@ -423,10 +437,11 @@ def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
             if group == SO3:
                 out[iv : iv + 3] = w
             else:
-                R0 = quaternion_rotation(-qa[0], -qa[1], -qa[2], qa[3])
-                dp = _mv(R0.T, q1[iq : iq + 3] - q0[iq : iq + 3])
-                out[iv : iv + 3] = _solve3(_se3_V(w), dp)
-                out[iv + 3 : iv + 6] = w
+                # v = V(ω)⁻¹ R0ᵀ (p1 − p0); qa holds q0⁻¹, so rotating by it is R0ᵀ
+                d0, d1, d2 = _quat_rotate(qa[0], qa[1], qa[2], qa[3], q1[iq] - q0[iq], q1[iq + 1] - q0[iq + 1],
+                                          q1[iq + 2] - q0[iq + 2])  # fmt: skip
+                out[iv], out[iv + 1], out[iv + 2] = _se3_V_solve(w[0], w[1], w[2], d0, d1, d2)
+                out[iv + 3], out[iv + 4], out[iv + 5] = w[0], w[1], w[2]
         else:  # SE2
             th0 = np.arctan2(q0[iq + 3], q0[iq + 2])
             th1 = np.arctan2(q1[iq + 3], q1[iq + 2])
