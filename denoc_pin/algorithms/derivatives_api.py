@@ -35,14 +35,23 @@ def inverse_dynamics_derivatives(model: Model, data: Data, q, v, a, fext=None):
     three (B, nv, nv) arrays, computed on all cores.  O(n·d) for a tree of depth d (``docs/derivatives.md``).
     """
     if fext is None:
-        try:
-            outs = data.derivatives_ws
-            status = NOT_READY if outs is None else derivatives_fast(model.mb, data.ws, q, v, a, False, *outs)
-        except (TypeError, AttributeError) as refusal:
-            status = refused(refusal, model, data, q, v, a)
+        status, outs = _fast(False, model, data, q, v, a)
         if status == 0:
-            return outs[0].copy(), outs[1].copy(), outs[2].copy()
+            return outs
     return _checked(False, model, data, q, v, a, fext)
+
+
+def _fast(forward: bool, model: Model, data: Data, q, v, x) -> tuple[int, tuple]:
+    """The fast path, once ``data.derivatives()`` exists (the checked path's first call makes it): the kernel
+    writes the three results straight into new arrays (it sets every entry), no copies."""
+    try:
+        if data.derivatives_ws is None:
+            return NOT_READY, ()
+        nv = model.nv
+        outs = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+        return derivatives_fast(model.mb, data.ws, q, v, x, forward, *outs), outs
+    except (TypeError, AttributeError) as refusal:
+        return refused(refusal, model, data, q, v, x), ()
 
 
 def forward_dynamics_derivatives(model: Model, data: Data, q, v, tau, fext=None):
@@ -53,13 +62,9 @@ def forward_dynamics_derivatives(model: Model, data: Data, q, v, tau, fext=None)
     for a batch, as ``inverse_dynamics_derivatives``.
     """
     if fext is None:
-        try:
-            outs = data.derivatives_ws
-            status = NOT_READY if outs is None else derivatives_fast(model.mb, data.ws, q, v, tau, True, *outs)
-        except (TypeError, AttributeError) as refusal:
-            status = refused(refusal, model, data, q, v, tau)
+        status, outs = _fast(True, model, data, q, v, tau)
         if status == 0:
-            return outs[0].copy(), outs[1].copy(), outs[2].copy()
+            return outs
     return _checked(True, model, data, q, v, tau, fext)
 
 
