@@ -211,3 +211,32 @@ def test_above_the_dense_limit_table3_serves_the_forward_derivatives():
     checks = {c.algorithm: c for c in compare_derivatives(model, dp.to_pinocchio(model), samples=1)}
     for name in ("forward_dyn._derivatives ∂q̈/∂q", "forward_dyn._derivatives ∂q̈/∂v", "forward_dyn._derivatives ∂q̈/∂τ"):
         assert checks[name].passed, (name, checks[name].worst_ratio)
+
+
+def test_the_small_spd_inverse_against_lapack():
+    """``spd_inverse_into`` (the forward derivatives' GIM⁻¹ up to ``SMALL_INVERSE`` DOF) against NumPy's inverse on
+    random SPD matrices, cond up to 1e8; on a matrix that is not positive definite it refuses and leaves A as it was,
+    and ``dense_forward`` then takes LAPACK's LU (the same −A⁻¹ B)."""
+    from denoc_pin.algorithms.derivatives import SMALL_INVERSE, dense_forward, spd_inverse_into
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 18, 33, SMALL_INVERSE):
+        Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+        A = (Q * np.logspace(0, 8, n)) @ Q.T
+        A = 0.5 * (A + A.T)
+        X = A.copy()
+        assert spd_inverse_into(X, np.empty((n, n)))
+        ref = np.linalg.inv(A)
+        assert np.abs(X - X.T).max() == 0.0
+        assert np.abs(X - ref).max() <= 1e-7 * np.abs(ref).max()  # both within cond(A) ε of A⁻¹
+        assert np.abs(X @ A - np.eye(n)).max() <= 1e-7
+    A = np.diag([2.0, -1.0, 3.0])
+    X = A.copy()
+    assert not spd_inverse_into(X, np.empty((3, 3)))
+    assert np.array_equal(X, A)
+    B1, B2 = rng.normal(size=(2, 3, 3))
+    d1, d2, d3 = B1.copy(), B2.copy(), A.copy()
+    dense_forward(d1, d2, d3)
+    assert_close(d3, np.linalg.inv(A))
+    assert_close(d1, -np.linalg.inv(A) @ B1)
+    assert_close(d2, -np.linalg.inv(A) @ B2)
