@@ -69,6 +69,13 @@ for name, root in (("panda", None), ("solo12", "free-flyer")):
     out[f"{name} frame Jacobian"] = per_call(lambda: dp.frame_jacobian(m, d, q, f))
     out[f"{name} energy"] = per_call(lambda: dp.energy(m, d, q, v))
     out[f"{name} integrate"] = per_call(lambda: dp.integrate(m, q, v, 0.01))
+    q1 = dp.integrate(m, q, v, 0.3)
+    out[f"{name} difference"] = per_call(lambda: dp.difference(m, q, q1))
+    out[f"{name} neutral"] = per_call(lambda: dp.neutral(m))
+    out[f"{name} normalize"] = per_call(lambda: dp.normalize(m, q1))
+    out[f"{name} centre of mass"] = per_call(lambda: dp.center_of_mass(m, d, q))
+    out[f"{name} centroidal map"] = per_call(lambda: dp.centroidal_map(m, d, q))
+    out[f"{name} frame velocity"] = per_call(lambda: dp.frame_velocity(m, d, q, v, f))
     if name == "panda":
         B = 1000
         Q = np.array([dp.random_configuration(m, rng) for _ in range(B)])
