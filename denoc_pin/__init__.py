@@ -51,6 +51,7 @@ from .simulation import (
     with_self_collision,
     without_loop,
 )
+from .tools.plots import plot
 from .tools.viewer import Viewer
 from .tools.warmup import warmup
 from .version import __version__ as __version__  # dp.__version__, from the package metadata
@@ -92,6 +93,7 @@ __all__ = [
     "Sphere",
     "Trajectory",
     "Viewer",
+    "plot",
     "assemble",
     "attach",
     "complete_motion",

@@ -420,3 +420,31 @@ def test_the_gripper_lifting_a_box_renders_in_chromium(tmp_path):
     box_cols = np.nonzero(np.abs(shots["lifted"] - shots["lifted_nobox"]).sum(axis=2) > 30)[1]
     middle = np.median(np.nonzero(contacts)[1])
     assert box_cols.min() - 20 <= middle <= box_cols.max() + 20, (middle, box_cols.min(), box_cols.max())
+
+
+def test_the_viewer_inline_in_a_notebook():
+    """``_repr_html_`` and ``iframe``: the self-contained page in a frame's srcdoc (the page ``html`` gives, escaped:
+    it unescapes to it), a trajectory's animation in it; a live viewer's frame points at its server; ``show`` wraps
+    it for IPython; a height that is not a pixel count is refused."""
+    import html
+
+    from IPython.display import HTML
+
+    model = dp.models.bundled("gripper")
+    v = Viewer(model)
+    frame = v._repr_html_()
+    assert frame.startswith('<iframe srcdoc="') and frame.endswith("</iframe>")
+    page = html.unescape(frame[len('<iframe srcdoc="') : frame.index('" style=')])
+    assert page == v.html() and "MeshCat.Viewer" in page
+    traj = dp.simulate(model, dp.neutral(model), np.zeros(model.nv), 0.1, progress=False, record_every=10)
+    shown = v.show(traj, height=300)
+    assert isinstance(shown, HTML) and "height: 300px" in shown.data
+    assert len(shown.data) > len(frame)  # the animation's frames are in it
+    for bad in (50, 1e3, "400px"):
+        with pytest.raises(ValueError, match="height is the frame's height in pixels"):
+            v.iframe(height=bad)
+    live = Viewer(model, live=True)
+    try:
+        assert live._repr_html_().startswith(f'<iframe src="{live.url}"')
+    finally:
+        live.close()

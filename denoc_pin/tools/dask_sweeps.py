@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm  # the text bar: tqdm.auto warns in a notebook without ipywidgets
 
 from ..algorithms.configuration import neutral, random_configuration
 from ..algorithms.dynamics_api import forward_dynamics

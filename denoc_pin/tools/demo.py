@@ -19,6 +19,7 @@ from ..loaders.models import isobe_multibranch as isobe_multibranch_model
 from ..loaders.pinocchio_bridge import to_pinocchio
 from ..loops import assemble, complete_motion, constrained_forward_dynamics, constrained_inverse_dynamics, loop_residual
 from ..simulation.simulate import inverse_dynamics_trajectory, simulate
+from .plots import plot
 from .viewer import Viewer
 
 __all__ = [
@@ -78,6 +79,15 @@ def line_plot(path: Path, x, curves: dict, xlabel: str, ylabel: str, title: str)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return str(path)
+
+
+def trajectory_plot(path: Path, traj, model, what: str, title: str, joints=None) -> str:
+    """``dp.plot``'s figure of ``traj`` (``what``, ``joints``) with the paper's title, written to ``path``: the
+    demo's trajectory figures are the ones a user draws."""
+    fig = plot(traj, model, what, joints)
+    fig.axes[0].set_title(title)
+    fig.savefig(path, dpi=110)
     return str(path)
 
 
@@ -144,11 +154,8 @@ def gripper_fall(out: Path, t_final: float = 1.0, dt: float = 1e-3) -> dict:
     traj = simulate(model, q0, np.zeros(4), t_final, dt=dt, progress=False)
     wall = time.perf_counter() - t0
     E = traj.energy["total"]
-    curves = {label: np.rad2deg(traj.q[:, k]) for k, label in enumerate(["θ 1¹", "θ 1²", "θ 2²", "θ 1³"])}
-    path = line_plot(
-        Path(out) / "gripper_fall.png", traj.t, curves, "time [s]", "joint angle [deg]",
-        "Gripper falling under gravity (Shah, Saha & Dutt, Fig. 6)",
-    )  # fmt: skip
+    path = trajectory_plot(Path(out) / "gripper_fall.png", traj, model, "q",
+                           "Gripper falling under gravity (Shah, Saha & Dutt, Fig. 6)")  # fmt: skip
     return {"figure": path, "steps": len(traj.t) - 1, "wall_s": wall,
             "energy_drift_rel": float(np.abs(E - E[0]).max() / np.abs(traj.energy["kinetic"]).max())}  # fmt: skip
 
@@ -234,10 +241,8 @@ def schiehlen_open(out: Path, t_final: float = 2.0, dt: float = 1e-3) -> dict:
         err21 = max(err21, float(np.abs(gim(model, data, q) - eq21).max() / np.abs(eq21).max()))
         err22 = max(err22, float(np.abs(D @ U.T - eq22).max() / np.abs(eq22).max()))
     traj = simulate(model, np.deg2rad([30.0, 0.0]), np.zeros(2), t_final, dt=dt, progress=False)
-    path = line_plot(
-        Path(out) / "schiehlen_open.png", traj.t, {"α": np.rad2deg(traj.q[:, 0]), "δ": np.rad2deg(traj.q[:, 1])},
-        "time [s]", "angle [deg]", "Schiehlen's two-body robot, open loop, under gravity",
-    )  # fmt: skip
+    path = trajectory_plot(Path(out) / "schiehlen_open.png", traj, model, "q",
+                           "Schiehlen's two-body robot, open loop, under gravity")  # fmt: skip
     E = traj.energy["total"]
     return {"figure": path, "eq21_max_rel_error": err21, "eq22_max_rel_error": err22,
             "energy_drift_rel": float(np.abs(E - E[0]).max() / np.abs(traj.energy["kinetic"]).max())}  # fmt: skip
@@ -375,11 +380,9 @@ def four_bar(out: Path, t_final: float = 5.0, dt: float = 1e-3) -> dict:
     wall = time.perf_counter() - t0
     E = traj.energy["total"]
     residual = max(float(np.abs(loop_residual(model, q)).max()) for q in traj.q[::10])
-    path = line_plot(
-        Path(out) / "four_bar.png", traj.t, {"crank [rad]": traj.q[:, 0], "rocker [rad]": traj.q[:, 2],
-                                            "energy − E(0) [mJ]": 1e3 * (E - E[0])},
-        "time [s]", "", "Four-bar released under gravity",
-    )  # fmt: skip
+    crank, rocker = model.names[1], model.names[3]
+    path = trajectory_plot(Path(out) / "four_bar.png", traj, model, "q", "Four-bar released under gravity",
+                           joints=[crank, rocker])  # fmt: skip
     return {"figure": path, "steps": len(traj.t) - 1, "wall_s": wall, "loop_residual_max": residual,
             "energy_drift_rel": float(np.abs(E - E[0]).max() / np.abs(E[0]))}  # fmt: skip
 

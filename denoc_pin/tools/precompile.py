@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba.core import event
-from tqdm.auto import tqdm
+from tqdm import tqdm  # the text bar: tqdm.auto warns in a notebook without ipywidgets
 
 from ..algorithms.protocol import ENTRIES
 from ..contact import derivatives as _contact_derivative_entries  # noqa: F401 (declares the step's Jacobians)

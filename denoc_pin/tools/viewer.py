@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 import warnings
+from html import escape as html_escape
 from pathlib import Path
 
 import numpy as np
@@ -593,19 +594,51 @@ class Viewer:
         if self.ground is None and getattr(traj, "ground", None) is not None:
             self.ground = traj.ground
 
-    def save_html(self, path, traj=None, speed: float = 1.0) -> Path:
-        """Write a self-contained HTML file (meshcat's viewer and the scene inlined; opens offline).
-        With ``traj``, the page plays it as an animation (its controls can replay it), with its ground and
-        contacts when it has them."""
+    def html(self, traj=None, speed: float = 1.0) -> str:
+        """The self-contained page (meshcat's viewer and the scene inlined; opens offline) as a string; with
+        ``traj``, it plays it as an animation (its controls can replay it), with its ground and contacts when it
+        has them."""
         if traj is not None:
             contacts = getattr(traj, "contacts", None)
             self._ground_of(traj)
             self.display(traj.q[0], None if contacts is None else contacts[0])
             self.animate(traj, speed, repetitions=1)
+        return self._scene.html()
+
+    def save_html(self, path, traj=None, speed: float = 1.0) -> Path:
+        """Write ``html(traj, speed)`` to ``path`` (a file a browser opens offline)."""
+        page = self.html(traj, speed)
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self._scene.html(), encoding="utf-8")
+        path.write_text(page, encoding="utf-8")
         return path
+
+    def iframe(self, traj=None, speed: float = 1.0, height: int = 420) -> str:
+        """An ``<iframe>`` of the view for a notebook's output: the self-contained page in its ``srcdoc`` (no
+        server, and it survives the notebook's export to HTML), or, for a live viewer, the server's page (its
+        ``src``, as meshcat's own ``jupyter_cell``; it shows while the server runs)."""
+        if not (isinstance(height, int) and 100 <= height <= 4000):
+            raise ValueError(f"height is the frame's height in pixels, 100 … 4000; got {height!r}")
+        style = f'style="width: 100%; height: {height}px; border: 0"'
+        if self.url is not None and traj is None:
+            return f'<iframe src="{html_escape(self.url)}" {style}></iframe>'
+        return f'<iframe srcdoc="{html_escape(self.html(traj, speed))}" {style}></iframe>'
+
+    def show(self, traj=None, speed: float = 1.0, height: int = 420):
+        """The view in a Jupyter cell (JupyterLab, classic Notebook, VS Code): ``IPython.display.HTML`` of
+        ``iframe``; with ``traj``, its animation with the page's play controls."""
+        try:
+            from IPython.display import HTML
+        except ImportError:
+            raise ImportError(
+                "Viewer.show draws in a Jupyter notebook, which needs IPython (pip install ipykernel); "
+                "viewer.iframe() gives the same HTML, viewer.save_html(path) a page"
+            ) from None
+        return HTML(f"<div>{self.iframe(traj, speed, height)}</div>")  # IPython takes a bare <iframe> for a mistake
+
+    def _repr_html_(self) -> str:
+        """A viewer as a cell's last value shows itself (Jupyter's rich display): ``iframe()``."""
+        return self.iframe()
 
 
 def _scaled(T: np.ndarray, scale) -> np.ndarray:
