@@ -1639,8 +1639,9 @@ def report_kinematics(r: dict) -> str:
     lines = [f"denoc_pin {r['denoc_pin']} vs Pinocchio {r['pinocchio']} — {r['machine']}", ""]
     lines.append(
         "Kinematics per call from Python (ratio = denoc_pin / Pinocchio, median over alternating rounds): a frame's "
-        "placement + Jacobian (computeFrameJacobian + updateFramePlacement) in each reference, the centroidal map "
-        "(computeCentroidalMap), its time variation (dccrba) and the centre of mass (centerOfMass):"
+        "Jacobian + placement, one kinematics pass (frame_jacobian + update_frame_placement against "
+        "computeFrameJacobian + updateFramePlacement) in each reference, the centroidal map (computeCentroidalMap), "
+        "its time variation (dccrba) and the centre of mass (centerOfMass):"
     )
     lines.append("| case | nv | frame | local | world | local_world_aligned | A_G | dA_G | com |")
     lines.append("|---|---|---|---|---|---|---|---|---|")

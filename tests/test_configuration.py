@@ -63,6 +63,12 @@ def test_difference_matches_pinocchio_and_inverts_integrate(mixed):
         np.testing.assert_allclose(dp.difference(model, q0, q1), pin.difference(pm, q0, q1), atol=1e-10)
         v = rng.uniform(-1, 1, model.nv)
         np.testing.assert_allclose(dp.difference(model, q0, dp.integrate(model, q0, v, 0.5)), 0.5 * v, atol=1e-12)
+    for scale in (1e-2, 3e-3, 1e-7, 0.0):  # small rotations: the series side of V(ω)⁻¹ (θ < 1e-2) and its edge
+        q0 = dp.random_configuration(model, rng)
+        v = rng.uniform(-1, 1, model.nv) * scale
+        q1 = dp.integrate(model, q0, v)
+        np.testing.assert_allclose(dp.difference(model, q0, q1), v, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(dp.difference(model, q0, q1), pin.difference(pm, q0, q1), rtol=0, atol=1e-12)
 
 
 def test_normalize_and_random_configuration(mixed):

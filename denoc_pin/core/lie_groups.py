@@ -137,8 +137,9 @@ def _se2_V(th):
 @njit(cache=True)
 def integrate_kernel(kinds, idx_q, idx_v, q, v, dt, out):
     """out = q ⊕ v dt, joint by joint, on each joint's group (``GROUPS``)."""
-    scratch = np.empty(11)  # one allocation: qa, qb, w
-    qa, qb, w = scratch[0:4], scratch[4:8], scratch[8:11]
+    quats = np.empty((2, 4))  # qa, qb: two quaternions, one allocation
+    qa, qb = quats[0], quats[1]
+    w = np.empty(3)
     for k in range(1, len(kinds)):
         group, iq, iv = GROUP_OF[kinds[k]], idx_q[k], idx_v[k]
         if group == VECTOR:
@@ -417,8 +418,9 @@ def difference_derivatives_kernel(kinds, idx_q, idx_v, nvs, q0, q1, d0, d1):
 @njit(cache=True)
 def difference_kernel(kinds, idx_q, idx_v, q0, q1, out):
     """out = q1 ⊖ q0: the v that integrate(q0, v, 1) maps to q1."""
-    scratch = np.empty(15)  # one allocation: qa, qb, qr, w
-    qa, qb, qr, w = scratch[0:4], scratch[4:8], scratch[8:12], scratch[12:15]
+    quats = np.empty((3, 4))  # qa, qb, qr: three quaternions, one allocation
+    qa, qb, qr = quats[0], quats[1], quats[2]
+    w = np.empty(3)
     for k in range(1, len(kinds)):
         group, iq, iv = GROUP_OF[kinds[k]], idx_q[k], idx_v[k]
         if group == VECTOR:
