@@ -300,8 +300,17 @@ def test_bad_input_gets_a_clear_error():
     ):
         with pytest.raises(dp.ModelError, match=message):
             dp.update_frame_placement(model, d, bad)
-    with pytest.raises(TypeError, match="model must be a denoc_pin.Model"):
-        dp.update_frame_placement(None, d, 0)
+    calls = (
+        lambda m: dp.update_frame_placement(m, d, 0),
+        lambda m: dp.frame_jacobian(m, d, q, 0),
+        lambda m: dp.frame_jacobian(m, d, q, "panda_hand"),
+        lambda m: dp.joint_jacobians(m, d, q),
+        lambda m: dp.frame_placement(m, d, q, "panda_hand"),
+        lambda m: dp.center_of_mass(m, d, q),
+    )
+    for call in calls:
+        with pytest.raises(TypeError, match="model must be a denoc_pin.Model, got NoneType"):
+            call(None)
     with pytest.raises(ValueError, match="one state"):
         dp.forward_kinematics(model, d, np.zeros((2, 9)))
     with pytest.raises(ValueError, match="needs the velocity"):

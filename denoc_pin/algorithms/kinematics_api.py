@@ -60,6 +60,13 @@ vector_fast, matrix_fast, placement_fast = KINEMATICS.fast, MATRIX_ENTRY.fast, P
 held_placement_fast, com_fast = HELD_PLACEMENT_ENTRY.fast, COM_ENTRY.fast
 
 
+def _frame_index(model, frame) -> int:
+    """A frame by name or index as its index (``Model.frame_index``), a model that is not one refused by type."""
+    if not isinstance(model, (Model, MimicModel)):
+        raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}")
+    return model.frame_index(frame)
+
+
 def _reference(reference) -> int:
     name = getattr(reference, "name", reference)  # pinocchio.ReferenceFrame.LOCAL.name == "LOCAL"
     code = REFERENCES.get(name.lower()) if isinstance(name, str) else None
@@ -90,8 +97,8 @@ def _expanded(model: MimicModel, v, a) -> tuple:
 
 def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, rows: int, joints: bool = False):
     """A (rows, nv) result, the same way; with ``joints``, ``frame`` is a joint (``model.joint_frame_buffer``)."""
-    out = np.empty((rows, model.nv))
     try:
+        out = np.empty((rows, model.nv))
         fb = model.joint_frame_buffer if joints else model.frame_buffer
         status = matrix_fast(model.mb, data.ws, what, fb, q, EMPTY if v is None else v, frame, ref, out)
     except (TypeError, AttributeError) as refusal:
@@ -100,6 +107,8 @@ def _matrix(what: int, model: Model, data: Data, q, v, frame: int, ref: int, row
             J = _matrix(what, model.tree, data, model.expand_q(q), v, frame, ref, rows, joints)
             # data.J: the tree's columns, a mimic's times its multiplier (Pinocchio's; G's rows each hold 1 or m)
             return J * model.G.sum(axis=1) if what == JOINT_JACOBIANS else J @ model.G
+        if not isinstance(model, Model):
+            raise TypeError(f"model must be a denoc_pin.Model, got {type(model).__name__}") from None
         status = refused(refusal, model, data, q, *(x for x in (v,) if x is not None))
     return out if status == 0 else _checked(what, model, data, q, v, None, frame, ref, (rows, model.nv), joints)
 
@@ -143,7 +152,7 @@ def frame_placement(model: Model, data: Data, q, frame) -> np.ndarray:
     """(4, 4) world placement of ``frame`` (a name or ``model.frame_id(name)``); Pinocchio's
     ``updateFramePlacement`` after ``forwardKinematics``, ``data.oMf[frame].homogeneous``."""
     out = np.empty((4, 4))
-    f = frame if type(frame) is int else model.frame_index(frame)  # the kernel checks the range
+    f = frame if type(frame) is int else _frame_index(model, frame)  # the kernel checks the range
     try:
         status = placement_fast(model.mb, data.ws, model.frame_buffer, q, f, out)
     except (TypeError, AttributeError) as refusal:
@@ -185,7 +194,7 @@ def frame_placements(model: Model, data: Data, q) -> np.ndarray:
 
 def frame_velocity(model: Model, data: Data, q, v, frame, reference="local") -> np.ndarray:
     """(6,) ``frame``'s spatial velocity [v; ω] in ``reference``; ``getFrameVelocity``."""
-    f = frame if type(frame) is int else model.frame_index(frame)
+    f = frame if type(frame) is int else _frame_index(model, frame)
     ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
     return _run(VELOCITY, model, data, q, v, None, f, ref, (6,))
 
@@ -195,7 +204,7 @@ def frame_acceleration(model: Model, data: Data, q, v, a, frame, reference="loca
     ``classical=True`` the classical one, a + ω × v (``getFrameClassicalAcceleration``: in ``local`` the
     acceleration of the frame's origin).  Gravity is not in it."""
     what = CLASSICAL if classical else ACCELERATION
-    f = frame if type(frame) is int else model.frame_index(frame)
+    f = frame if type(frame) is int else _frame_index(model, frame)
     ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
     return _run(what, model, data, q, v, a, f, ref, (6,))
 
@@ -205,13 +214,13 @@ def frame_jacobian(model: Model, data: Data, q, frame, reference="local") -> np.
     frame's block row of N = N_l N_d (eq. 9) carried into ``reference``."""
     ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
     if type(frame) is int:  # the fast path, inline: it is the call of inverse-kinematics loops
-        out = np.empty((6, model.nv))
         try:
+            out = np.empty((6, model.nv))
             if matrix_fast(model.mb, data.ws, JACOBIAN, model.frame_buffer, q, EMPTY, frame, ref, out) == 0:
                 return out
         except (TypeError, AttributeError):
             pass
-    return _matrix(JACOBIAN, model, data, q, None, model.frame_index(frame), ref, 6)
+    return _matrix(JACOBIAN, model, data, q, None, _frame_index(model, frame), ref, 6)
 
 
 def joint_jacobian(model: Model, data: Data, q, joint, reference="local") -> np.ndarray:
@@ -247,7 +256,7 @@ def joint_jacobians(model: Model, data: Data, q) -> np.ndarray:
 def frame_jacobian_time_variation(model: Model, data: Data, q, v, frame, reference="local") -> np.ndarray:
     """(6, nv) dJ/dt of ``frame_jacobian`` along q̇ (exact); ``getFrameJacobianTimeVariation`` after
     ``computeJointJacobiansTimeVariation``."""
-    f = frame if type(frame) is int else model.frame_index(frame)
+    f = frame if type(frame) is int else _frame_index(model, frame)
     ref = REFERENCES[reference] if reference in REFERENCES else _reference(reference)
     return _matrix(JACOBIAN_DOT, model, data, q, v, f, ref, 6)
 
