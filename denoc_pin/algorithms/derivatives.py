@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from ..core.dense import cholesky_inverse
 from ..core.joints import dpdot_qdot, dS_dq, subspaces_fixed_in_bodies
 from ..core.layout import FMA, HEAD_NV, data_views, model_views
 from ..core.spatial import (
@@ -490,44 +491,8 @@ def table3_forward(mi, mf, ws, d1, d2, d3):
 
 
 SMALL_INVERSE = 48
-"""Up to this nv, GIM⁻¹ by ``spd_inverse_into`` (Cholesky in plain loops: no copies, no workspace queries); above,
+"""Up to this nv, GIM⁻¹ by ``dense.cholesky_inverse`` (Cholesky in plain loops: no copies, no workspace queries); above,
 LAPACK's, whose blocked kernels win there."""
-
-
-@njit(cache=True)
-def spd_inverse_into(A, L) -> bool:
-    """A ← A⁻¹ for a symmetric positive definite A (lower triangle read), by A = L Lᵀ, X = L⁻¹ (into L) and
-    A⁻¹ = Xᵀ X: n³/2 multiply-adds, backward stable as LAPACK's (cond(A) ε).  False, A untouched, if a pivot is not
-    positive (A not positive definite to rounding: the caller takes LAPACK's LU)."""
-    n = A.shape[0]
-    for j in range(n):  # Cholesky, column by column: L[i, j] = (A[i, j] − Σ_k<j L[i, k] L[j, k]) / L[j, j]
-        s = A[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            return False
-        d = np.sqrt(s)
-        L[j, j] = d
-        for i in range(j + 1, n):
-            s = A[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            L[i, j] = s / d
-    for j in range(n):  # X = L⁻¹ in place, column by column (X[i, j] needs X[k, j] for j ≤ k < i and L's row i)
-        L[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, n):
-            s = 0.0
-            for k in range(j, i):
-                s -= L[i, k] * L[k, j]
-            L[i, j] = s / L[i, i]
-    for i in range(n):  # A⁻¹ = Xᵀ X: entry (i, j) = Σ_{k ≥ max(i, j)} X[k, i] X[k, j]
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(i, n):
-                s += L[k, i] * L[k, j]
-            A[i, j] = s
-            A[j, i] = s
-    return True
 
 
 @njit(cache=True)
@@ -537,7 +502,7 @@ def dense_forward(d1, d2, d3):
     at these sizes faster than Table 3 on 3 nv columns."""
     nv = d1.shape[0]
     work = np.empty((nv, nv))
-    if not (nv <= SMALL_INVERSE and spd_inverse_into(d3, work)):
+    if not (nv <= SMALL_INVERSE and cholesky_inverse(d3, work)):
         d3[:, :] = np.linalg.inv(d3)
         for i in range(nv):
             for j in range(i + 1, nv):

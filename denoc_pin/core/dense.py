@@ -10,6 +10,7 @@ from numba import njit
 __all__ = [
     "basic_inverse",
     "cholesky_in_place",
+    "cholesky_inverse",
     "cholesky_solve",
     "eigen_solve",
     "jacobi_eigen",
@@ -118,6 +119,34 @@ def cholesky_in_place(A, rcond):
             for p in range(k):
                 s -= A[i, p] * A[k, p]
             A[i, k] = s / d
+    return True
+
+
+@njit(cache=True)
+def cholesky_inverse(A, L) -> bool:
+    """A ← A⁻¹ for a symmetric positive definite A (its lower triangle read): A = L Lᵀ (``cholesky_in_place`` on a
+    copy in L), X = L⁻¹ in place in L, A⁻¹ = Xᵀ X; n³/2 multiply-adds, backward stable as LAPACK's (cond(A) ε).  False,
+    A untouched, if a pivot is not positive (A not positive definite to rounding: the caller takes an LU)."""
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i + 1):
+            L[i, j] = A[i, j]
+    if not cholesky_in_place(L, 0.0):
+        return False
+    for j in range(n):  # X = L⁻¹, column by column: X[i, j] needs X[k, j] for j ≤ k < i and L's row i
+        L[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, n):
+            s = 0.0
+            for k in range(j, i):
+                s -= L[i, k] * L[k, j]
+            L[i, j] = s / L[i, i]
+    for i in range(n):  # A⁻¹ = Xᵀ X: entry (i, j) = Σ_{k ≥ max(i, j)} X[k, i] X[k, j]
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(i, n):
+                s += L[k, i] * L[k, j]
+            A[i, j] = s
+            A[j, i] = s
     return True
 
 
