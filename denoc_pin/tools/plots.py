@@ -4,8 +4,8 @@ it inline), or draws into the user's axes with ``ax=``.
 what: ``"q"``, ``"v"``, ``"a"``, ``"tau"`` (per coordinate, labelled by joint name, a continuous joint's (cos, sin)
 as its angle), ``"energy"`` (kinetic, potential, the torques' work and the balance kinetic + potential − work, whose
 drift is the integrator's), ``"loops"`` (a closed model's largest loop residual at each instant), ``"contacts"`` (a
-contact run's normal and tangential force on each touching shape) and ``"solver"`` (the contact solver's residual and
-iterations).  matplotlib is imported at the first call, not with the package.
+contact run's normal and tangential force on each touching shape: the one on the ground, or a pair's second, which
+``Trajectory.contacts``' forces act on) and ``"solver"`` (the contact solver's residual and iterations).  matplotlib is imported at the first call, not with the package.
 """
 
 from __future__ import annotations
