@@ -5,7 +5,8 @@ what: ``"q"``, ``"v"``, ``"a"``, ``"tau"`` (per coordinate, labelled by joint na
 as its angle), ``"energy"`` (kinetic, potential, the torques' work and the balance kinetic + potential − work, whose
 drift is the integrator's), ``"loops"`` (a closed model's largest loop residual at each instant), ``"contacts"`` (a
 contact run's normal and tangential force on each touching shape: the one on the ground, or a pair's second, which
-``Trajectory.contacts``' forces act on) and ``"solver"`` (the contact solver's residual and iterations).  matplotlib is imported at the first call, not with the package.
+``Trajectory.contacts``' forces act on) and ``"solver"`` (the contact solver's residual and iterations).
+matplotlib is imported at the first call, not with the package.
 """
 
 from __future__ import annotations
