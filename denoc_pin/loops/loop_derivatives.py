@@ -41,7 +41,7 @@ from ..algorithms.derivatives import (
 from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 from ..algorithms.tree_entries import rnea_entry
 from ..core import cuts as ck
-from ..core.dense import symmetric_product_into
+from ..core.dense import cholesky_in_place, cholesky_solve, symmetric_product_into
 from ..core.joints import dS_dq
 from ..core.layout import FMA, HEAD_NV, LW_M, LW_RANK, data_views, leading, loop_views, model_views
 from ..core.spatial import (
@@ -317,7 +317,8 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     rank = int(lw[LW_RANK])  # the rank rule's, left by reaction_step
     m, nv = lv.J.shape
     a, lam, bias = dv.ddq.copy(), lv.lam.copy(), lv.Jdv.copy()
-    Bm = np.eye(m) if rank == m else leading(lv.B, (m, rank)).copy()  # the reactions' basis (λ = B x)
+    identity = rank == m  # the reactions' basis B (λ = B x) is the identity: its products are skipped
+    Bm = leading(lv.B, (m, rank)).copy()
     status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
     if status:
         return status
@@ -329,19 +330,32 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
         for j in range(nv):
             d1[i, j] -= G[i, j]
     forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)  # the tree's: −GIM⁻¹ (∂ID/∂q − G), −GIM⁻¹ ∂ID/∂q̇, GIM⁻¹
-    JB = np.dot(lv.J.T, Bm)  # Jᵀ B (nv x r)
+    JB = np.ascontiguousarray(lv.J.T) if identity else np.dot(lv.J.T, Bm)  # Jᵀ B (nv x r)
     Y = np.dot(d3, JB)  # GIM⁻¹ Jᵀ B
     N = np.empty((rank, rank))
     symmetric_product_into(JB, Y, N)  # N_c = Bᵀ J GIM⁻¹ Jᵀ B (eq. 20)
-    rhs = np.empty((rank, 3 * nv))
-    rhs[:, :nv] = -np.dot(Bm.T, Cq) - np.dot(JB.T, d1)
-    rhs[:, nv : 2 * nv] = -np.dot(Bm.T, Cv) - np.dot(JB.T, d2)
-    rhs[:, 2 * nv :] = -np.dot(JB.T, d3)
-    x = np.linalg.solve(N, rhs) if rank else rhs
+    D = np.empty((nv, 3 * nv))  # [∂q̈₀/∂q, ∂q̈₀/∂q̇, ∂q̈₀/∂τ]: the tree's, side by side for one product
+    D[:, :nv], D[:, nv : 2 * nv], D[:, 2 * nv :] = d1, d2, d3
+    rhs = np.dot(JB.T, D)  # then −Bᵀ (C + J D): the rows' own change added to the tree's
+    C = np.concatenate((Cq, Cv), axis=1) if identity else np.dot(Bm.T, np.concatenate((Cq, Cv), axis=1))
+    for i in range(rank):
+        for j in range(3 * nv):
+            rhs[i, j] = -(rhs[i, j] + C[i, j]) if j < 2 * nv else -rhs[i, j]
+    x, L = np.empty((rank, 3 * nv)), N.copy()
+    if rank and cholesky_in_place(L, 0.0):  # N_c is positive definite on the basis: x = N_c⁻¹ rhs, column by column
+        for j in range(3 * nv):
+            cholesky_solve(L, rhs[:, j], x[:, j])
+    elif rank:  # not to rounding (a GIM too ill-conditioned): LU
+        x[:, :] = np.linalg.solve(N, rhs)
+    dD = np.dot(Y, x)  # the reactions' share of q̈'s change
+    dL = x if identity else np.dot(Bm, x)
     for blk, (dd, dl) in enumerate(((d1, l1), (d2, l2), (d3, l3))):
-        xb = np.ascontiguousarray(x[:, blk * nv : (blk + 1) * nv])
-        dd += np.dot(Y, xb)
-        dl[:, :] = np.dot(Bm, xb)
+        for i in range(nv):
+            for j in range(nv):
+                dd[i, j] += dD[i, blk * nv + j]
+        for i in range(m):
+            for j in range(nv):
+                dl[i, j] = dL[i, blk * nv + j]
     dv.ddq[:] = a
     lv.lam[:] = lam
     lv.Jdv[:] = bias
