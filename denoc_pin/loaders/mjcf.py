@@ -788,14 +788,11 @@ class _Tree:
 def _combined(parts: list) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """One body's parts (mass, R, p, inertia about p in R) as one: (mass, principal axes R, centre, principal
     moments) — MuJoCo's body inertia (its ipos, iquat, inertia)."""
-    m = sum(part[0] for part in parts)
+    eye, zero = np.eye(3), np.zeros(3)
+    mass, com, I_com = body_inertias([(0, (eye, zero), *part) for part in parts], 1)  # summed as a body's links
+    m, c, I = float(mass[0]), com[0], I_com[0]
     if not m > 0:
-        return 0.0, np.eye(3), np.zeros(3), np.zeros(3)
-    c = sum(mi * pi for mi, _, pi, _ in parts) / m
-    I = np.zeros((3, 3))
-    for mi, Ri, pi, Ii in parts:
-        d = pi - c
-        I += Ri @ Ii @ Ri.T + mi * (d @ d * np.eye(3) - np.outer(d, d))
+        return 0.0, eye, zero, zero
     w, V = np.linalg.eigh(0.5 * (I + I.T))
     if np.linalg.det(V) < 0:
         V[:, 2] = -V[:, 2]
