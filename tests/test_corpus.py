@@ -13,7 +13,7 @@ from conftest import assert_close
 from corpus import MENAGERIE, MENAGERIE_FILES, mujoco_model
 
 import denoc_pin as dp
-from denoc_pin.core.joints import FREE_FLYER, SPHERICAL
+from denoc_pin.core.joints import FREE_FLYER
 from denoc_pin.core.spatial import quaternion_rotation
 from denoc_pin.loaders.mjcf import mujoco_state
 from denoc_pin.tools.validate import compare_loops
@@ -43,16 +43,6 @@ def _velocity_map(model, q, v) -> tuple[np.ndarray, np.ndarray]:
             T[j : j + 3, j : j + 3] = quaternion_rotation(*q[i + 3 : i + 7]).T
             c[j : j + 3] = -np.cross(v[j + 3 : j + 6], v[j : j + 3])
     return T, c
-
-
-def _mujoco_qpos(model, q) -> np.ndarray:
-    """MuJoCo's qpos of q: the quaternions of ball and free joints as (w, x, y, z)."""
-    qpos = np.array(q, dtype=float)
-    for k in range(1, model.njoints):
-        i = int(model.idx_q[k]) + (3 if model.kinds[k] == FREE_FLYER else 0)
-        if model.kinds[k] in (FREE_FLYER, SPHERICAL):
-            qpos[i : i + 4] = np.r_[q[i + 3], q[i : i + 3]]
-    return qpos
 
 
 @pytest.mark.parametrize("path", MENAGERIE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -147,7 +137,7 @@ def test_menagerie_cassie_closes_from_its_home_keyframe():
     assert np.abs(dp.loop_residual(model, q)).max() < 1e-12
     assert np.abs(q - q_home).max() < 0.05
     # at the closed configuration, MuJoCo's equality rows lie in the span of the loop Jacobian's (v mapped by T)
-    d.qpos[:] = _mujoco_qpos(model, q)
+    d.qpos[:] = dp.to_mujoco_state(model, q)[0]
     mujoco.mj_forward(m, d)
     assert np.abs(d.efc_pos[rows]).max() < 1e-12  # closed for MuJoCo too
     J_mj = d.efc_J.reshape(-1, m.nv)[d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
@@ -180,7 +170,7 @@ def test_menagerie_toddlerbot_neck_closes_where_it_stands():
     m = mujoco_model(path)
     m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     d = mujoco.MjData(m)
-    d.qpos[:] = _mujoco_qpos(model, q)
+    d.qpos[:] = dp.to_mujoco_state(model, q)[0]
     mujoco.mj_forward(m, d)
     connect = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
     assert_close(np.abs(d.efc_pos[connect][:12]).max(), np.abs(r[:12]).max(), 1e-9)

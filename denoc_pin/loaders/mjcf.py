@@ -947,21 +947,7 @@ def mujoco_state(model: Model, qpos: np.ndarray, qvel: np.ndarray | None = None)
     """(q, v) in Pinocchio's layout from MuJoCo's (qpos, qvel) of the same MJCF file: a ball joint's quaternion
     (w, x, y, z) → (x, y, z, w); a free joint's qpos (x, y, z, w, qx, qy, qz) → (x, y, z, qx, qy, qz, w) and its
     qvel (v_world, ω_body) → (v_body, ω_body)."""
-    qpos = np.asarray(qpos, dtype=float)
-    q = qpos.copy()
-    v = None if qvel is None else np.asarray(qvel, dtype=float).copy()
-    for k in range(1, model.njoints):
-        i = int(model.idx_q[k])
-        if model.kinds[k] == SPHERICAL:
-            q[i : i + 4] = np.r_[qpos[i + 1 : i + 4], qpos[i]]
-        elif model.kinds[k] == FREE_FLYER:
-            q[i + 3 : i + 7] = np.r_[qpos[i + 4 : i + 7], qpos[i + 3]]
-            if v is not None:
-                w, x, y, z = qpos[i + 3 : i + 7]
-                R = quaternion_rotation(x, y, z, w)
-                iv = int(model.idx_v[k])
-                v[iv : iv + 3] = R.T @ v[iv : iv + 3]
-    return q, v
+    return _state(model, qpos, qvel, to_mujoco=False)
 
 
 def to_mujoco_state(model: Model, q: np.ndarray, v: np.ndarray | None = None):
@@ -969,17 +955,23 @@ def to_mujoco_state(model: Model, q: np.ndarray, v: np.ndarray | None = None):
     quaternion (x, y, z, w) → (w, x, y, z); a free-flyer's (x, y, z, qx, qy, qz, qw) → (x, y, z, w, qx, qy, qz) and
     its velocity (v_body, ω_body) → (v_world, ω_body).  For a model from any file whose floating base is the root's
     world pose (MJCF, SDF with ``root_joint="free-flyer"``, URDF with a free-flyer)."""
+    return _state(model, q, v, to_mujoco=True)
+
+
+def _state(model: Model, q: np.ndarray, v: np.ndarray | None, to_mujoco: bool):
+    """The one conversion, either way: each ball or free joint's quaternion reordered, a free joint's linear
+    velocity turned by its rotation R (world = R body)."""
     q = np.asarray(q, dtype=float)
-    qpos = q.copy()
-    qvel = None if v is None else np.asarray(v, dtype=float).copy()
+    q_out = q.copy()
+    v_out = None if v is None else np.asarray(v, dtype=float).copy()
     for k in range(1, model.njoints):
-        i = int(model.idx_q[k])
-        if model.kinds[k] == SPHERICAL:
-            qpos[i : i + 4] = np.r_[q[i + 3], q[i : i + 3]]
-        elif model.kinds[k] == FREE_FLYER:
-            qpos[i + 3 : i + 7] = np.r_[q[i + 6], q[i + 3 : i + 6]]
-            if qvel is not None:
-                R = quaternion_rotation(*q[i + 3 : i + 7])
-                iv = int(model.idx_v[k])
-                qvel[iv : iv + 3] = R @ qvel[iv : iv + 3]
-    return qpos, qvel
+        if model.kinds[k] not in (SPHERICAL, FREE_FLYER):
+            continue
+        i = int(model.idx_q[k]) + (3 if model.kinds[k] == FREE_FLYER else 0)  # the quaternion's first entry
+        xyzw = q[i : i + 4] if to_mujoco else np.r_[q[i + 1 : i + 4], q[i]]
+        q_out[i : i + 4] = np.r_[xyzw[3], xyzw[:3]] if to_mujoco else xyzw
+        if model.kinds[k] == FREE_FLYER and v_out is not None:
+            R = quaternion_rotation(*xyzw)
+            iv = int(model.idx_v[k])
+            v_out[iv : iv + 3] = (R if to_mujoco else R.T) @ v_out[iv : iv + 3]
+    return q_out, v_out
