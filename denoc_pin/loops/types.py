@@ -75,11 +75,21 @@ class JointCoupling:
     def n_constraints(self) -> int:
         return 1
 
-    def __repr__(self) -> str:
-        if self.joint == self.reference and self.multiplier == 0.0:
-            return f"JointCoupling({self.name!r}: {self.joint} = {self.offset:g})"
+    @property
+    def held(self) -> bool:
+        """The joint coupled to itself with multiplier 0: held at θ = offset."""
+        return self.joint == self.reference and self.multiplier == 0.0
+
+    @property
+    def rule(self) -> str:
+        """θ_joint's right-hand side as text: "offset" when held, else "multiplier · reference ± offset"."""
+        if self.held:
+            return f"{self.offset:g}"
         off = f" {self.offset:+g}" if self.offset else ""
-        return f"JointCoupling({self.name!r}: {self.joint} = {self.multiplier:g} · {self.reference}{off})"
+        return f"{self.multiplier:g} · {self.reference}{off}"
+
+    def __repr__(self) -> str:
+        return f"JointCoupling({self.name!r}: {self.joint} = {self.rule})"
 
 
 def baumgarte_gains(baumgarte) -> tuple[float, float]:

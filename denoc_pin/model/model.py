@@ -664,10 +664,7 @@ class Model:
         for lp in self.loops:
             text += f"\nloop joint {lp.name!r}: {lp.type}, {lp.link1} -> {lp.link2}, {lp.n_constraints} constraints"
         for c in self.couplings:
-            off = f" {c.offset:+g}" if c.offset else ""
-            held = c.joint == c.reference and c.multiplier == 0.0
-            rule = f"{c.offset:g} (held)" if held else f"{c.multiplier:g} · {c.reference}{off}"
-            text += f"\ncoupling {c.name!r}: {c.joint} = {rule}, 1 constraint"
+            text += f"\ncoupling {c.name!r}: {c.joint} = {c.rule}{' (held)' if c.held else ''}, 1 constraint"
         if self.passive:
             text += f"\npassive joints: {', '.join(self.passive)}"
         return text
