@@ -98,10 +98,10 @@ def symmetric_pinv_solve(A, b, rcond):
     return x, eigen_solve(A, V, b, rcond, x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath={"reassoc", "contract"})  # its row dot products in any order: they vectorize
 def cholesky_in_place(A, rcond):
-    """A = L Lᵀ, L into A's lower triangle; False if a pivot is ≤ rcond × A's largest diagonal (A singular to
-    that accuracy)."""
+    """A = L Lᵀ, L into A's lower triangle (L[i, k] from the dot of rows i and k, both contiguous); False if a
+    pivot is ≤ rcond × A's largest diagonal (A singular to that accuracy)."""
     m = A.shape[0]
     dmax = 0.0
     for i in range(m):
@@ -115,17 +115,18 @@ def cholesky_in_place(A, rcond):
         d = np.sqrt(d)
         A[k, k] = d
         for i in range(k + 1, m):
-            s = A[i, k]
+            s = 0.0
             for p in range(k):
-                s -= A[i, p] * A[k, p]
-            A[i, k] = s / d
+                s += A[i, p] * A[k, p]
+            A[i, k] = (A[i, k] - s) / d
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def cholesky_inverse(A, L) -> bool:
     """A ← A⁻¹ for a symmetric positive definite A (its lower triangle read): A = L Lᵀ (``cholesky_in_place`` on a
-    copy in L), X = L⁻¹ in place in L, A⁻¹ = Xᵀ X; n³/2 multiply-adds, backward stable as LAPACK's (cond(A) ε).  False,
+    copy in L), X = L⁻¹ in place in L, A⁻¹ = Xᵀ X; n³/2 multiply-adds, backward stable as LAPACK's (cond(A) ε).  Both
+    steps update whole rows (axpy on contiguous rows: independent multiply-adds, not a chain of sums).  False,
     A untouched, if a pivot is not positive (A not positive definite to rounding: the caller takes an LU)."""
     n = A.shape[0]
     for i in range(n):
@@ -133,20 +134,27 @@ def cholesky_inverse(A, L) -> bool:
             L[i, j] = A[i, j]
     if not cholesky_in_place(L, 0.0):
         return False
-    for j in range(n):  # X = L⁻¹, column by column: X[i, j] needs X[k, j] for j ≤ k < i and L's row i
-        L[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, n):
-            s = 0.0
-            for k in range(j, i):
-                s -= L[i, k] * L[k, j]
-            L[i, j] = s / L[i, i]
-    for i in range(n):  # A⁻¹ = Xᵀ X: entry (i, j) = Σ_{k ≥ max(i, j)} X[k, i] X[k, j]
+    for i in range(n):  # row i of X = L⁻¹: X[i, :i] = −(Σ_{k<i} L[i, k] X[k, :k+1]) / L[i, i], accumulated in place
+        for k in range(i):
+            c = L[i, k]
+            L[i, k] = 0.0
+            for j in range(k + 1):
+                L[i, j] += c * L[k, j]
+        r = 1.0 / L[i, i]
+        for j in range(i):
+            L[i, j] *= -r
+        L[i, i] = r
+    for i in range(n):
         for j in range(i + 1):
-            s = 0.0
-            for k in range(i, n):
-                s += L[k, i] * L[k, j]
-            A[i, j] = s
-            A[j, i] = s
+            A[i, j] = 0.0
+    for k in range(n):  # A⁻¹ = Xᵀ X = Σ_k X[k, :]ᵀ X[k, :]: rank-one updates of the lower triangle, row by row
+        for i in range(k + 1):
+            c = L[k, i]
+            for j in range(i + 1):
+                A[i, j] += c * L[k, j]
+    for i in range(n):
+        for j in range(i):
+            A[j, i] = A[i, j]
     return True
 
 
