@@ -33,7 +33,7 @@ from ..algorithms.frame_kinematics import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import aba_entry
-from ..core.layout import LW_M, all_finite, data_views, leading, loop_views, model_views
+from ..core.layout import LW_M, all_finite, borrow, data_views, leading, loop_views, model_views
 from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
@@ -274,58 +274,56 @@ def delassus(mi, mf, ws, J, work, G):
     """G = J M⁻¹ Jᵀ = (U⁻¹ Jᵀ)ᵀ D⁻¹ (U⁻¹ Jᵀ) from M = U D Uᵀ (A.8): Table 3's step 1 alone on each column φ of Jᵀ
     (φ̃ = D⁻¹ φ̂, φ̂ = U⁻¹ φ), then G_ab = Σ_k φ̃_k(a)ᵀ Î_k φ̃_k(b), the factors those of this step's forward
     dynamics.  A column's sweep visits only the bodies whose subtree its φ touches (a foot's contact: its leg and
-    the base), and no forward recursion is needed.  work: a ``ContactWork`` buffer."""
+    the base), and no forward recursion is needed.  The sweep takes the bodies in turn, each over the columns that
+    visit it (a body's E, r, S, Ψ, Î⁻¹ read once); the sum over k is one product (Î φ̃)ᵀ φ̃.  work: a
+    ``ContactWork`` buffer."""
     mv, dv, w = model_views(mi, mf), data_views(ws, mi), contact_work_views(work)
     parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
     nj = len(parents)
     m, nv = J.shape
-    JT, tilde, hat = leading(w.JT, (nv, m)), leading(w.tilde, (nv, m)), leading(w.hat, (nv, m))
-    eta, active = leading(w.eta, (nj, m, 6)), w.active
+    JT, tilde = borrow(leading(w.JT, (nv, m))), borrow(leading(w.tilde, (nv, m)))
+    eta, active = borrow(leading(w.eta, (nj, m, 6))), borrow(leading(w.active, (nj, m)))
+    E, r, S, Psi = borrow(dv.E), borrow(dv.r), borrow(dv.S), borrow(dv.Psi)
+    I_hat_inv, phi_hat = borrow(dv.I_hat_inv), w.phi_hat
     for i in range(m):
         for c in range(nv):
             JT[c, i] = J[i, c]
     tilde[:, :] = 0.0
-    span = w.span  # per column, the entries of v of the bodies its sweep visits: φ̃ is 0 elsewhere
-    for col in range(m):
-        active[:] = 0.0
-        lo, hi = nv, 0
-        for k in range(nj - 1, 0, -1):  # children before parents (parents[k] < k)
-            on = active[k] != 0.0
+    active[:, :] = 0.0
+    for col in range(m):  # the bodies whose subtree row col of J touches, children before parents (parents[k] < k)
+        for k in range(nj - 1, -1, -1):
+            on = active[k, col] != 0.0
             for d in range(nvs[k]):
-                if JT[idx_v[k] + d, col] != 0.0:
-                    on = True
+                on = on or J[col, idx_v[k] + d] != 0.0
             if on:
-                active[k] = 1.0
-                active[parents[k]] = 1.0
-                lo, hi = min(lo, idx_v[k]), max(hi, idx_v[k] + nvs[k])
-        span[col, 0], span[col, 1] = lo, hi
-        for k in range(nj):
-            if active[k] != 0.0:
+                active[k, col] = active[parents[k], col] = 1.0
                 eta[k, col, :] = 0.0
-        for i in range(len(mv.module_ptr) - 2, -1, -1):
-            for j in range(mv.module_ptr[i + 1] - 1, mv.module_ptr[i] - 1, -1):
-                k = mv.module_bodies[j]
-                if active[k] != 0.0:
-                    eliminate_rhs(k, parents[k], idx_v[k], nvs[k], dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv, JT,
-                                  tilde, col, eta[k, col], eta[parents[k], col], w.phi_hat)  # fmt: skip
-    hat[:, :] = 0.0
-    for k in range(1, nj):  # φ̂ = Î φ̃, body by body (Î_k as the forward dynamics left it)
+    for i in range(len(mv.module_ptr) - 2, -1, -1):
+        for j in range(mv.module_ptr[i + 1] - 1, mv.module_ptr[i] - 1, -1):
+            k = mv.module_bodies[j]
+            b, iv, z = parents[k], idx_v[k], nvs[k]
+            for col in range(m):
+                if active[k, col] != 0.0:
+                    eliminate_rhs(k, b, iv, z, E, r, S, Psi, I_hat_inv, JT, tilde, col, eta[k, col], eta[b, col],
+                                  phi_hat)  # fmt: skip
+    tilde_T, hat_T = borrow(leading(w.JT, (m, nv))), borrow(leading(w.hat, (m, nv)))  # Jᵀ read: its memory holds φ̃ᵀ
+    for c in range(nv):
+        for col in range(m):
+            tilde_T[col, c] = tilde[c, col]
+    hat_T[:, :] = 0.0
+    for k in range(1, nj):  # (Î φ̃)ᵀ, body by body (Î_k as the forward dynamics left it)
         z, iv = nvs[k], idx_v[k]
         for col in range(m):
-            if iv >= span[col, 1] or iv + z <= span[col, 0]:
-                continue  # the column's sweep does not reach body k
-            for d in range(z):
-                s = 0.0
-                for e in range(z):
-                    s += dv.I_hat[k, d, e] * tilde[iv + e, col]
-                hat[iv + d, col] = s
-    for a in range(m):  # G_ab sums over where a's and b's spans meet
-        for b in range(a, m):
-            s = 0.0
-            for c in range(int(max(span[a, 0], span[b, 0])), int(min(span[a, 1], span[b, 1]))):
-                s += hat[c, a] * tilde[c, b]
-            G[a, b] = s
-            G[b, a] = s
+            if active[k, col] != 0.0:
+                for d in range(z):
+                    s = 0.0
+                    for e in range(z):
+                        s += dv.I_hat[k, d, e] * tilde_T[col, iv + e]
+                    hat_T[col, iv + d] = s
+    np.dot(hat_T, tilde_T.T, G)  # G_ab = Σ_k φ̃_k(a)ᵀ Î_k φ̃_k(b)
+    for a in range(m):  # symmetric to the last bit: the solvers factor its lower triangle
+        for c in range(a + 1, m):
+            G[a, c] = G[c, a]
 
 
 @njit(cache=True)

@@ -269,14 +269,12 @@ ContactWork = namedtuple(
         "lam",
         # tilde: (nv * mmax,); φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)
         "tilde",
-        # hat: (nv * mmax,); Î φ̃ (nv, m)
+        # hat: (mmax * nv,); (Î φ̃)ᵀ (m, nv), 0 off each column's sweep
         "hat",
         # eta: (nj * mmax * 6,); η_k of each column (nj, m, 6)
         "eta",
-        # active: (nj,); 1 for the bodies a column's sweep visits
+        # active: (nj * mmax,); 1 where column j's sweep visits body k (nj, m): k's subtree meets row j of J
         "active",
-        # span: (mmax, 2); the first entry of v and one past the last of the bodies a column's sweep visits
-        "span",
         # phi_hat: (6,); φ̂_k of one body
         "phi_hat",
         # rhs: (nv,); Jᵀ λ
@@ -513,18 +511,15 @@ def contact_work_views(buf):
     # φ̃ = D⁻¹ U⁻¹ Jᵀ (nv, m) (Table 3, step 1 on Jᵀ's columns)
     tilde = view(buf, o, (nv * mmax,))
     o += nv * mmax
-    # Î φ̃ (nv, m)
-    hat = view(buf, o, (nv * mmax,))
-    o += nv * mmax
+    # (Î φ̃)ᵀ (m, nv), 0 off each column's sweep
+    hat = view(buf, o, (mmax * nv,))
+    o += mmax * nv
     # η_k of each column (nj, m, 6)
     eta = view(buf, o, (nj * mmax * 6,))
     o += nj * mmax * 6
-    # 1 for the bodies a column's sweep visits
-    active = view(buf, o, (nj,))
-    o += nj
-    # the first entry of v and one past the last of the bodies a column's sweep visits
-    span = view(buf, o, (mmax, 2))
-    o += mmax * 2
+    # 1 where column j's sweep visits body k (nj, m): k's subtree meets row j of J
+    active = view(buf, o, (nj * mmax,))
+    o += nj * mmax
     # φ̂_k of one body
     phi_hat = view(buf, o, (6,))
     o += 6
@@ -606,7 +601,6 @@ def contact_work_views(buf):
         hat,
         eta,
         active,
-        span,
         phi_hat,
         rhs,
         dvel,
@@ -651,10 +645,9 @@ def contact_work_arrays(buf):
         (mmax,),
         (mmax,),
         (nv * mmax,),
-        (nv * mmax,),
+        (mmax * nv,),
         (nj * mmax * 6,),
-        (nj,),
-        (mmax, 2),
+        (nj * mmax,),
         (6,),
         (nv,),
         (nv,),
@@ -694,10 +687,9 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
     n += mmax  # g
     n += mmax  # lam
     n += nv * mmax  # tilde
-    n += nv * mmax  # hat
+    n += mmax * nv  # hat
     n += nj * mmax * 6  # eta
-    n += nj  # active
-    n += mmax * 2  # span
+    n += nj * mmax  # active
     n += 6  # phi_hat
     n += nv  # rhs
     n += nv  # dvel
