@@ -44,6 +44,7 @@ from ..core.spatial import (
 )
 from ..kernel_cache import compile_on_first_use
 from .forward import udut_solve
+from .inverse import inverse_dynamics_step
 from .kinematics import world_poses_into
 from .protocol import MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 from .tree_entries import aba_entry, crba_entry, rnea_entry
@@ -529,11 +530,12 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
         if status:
             return status
         a = data_views(ws, mi).ddq.copy()
+        inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)  # Table 1 at q̈, on the kinematics aba_entry left
     else:
         a = x
-    status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
-    if status:
-        return status
+        status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
+        if status:
+            return status
     with_gim = tree_derivatives(mi, mf, ws, q, v, a, d1, d2, d3, not forward)
     if not forward:
         return 0
