@@ -46,6 +46,8 @@ from ..core.shapes import (
 )
 from ..core.views import (
     COL_BODY,
+    COL_BOX_C,
+    COL_BOX_H,
     COL_CODE,
     COL_CSTART,
     COL_GROUND,
@@ -183,6 +185,35 @@ def shape_pose(row, oR, op, R, p, par):
         par[i] = row[COL_PARAMS + i]
 
 
+@njit(cache=True, inline="always")
+def _near_deepest(cand, nc, flat):
+    """cand[:nc] (x, d, vertex) reduced to those with d ≤ flat, the deepest first (the first in vertex order of
+    equal depths), the others in vertex order: the order ``_patch`` takes them in, whatever order a sweep found them
+    in.  Returns their number."""
+    j = 0
+    for i in range(nc):  # the near-deepest, in place
+        if cand[i, 3] <= flat:
+            for a in range(5):
+                cand[j, a] = cand[i, a]
+            j += 1
+    for i in range(1, j):  # insertion sort by vertex (a few entries)
+        for e in range(i, 0, -1):
+            if cand[e - 1, 4] <= cand[e, 4]:
+                break
+            for a in range(5):
+                cand[e - 1, a], cand[e, a] = cand[e, a], cand[e - 1, a]
+    best = 0
+    for i in range(j):
+        if cand[i, 3] < cand[best, 3]:
+            best = i
+    for a in range(5):  # the deepest to the front, the others' order kept
+        x = cand[best, a]
+        for i in range(best, 0, -1):
+            cand[i, a] = cand[i - 1, a]
+        cand[0, a] = x
+    return j
+
+
 @njit(cache=True)
 def ground_contacts(geo, oR, op, n, t1, t2, h, margin, work):
     """The contact candidates of every collision against the plane n·x = h into ``work`` (a ``ContactWork`` buffer):
@@ -239,22 +270,38 @@ def ground_contacts(geo, oR, op, n, t1, t2, h, margin, work):
             m1 = R01 * n[0] + R11 * n[1] + R21 * n[2]
             m2 = R02 * n[0] + R12 * n[1] + R22 * n[2]
             d0 = n[0] * p0 + n[1] * p1 + n[2] * p2 - h
+            low = d0 + m0 * r[COL_BOX_C] + m1 * r[COL_BOX_C + 1] + m2 * r[COL_BOX_C + 2]
+            low -= abs(m0) * r[COL_BOX_H] + abs(m1) * r[COL_BOX_H + 1] + abs(m2) * r[COL_BOX_H + 2]
+            if low >= margin:
+                continue  # its bounding box is clear of the plane (tighter than the sphere for a long link)
+            # Only the vertices within PATCH_FLAT of the deepest can join the patch (``_patch``): one sweep keeps
+            # those within PATCH_FLAT of the deepest so far, from the chunk that held the deepest last time (a chunk
+            # whose sphere cannot come within PATCH_FLAT of it is skipped); those the final deepest leaves out drop.
+            nchunks = (nv + CHUNK - 1) // CHUNK
+            top = min(int(hits.hint[c]), nchunks - 1)
+            deepest = margin
             cand = hits.cand
             nc = 0
-            for j in range(0, nv, CHUNK):
-                s = chunks[c0 + j // CHUNK]
-                if d0 + m0 * s[0] + m1 * s[1] + m2 * s[2] - s[3] >= margin:
-                    continue  # the chunk's sphere is clear of the plane
-                for i in range(j, min(j + CHUNK, nv)):
+            for t in range(-1, nchunks):
+                j = top if t < 0 else t
+                if t == top:
+                    continue
+                s = chunks[c0 + j]
+                if d0 + m0 * s[0] + m1 * s[1] + m2 * s[2] - s[3] > deepest + PATCH_FLAT:
+                    continue
+                for i in range(j * CHUNK, min(j * CHUNK + CHUNK, nv)):
                     u0, u1, u2 = verts[vs + i, 0], verts[vs + i, 1], verts[vs + i, 2]
                     d = d0 + m0 * u0 + m1 * u1 + m2 * u2
-                    if d < margin:
+                    if d < margin and d <= deepest + PATCH_FLAT:
+                        if d < deepest:
+                            deepest, hits.hint[c] = d, j
                         cand[nc, 0] = p0 + R00 * u0 + R01 * u1 + R02 * u2
                         cand[nc, 1] = p1 + R10 * u0 + R11 * u1 + R12 * u2
                         cand[nc, 2] = p2 + R20 * u0 + R21 * u1 + R22 * u2
                         cand[nc, 3] = d
                         cand[nc, 4] = i
                         nc += 1
+            nc = _near_deepest(cand, nc, deepest + PATCH_FLAT)
             k = _patch(nc, hits, k, n, t1, t2, c, PATCH_SPREAD * max(a0, a1, a2))
     return k
 

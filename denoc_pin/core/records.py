@@ -299,6 +299,8 @@ ContactWork = namedtuple(
         "hit_feature",
         # cand: (most, 5); one mesh's candidates (x, d, vertex) before its patch is reduced
         "cand",
+        # hint: (ncol,); each mesh's chunk that held its deepest vertex at the last detection: searched first
+        "hint",
         # keep: (5,); the candidates a reduced patch keeps
         "keep",
         # col_R: (ncol, 3, 3); each collision's world rotation this step (the broad phase's and the pairs')
@@ -556,6 +558,9 @@ def contact_work_views(buf):
     # one mesh's candidates (x, d, vertex) before its patch is reduced
     cand = view(buf, o, (most, 5))
     o += most * 5
+    # each mesh's chunk that held its deepest vertex at the last detection: searched first
+    hint = view(buf, o, (ncol,))
+    o += ncol
     # the candidates a reduced patch keeps
     keep = view(buf, o, (5,))
     o += 5
@@ -613,6 +618,7 @@ def contact_work_views(buf):
         hit_collision,
         hit_feature,
         cand,
+        hint,
         keep,
         col_R,
         col_p,
@@ -660,6 +666,7 @@ def contact_work_arrays(buf):
         (cap,),
         (cap,),
         (most, 5),
+        (ncol,),
         (5,),
         (ncol, 3, 3),
         (ncol, 3),
@@ -702,6 +709,7 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
     n += cap  # hit_collision
     n += cap  # hit_feature
     n += most * 5  # cand
+    n += ncol  # hint
     n += 5  # keep
     n += ncol * 3 * 3  # col_R
     n += ncol * 3  # col_p

@@ -347,6 +347,7 @@ CONTACT_WORK = (
     ("hit_collision", ("cap",), "its collision's index (an integer held as a float)"),
     ("hit_feature", ("cap",), "its feature: a corner, rim point, end cap or hull vertex"),
     ("cand", ("most", 5), "one mesh's candidates (x, d, vertex) before its patch is reduced"),
+    ("hint", ("ncol",), "each mesh's chunk that held its deepest vertex at the last detection: searched first"),
     ("keep", (5,), "the candidates a reduced patch keeps"),
     ("col_R", ("ncol", 3, 3), "each collision's world rotation this step (the broad phase's and the pairs')"),
     ("col_p", ("ncol", 3), "its world origin"),
