@@ -259,7 +259,7 @@ ContactWork = namedtuple(
         "Jall",
         # J: (mmax * nv,); J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
         "J",
-        # JT: (nv * mmax,); Jᵀ (nv, m)
+        # JT: (nv * mmax,); Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product
         "JT",
         # G: (mmax * mmax,); G = J M⁻¹ Jᵀ + R (m, m)
         "G",
@@ -498,7 +498,7 @@ def contact_work_views(buf):
     # J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
     J = view(buf, o, (mmax * nv,))
     o += mmax * nv
-    # Jᵀ (nv, m)
+    # Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product
     JT = view(buf, o, (nv * mmax,))
     o += nv * mmax
     # G = J M⁻¹ Jᵀ + R (m, m)

@@ -327,7 +327,7 @@ CONTACT_WORK = (
     ("v_free", ("nv",), "v_f = v + dt M⁻¹ (τ − h)"),
     ("Jall", (6, "nv"), "the bodies' world Jacobian columns [linear; angular] about the world origin"),
     ("J", ("mmax * nv",), "J (m, nv) in its first m nv entries: the contacts' rows, then the loops'"),
-    ("JT", ("nv * mmax",), "Jᵀ (nv, m)"),
+    ("JT", ("nv * mmax",), "Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product"),
     ("G", ("mmax * mmax",), "G = J M⁻¹ Jᵀ + R (m, m)"),
     ("g", ("mmax",), "g = J v_f + b"),
     ("lam", ("mmax",), "λ, the impulses"),
