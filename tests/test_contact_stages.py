@@ -92,6 +92,34 @@ def test_delassus_is_J_M_inverse_J_transposed_with_pinocchio_M():
     assert np.abs(G - ref).max() <= 1e-12 * np.abs(ref).max()
 
 
+def test_delassus_on_a_branched_tree_is_J_M_inverse_J_transposed():
+    """solo12 (a base and four legs), 24 rows of J that reach the base alone, one leg, two legs or all, some with
+    exact zeros inside a leg: each column's sweep visits its own bodies, and G = J M⁻¹ Jᵀ with Pinocchio's M, exactly
+    symmetric."""
+    from denoc_pin.loaders.robots import example_robot_urdf
+
+    m = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
+    s = ContactStepper(m, dp.Ground(), dp.ContactSettings(), DT)
+    rng = np.random.default_rng(5)
+    q = dp.random_configuration(m, rng)
+    w = contact_work_arrays(s.scene.work)
+    assert st.free_velocity(m.mi, m.mf, s.data.ws, q, rng.normal(size=18), rng.normal(size=18), DT, w.v_free) == 0
+    blocks = [range(0, 6)] + [range(6 + 3 * i, 9 + 3 * i) for i in range(4)]  # the base's v, then each leg's
+    J = np.zeros((24, m.nv))
+    for i in range(24):
+        for b in rng.choice(5, size=1 + i % 5, replace=False):
+            cols = list(blocks[b])
+            J[i, cols] = rng.normal(size=len(cols)) * (rng.random(len(cols)) < 0.8)
+    G = np.zeros((24, 24))
+    st.delassus(m.mi, m.mf, s.data.ws, J, s.scene.work, G)
+    pm = dp.to_pinocchio(m)
+    M = pin.crba(pm, pm.createData(), q)
+    M = np.triu(M) + np.triu(M, 1).T
+    ref = J @ np.linalg.solve(M, J.T)
+    assert np.abs(G - ref).max() <= 1e-11 * np.abs(ref).max()
+    assert np.array_equal(G, G.T)
+
+
 @pytest.mark.parametrize("case", ["rigid", "compliant", "impact"])
 def test_bias_closes_gaps_corrects_penetration_and_rebounds(case):
     """g = J v_f + b in closed form: a penetration d < 0 corrected by β d / dt; compliance (k, c): k d / (k dt + c)
