@@ -104,42 +104,29 @@ def _add(x0, x1, x2, d, col, feature, hits, k):
 
 @njit(cache=True)
 def _patch(nc, hits, k, n, t1, t2, col, spread):
-    """Keep the deepest of the nc candidates (x, d, feature in ``hits.cand``; ``hits``: a ``ContactWork``'s views)
-    and those within PATCH_FLAT of its depth that are at least ``spread`` from every point kept; past five of these,
-    the deepest and the extremes along ±t₁ ± t₂."""
+    """Of the nc candidates in ``hits.cand`` (x, d, feature: the deepest first, then those within PATCH_FLAT of it,
+    as ``_near_deepest`` leaves them; ``hits``: a ``ContactWork``'s views), keep the deepest and those at least
+    ``spread`` from every point kept; past five of these, the deepest and the extremes along ±t₁ ± t₂."""
     cand = hits.cand
-    if nc > 1:
-        best = 0
-        for i in range(nc):
-            if cand[i, 3] < cand[best, 3]:
-                best = i
-        for a in range(5):
-            cand[0, a], cand[best, a] = cand[best, a], cand[0, a]
-        j = 1
-        for i in range(1, nc):
-            if cand[i, 3] > cand[0, 3] + PATCH_FLAT:
-                continue  # higher than the face the deepest lies on
-            near = False
-            for e in range(j):
-                dx, dy, dz = cand[i, 0] - cand[e, 0], cand[i, 1] - cand[e, 1], cand[i, 2] - cand[e, 2]
-                if dx * dx + dy * dy + dz * dz < spread * spread:
-                    near = True
-                    break
-            if not near:
-                for a in range(5):
-                    cand[j, a] = cand[i, a]
-                j += 1
-        nc = j
+    j = min(nc, 1)
+    for i in range(1, nc):
+        near = False
+        for e in range(j):
+            dx, dy, dz = cand[i, 0] - cand[e, 0], cand[i, 1] - cand[e, 1], cand[i, 2] - cand[e, 2]
+            if dx * dx + dy * dy + dz * dz < spread * spread:
+                near = True
+                break
+        if not near:
+            for a in range(5):
+                cand[j, a] = cand[i, a]
+            j += 1
+    nc = j
     if nc <= 5:
         for i in range(nc):
             k = _add(cand[i, 0], cand[i, 1], cand[i, 2], cand[i, 3], col, int(cand[i, 4]), hits, k)
         return k
     keep = hits.keep
-    best = 0
-    for i in range(nc):
-        if cand[i, 3] < cand[best, 3]:
-            best = i
-    keep[0] = best
+    keep[0] = 0  # the deepest
     for j in range(4):
         a = 1.0 if j < 2 else -1.0
         b = 1.0 if j % 2 == 0 else -1.0
