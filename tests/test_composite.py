@@ -44,3 +44,52 @@ def test_dense_results_refuse_huge_models(monkeypatch):
         dp.gim_inverse(model, model.create_data(), np.zeros(4))
     with pytest.raises(dp.ModelError, match="udut"):
         dp.udut(model, model.create_data(), np.zeros(4))
+
+
+def test_the_gim_factors_along_the_tree_without_fill(case):
+    """GIM = Lᵀ L (``composite.ltl_factor``) on Pinocchio's crba: λ is Pinocchio's ``parents_fromRow``, L has no entry
+    off the λ-paths (a tree fills nothing), Lᵀ L gives the GIM back and the two sweeps solve GIM x = b as LAPACK does,
+    to the GIM's condition number."""
+    from denoc_pin.algorithms.composite import l_solve, lt_solve, ltl_factor
+    from denoc_pin.core.layout import model_views, numpy_views
+
+    model, pm = case
+    pd = pm.createData()
+    lam = numpy_views(model_views, model.mi, model.mf).dof_parent
+    assert list(lam) == [-1 if p < 0 else p for p in pd.parents_fromRow]
+    rng = np.random.default_rng(23)
+    M = pin.crba(pm, pd, random_configuration(model, rng)).copy()
+    M = np.triu(M) + np.triu(M, 1).T
+    H = M.copy()
+    assert ltl_factor(H, lam) == -1
+    L = np.tril(H)
+    on_path = np.eye(model.nv, dtype=bool)
+    for c in range(model.nv):
+        j = lam[c]
+        while j >= 0:
+            on_path[c, j] = True
+            j = lam[j]
+    assert (L[~on_path] == 0).all()
+    assert np.abs(L.T @ L - M).max() <= 1e-13 * np.abs(M).max()
+    b = rng.normal(size=(model.nv, 3))
+    x = b.copy()
+    lt_solve(H, lam, x)
+    for c in range(3):
+        col = x[:, c].copy()
+        l_solve(H, lam, col)
+        x[:, c] = col
+    ref = np.linalg.solve(M, b)
+    assert np.abs(x - ref).max() <= 1e-15 * np.linalg.cond(M) * np.abs(ref).max() * 10
+
+
+def test_the_tree_factor_names_the_pivot_that_fails():
+    """A GIM that is not positive definite: ``ltl_factor`` returns the first DOF, from the leaves, whose pivot is not
+    positive (the caller falls back to the UDUᵀ, which names the joint)."""
+    from denoc_pin.algorithms.composite import ltl_factor
+
+    lam = np.array([-1, 0, 1, 1])  # a DOF with a branch of two at its end
+    M = np.diag([4.0, 3.0, 2.0, 1.0])
+    M[3, 1] = M[1, 3] = 2.0  # DOF 3's pivot is 1; DOF 1's becomes 3 − 4 < 0
+    assert ltl_factor(M.copy(), lam) == 1
+    M[3, 3] = -1.0
+    assert ltl_factor(M.copy(), lam) == 3

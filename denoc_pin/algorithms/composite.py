@@ -6,12 +6,13 @@ M̃_k = M_k + Σ_children A_{c,k}ᵀ M̃_c A_{c,k}.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..core.layout import FMA, borrow, data_views, model_views
 from ..core.spatial import add_transformed_rigid_inertia, rigid_inertia_into, rigid_inertia_times, transferred_wrench
 
-__all__: list[str] = []
+__all__ = ["l_solve", "lt_solve", "ltl_factor"]
 
 
 @njit(cache=True, inline="always")
@@ -127,3 +128,60 @@ def gim_step(mi, mf, ws, out):
     for i in range(n):  # the walk filled the upper triangle; the GIM is symmetric
         for k in range(i + 1, n):
             out[k, i] = out[i, k]
+
+
+@njit(cache=True, fastmath=FMA)
+def ltl_factor(H, lam):
+    """GIM = Lᵀ L in place, L lower triangular in H's lower triangle (Featherstone's LTL factorization, Rigid Body
+    Dynamics Algorithms, 2008, §6.5): the DOFs leaves first, each updating only the entries of its λ-path, so a tree
+    fills nothing: O(n d²) for depth d.  λ: ``Model.dof_parent``.  Returns −1, or the first DOF (from the leaves)
+    whose pivot is not positive (the GIM not positive definite to rounding)."""
+    H = borrow(H)
+    for k in range(H.shape[0] - 1, -1, -1):
+        if not H[k, k] > 0.0:
+            return k
+        a = np.sqrt(H[k, k])
+        H[k, k] = a
+        i = lam[k]
+        while i >= 0:
+            H[k, i] /= a
+            i = lam[i]
+        i = lam[k]
+        while i >= 0:  # H_ij −= L_ki L_kj for i, j on k's path
+            c = H[k, i]
+            j = i
+            while j >= 0:
+                H[i, j] -= c * H[k, j]
+                j = lam[j]
+            i = lam[i]
+    return -1
+
+
+@njit(cache=True, fastmath=FMA)
+def lt_solve(H, lam, X):
+    """X ← L⁻ᵀ X (X: n x m) for the factor of ``ltl_factor``: Lᵀ Y = X, the DOFs leaves first, each row scaled and
+    then taken from the rows of its λ-path (whole rows: m independent multiply-adds)."""
+    H, X = borrow(H), borrow(X)
+    m = X.shape[1]
+    for i in range(H.shape[0] - 1, -1, -1):
+        r = 1.0 / H[i, i]
+        for c in range(m):
+            X[i, c] *= r
+        j = lam[i]
+        while j >= 0:
+            f = H[i, j]
+            for c in range(m):
+                X[j, c] -= f * X[i, c]
+            j = lam[j]
+
+
+@njit(cache=True, fastmath=FMA)
+def l_solve(H, lam, x):
+    """x ← L⁻¹ x (x: n) for the factor of ``ltl_factor``: L y = x, root first, each DOF from its λ-path."""
+    for i in range(H.shape[0]):
+        s = x[i]
+        j = lam[i]
+        while j >= 0:
+            s -= H[i, j] * x[j]
+            j = lam[j]
+        x[i] = s / H[i, i]

@@ -43,11 +43,12 @@ from ..core.spatial import (
     transferred_wrench,
 )
 from ..kernel_cache import compile_on_first_use
+from .composite import lt_solve
 from .forward import udut_solve
 from .inverse import inverse_dynamics_step
 from .kinematics import world_poses_into
 from .protocol import MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
-from .tree_entries import aba_entry, crba_entry, rnea_entry
+from .tree_entries import aba_entry, crba_entry, gim_forward_entry, rnea_entry
 
 __all__ = ["DENSE_PRODUCT", "DERIVATIVES"]
 
@@ -492,15 +493,15 @@ def table3_forward(mi, mf, ws, d1, d2, d3):
 
 
 SMALL_INVERSE = 48
-"""Up to this nv, GIM⁻¹ by ``dense.cholesky_inverse`` (Cholesky in plain loops: no copies, no workspace queries); above,
-LAPACK's, whose blocked kernels win there."""
+"""Up to this nv, the forward derivatives factor the GIM = Lᵀ L for q̈ and GIM⁻¹ (plain loops on the tree's
+sparsity: no copies, no workspace queries), or, should a pivot fail, invert it by ``dense.cholesky_inverse``; above,
+LAPACK's inverse, whose blocked kernels win there."""
 
 
 @njit(cache=True)
 def dense_forward(d1, d2, d3):
     """The GIM in d3 (nv ≤ ``DENSE_PRODUCT``): d3 ← GIM⁻¹ (Cholesky up to ``SMALL_INVERSE`` DOF, LAPACK above; as
-    accurate as any route: cond(GIM) ε), then d1, d2 ← −GIM⁻¹ d1, −GIM⁻¹ d2 by BLAS products into one scratch:
-    at these sizes faster than Table 3 on 3 nv columns."""
+    accurate as any route: cond(GIM) ε), then d1, d2 ← −GIM⁻¹ d1, −GIM⁻¹ d2 (``negated_products``)."""
     nv = d1.shape[0]
     work = np.empty((nv, nv))
     if not (nv <= SMALL_INVERSE and cholesky_inverse(d3, work)):
@@ -508,11 +509,36 @@ def dense_forward(d1, d2, d3):
         for i in range(nv):
             for j in range(i + 1, nv):
                 d3[i, j] = d3[j, i] = 0.5 * (d3[i, j] + d3[j, i])
+    negated_products(d1, d2, d3, work)
+
+
+@njit(cache=True)
+def negated_products(d1, d2, d3, work):
+    """d1, d2 ← −d3 d1, −d3 d2 by BLAS products into one scratch: at these sizes faster than Table 3 on 3 nv
+    columns."""
+    nv = d1.shape[0]
     for d in (d1, d2):
         np.dot(d3, d, work)
         for i in range(nv):
             for j in range(nv):
                 d[i, j] = -work[i, j]
+
+
+@njit(cache=True)
+def factored_forward(lam, d1, d2, d3, H):
+    """d3 ← GIM⁻¹ = L⁻¹ L⁻ᵀ = Yᵀ Y, Y = L⁻ᵀ (the factor of ``gim_forward_entry`` in H, λ = ``dof_parent``; H is
+    scratch after), then d1, d2 ← −GIM⁻¹ d1, −GIM⁻¹ d2 (``negated_products``)."""
+    nv = d1.shape[0]
+    for i in range(nv):
+        for j in range(nv):
+            d3[i, j] = 1.0 if i == j else 0.0
+    lt_solve(H, lam, d3)
+    np.dot(d3.T, d3, H)
+    for i in range(nv):  # symmetric to the last bit, as Pinocchio's Minv
+        for j in range(i + 1, nv):
+            H[i, j] = H[j, i]
+    negated_products(d1, d2, H, d3)
+    d3[:, :] = H
 
 
 @njit(cache=True)
@@ -522,15 +548,24 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
 
     - inverse (``forward`` False), x = q̈: ∂τ/∂q, ∂τ/∂q̇ after Table 1 (``inverse_dynamics_derivatives_world``, or
       ``inverse_dynamics_derivatives_step`` on a model with a universal joint), and ∂τ/∂q̈ = GIM (eq. 16–17);
-    - forward, x = τ: q̈ by ``aba_entry`` (which leaves the UDUᵀ factors in ws), Table 1 and its derivatives at q̈,
-      then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ) and ∂q̈/∂τ = GIM⁻¹ (``dense_forward`` up to
-      ``DENSE_PRODUCT`` DOF, ``table3_forward`` above); q̈ stays in ws."""
+    - forward, x = τ: q̈, Table 1 and its derivatives at q̈, then ∂q̈/∂y = −GIM⁻¹ ∂τ/∂y (τ(q, q̇, q̈(q, q̇, τ)) = τ)
+      and ∂q̈/∂τ = GIM⁻¹.  Up to ``SMALL_INVERSE`` DOF, q̈ and GIM⁻¹ from one factor GIM = Lᵀ L
+      (``gim_forward_entry``, ``factored_forward``); above, q̈ by ``aba_entry`` and GIM⁻¹ by ``dense_forward`` up to
+      ``DENSE_PRODUCT`` DOF, ``table3_forward`` beyond.  q̈ stays in ws."""
+    nv = d1.shape[0]
+    factored = False
     if forward:
-        status = aba_entry(mi, mf, ws, q, v, x, with_fext)
-        if status:
-            return status
+        H = np.empty((nv, nv))
+        if nv <= SMALL_INVERSE:
+            status, factored = gim_forward_entry(mi, mf, ws, q, v, x, with_fext, H)
+            if status:
+                return status
+        if not factored:
+            status = aba_entry(mi, mf, ws, q, v, x, with_fext)
+            if status:
+                return status
         a = data_views(ws, mi).ddq.copy()
-        inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)  # Table 1 at q̈, on the kinematics aba_entry left
+        inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)  # Table 1 at q̈, on the kinematics left in ws
     else:
         a = x
         status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
@@ -539,7 +574,10 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     with_gim = tree_derivatives(mi, mf, ws, q, v, a, d1, d2, d3, not forward)
     if not forward:
         return 0
-    forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)
+    if factored:
+        factored_forward(model_views(mi, mf).dof_parent, d1, d2, d3, H)
+    else:
+        forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)
     data_views(ws, mi).ddq[:] = a
     return 0
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..core.layout import FMA, HEAD_NQ, HEAD_NV, all_finite, data_views
+from ..core.layout import FMA, HEAD_NQ, HEAD_NV, all_finite, data_views, model_views
 from ..core.memory import copy_into
 from ..kernel_cache import compile_on_first_use
 from ..model import Data, Model
 from ..model.status import BAD_LENGTH, NOT_FINITE, SINGULAR, raise_for_status
-from .composite import gim_step
+from .composite import gim_step, l_solve, lt_solve, ltl_factor
 from .forward import factor_step
 from .inverse import inverse_dynamics_step
 from .kinematics import kinematics_entry
@@ -36,6 +36,7 @@ __all__ = [
     "crba_entry",
     "factor",
     "factor_entry",
+    "gim_forward_entry",
     "rnea_entry",
     "run_states",
 ]
@@ -78,6 +79,32 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
     inverse_dynamics_step(mi, mf, ws, v, ddq, with_fext, False)  # step 1 alone
     k = factor_step(mi, mf, ws, tau, True)
     return SINGULAR + k if k else 0
+
+
+@njit(cache=True)
+def gim_forward_entry(mi, mf, ws, q, v, tau, with_fext, H):
+    """q̈ = GIM⁻¹ (τ − h) into ws by the GIM's factor, for callers that reuse it (M⁻¹ = L⁻¹ L⁻ᵀ): h by Table 1 at
+    q̈ = 0, the GIM (eq. 16) into H, GIM = Lᵀ L in place (``composite.ltl_factor``), two sweeps of the λ-paths.
+    (status, factored): a status as ``aba_entry``'s; factored False (H undefined) if the GIM is not positive
+    definite to rounding: ``aba_entry`` then says at which joint."""
+    if len(q) != mi[HEAD_NQ] or len(v) != mi[HEAD_NV] or len(tau) != mi[HEAD_NV]:
+        return BAD_LENGTH, False
+    if not (all_finite(q) and all_finite(v) and all_finite(tau)):
+        return NOT_FINITE, False
+    dv = data_views(ws, mi)
+    lam = model_views(mi, mf).dof_parent
+    ddq = dv.ddq
+    ddq[:] = 0.0
+    kinematics_entry(mi, mf, ws, q)
+    inverse_dynamics_step(mi, mf, ws, v, ddq, with_fext, True)  # h = τ(q, q̇, 0) into dv.tau
+    gim_step(mi, mf, ws, H)
+    if ltl_factor(H, lam) >= 0:
+        return 0, False
+    for c in range(len(ddq)):
+        ddq[c] = tau[c] - dv.tau[c]
+    lt_solve(H, lam, ddq.reshape((len(ddq), 1)))  # q̈ = L⁻¹ L⁻ᵀ (τ − h)
+    l_solve(H, lam, ddq)
+    return 0, True
 
 
 @njit(cache=True, fastmath=FMA)

@@ -92,6 +92,7 @@ __all__ = [
     "borrow",
     "buffer_sizes",
     "data_views",
+    "dof_parents",
     "frame_rows",
     "leading",
     "loop_views",
@@ -159,6 +160,20 @@ def _open_slot(free, nfree):
         return free[nfree - 1], nfree - 1
     free[-1] += 1
     return free[-1] - 1, nfree
+
+
+def dof_parents(parents, idx_v, nvs) -> np.ndarray:
+    """λ (nv,): the DOF before each DOF on its path to the base, −1 for none: a joint's DOFs follow one another, its
+    first follows the last DOF of its nearest ancestor that has any (Featherstone's parent array, over DOFs)."""
+    lam = np.arange(-1, int(np.sum(nvs)) - 1, dtype=np.int64)
+    for k in range(1, len(parents)):
+        if nvs[k] == 0:
+            continue
+        b = parents[k]
+        while b > 0 and nvs[b] == 0:
+            b = parents[b]
+        lam[idx_v[k]] = idx_v[b] + nvs[b] - 1 if b > 0 else -1
+    return lam
 
 
 def numpy_views(views, *buffers: np.ndarray):

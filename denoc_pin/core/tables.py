@@ -64,6 +64,7 @@ MODEL_INTS = (
     ("slot", ("nj",), "the M_hat slot that holds M̂_k while it is open (articulated_slots)"),
     ("slot_init", ("nj",), "bit 1: k is a leaf; bit 2: k is the first child of its parent eliminated"),
     ("unrotated", ("nj",), "1 if joint frame k is not rotated in its parent body's frame (placement_rotation[k] = 1)"),
+    ("dof_parent", ("nv",), "λ(c): the DOF before c on its path to the base (−1: none); the GIM's Lᵀ L sparsity"),
 )
 MODEL_FLOATS = (
     ("placement_rotation", ("nj", 3, 3), "rotation of joint frame k in its parent body's frame at q = 0"),

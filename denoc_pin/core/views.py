@@ -174,6 +174,7 @@ ModelViews = namedtuple(
         "slot",
         "slot_init",
         "unrotated",
+        "dof_parent",
         "placement_rotation",
         "placement_translation",
         "axes",
@@ -246,7 +247,7 @@ LoopViews = namedtuple(
 @njit(cache=True, inline="always")
 def model_views(mi, mf):
     """The model buffers' views."""
-    nj, nmod = mi[HEAD_NJ], mi[HEAD_NMOD]
+    nj, nv, nmod = mi[HEAD_NJ], mi[HEAD_NV], mi[HEAD_NMOD]
     o = 6
     # parent body β of body k, parents[k] < k; parents[0] = 0
     parents = view(mi, o, (nj,))
@@ -278,6 +279,9 @@ def model_views(mi, mf):
     # 1 if joint frame k is not rotated in its parent body's frame (placement_rotation[k] = 1)
     unrotated = view(mi, o, (nj,))
     o += nj
+    # λ(c): the DOF before c on its path to the base (−1: none); the GIM's Lᵀ L sparsity
+    dof_parent = view(mi, o, (nv,))
+    o += nv
     o = 0
     # rotation of joint frame k in its parent body's frame at q = 0
     placement_rotation = view(mf, o, (nj, 3, 3))
@@ -317,6 +321,7 @@ def model_views(mi, mf):
         slot,
         slot_init,
         unrotated,
+        dof_parent,
         placement_rotation,
         placement_translation,
         axes,
@@ -536,7 +541,7 @@ def loop_views(lw, mi):
 @njit(cache=True, inline="always")
 def model_buffer_sizes(head):
     """(size of mi, size of mf)."""
-    nj, nmod = head[HEAD_NJ], head[HEAD_NMOD]
+    nj, nv, nmod = head[HEAD_NJ], head[HEAD_NV], head[HEAD_NMOD]
     mi_size = 6
     mi_size += nj  # parents
     mi_size += nj  # kinds
@@ -548,6 +553,7 @@ def model_buffer_sizes(head):
     mi_size += nj  # slot
     mi_size += nj  # slot_init
     mi_size += nj  # unrotated
+    mi_size += nv  # dof_parent
     mf_size = 0
     mf_size += nj * 3 * 3  # placement_rotation
     mf_size += nj * 3  # placement_translation

@@ -20,6 +20,7 @@ from ..core.layout import (
     ModelViews,
     articulated_slots,
     buffer_sizes,
+    dof_parents,
     frame_rows,
     model_buffer,
     model_views,
@@ -251,6 +252,9 @@ class Model:
     - ``slot``, ``slot_init``: (njoints,) int, where the factorization keeps M̂_k (``Data.M_hat``).
     - ``unrotated``: (njoints,) int, 1 where ``placement_rotation[k]`` is exactly the identity (a URDF joint
       without rpy): the kinematics then skip the product by it.
+    - ``dof_parent``: (nv,) int, λ(c): the DOF before c on its path to the base, −1 for none (a joint's DOFs in
+      order, its first after its nearest moving ancestor's last); GIM[c, d] ≠ 0 only where one of c, d is on the
+      other's λ-path, so GIM = Lᵀ L has no fill (``composite.ltl_factor``).
     - ``frames``: tuple of :class:`Frame`, Pinocchio's ``model.frames``: ``universe``, every link of the source
       (those merged by fixed joints included), every joint's and fixed joint's frame, and user frames
       (``add_frame``), in Pinocchio's order for a URDF; ``frame_id(name)`` is the index of one.
@@ -377,7 +381,9 @@ class Model:
         # by the placement rotation: 27 products and 9 loads a joint, a ninth of a revolute chain's inverse dynamics.
         rot = np.asarray(placement_rotation, dtype=float).reshape(njoints, 3, 3)
         unrotated = np.all(rot == np.eye(3), axis=(1, 2)).astype(np.int64)
-        mi = np.concatenate([head, parents, kinds, idx_q, idx_v, nvs, ptr, bodies, slot, slot_init, unrotated])
+        dof_parent = dof_parents(parents, idx_v, nvs)
+        mi = np.concatenate([head, parents, kinds, idx_q, idx_v, nvs, ptr, bodies, slot, slot_init, unrotated,
+                             dof_parent])  # fmt: skip
         mi = mi.astype(np.int64)
         # mf is filled through its own views, not concatenated: at 100,000 bodies a concatenation
         # would hold every input twice at the moment of the process's peak memory.
