@@ -10,7 +10,7 @@ import denoc_pin as dp
 from denoc_pin.contact import ContactStepper, solve_admm
 from denoc_pin.contact import pipeline as st
 from denoc_pin.contact.stepping import INFO, settings_numbers
-from denoc_pin.core.records import contact_records, contact_work_arrays, shape_pairs
+from denoc_pin.core.records import contact_records, contact_work, contact_work_arrays, shape_pairs
 from denoc_pin.core.views import SET_BETA
 
 DT = 1e-3
@@ -33,18 +33,35 @@ def cube_scene(speed=0.0, restitution=0.0):
     return m, s, q, v, rng.normal(size=6)
 
 
+def with_sweeps(s):
+    """The stepper, its work area swapped for one with no room for M's factor Lᵀ L (nd = 0): its steps solve with M
+    by Table 3's sweeps on the UDUᵀ factors, the route of a model above ``pipeline.DENSE_STEP`` DOF."""
+    head = s.scene.work[:8].astype(int)
+    work = contact_work(*head[:7], 0)
+    contact_work_arrays(work).sweep_order[:] = contact_work_arrays(s.scene.work).sweep_order
+    s.scene = s.scene._replace(work=work)
+    return s
+
+
+ROUTES = ["factored", "sweeps"]  # M = Lᵀ L up to DENSE_STEP DOF; Table 3's sweeps above
+
+
 def staged(m, s, q, v, tau):
     """free_velocity and detect through the compiled stages; (work views, n_c)."""
     w = contact_work_arrays(s.scene.work)
-    assert st.free_velocity(m.mi, m.mf, s.data.ws, q, v, tau, DT, w.v_free) == 0
+    assert st.free_velocity(m.mi, m.mf, s.data.ws, q, v, tau, DT, w.v_free, s.scene.work) == 0
     nc = st.detect(s.scene.geometry, s.scene.ground, s.scene.settings, s.data.oR, s.data.op, shape_pairs(0),
                    s.scene.contacts, s.scene.work, s.scene.warm)  # fmt: skip
     return w, nc
 
 
-def test_free_velocity_is_one_euler_step_of_pinocchio_aba():
+@pytest.mark.parametrize("route", ROUTES)
+def test_free_velocity_is_one_euler_step_of_pinocchio_aba(route):
     m, s, q, v, tau = cube_scene()
+    if route == "sweeps":
+        with_sweeps(s)
     w, _ = staged(m, s, q, v, tau)
+    assert w.route[0] == (route == "factored")
     pm = dp.to_pinocchio(m)
     ref = v + DT * pin.aba(pm, pm.createData(), q, v, tau)
     assert np.abs(w.v_free - ref).max() <= 1e-12 * max(1.0, np.abs(ref).max())
@@ -80,8 +97,11 @@ def test_contact_rows_give_the_points_relative_velocity_in_the_contact_frame():
         assert np.abs(J[3 * i : 3 * i + 3] @ v - cts.frames[i].T @ vel).max() <= 1e-13
 
 
-def test_delassus_is_J_M_inverse_J_transposed_with_pinocchio_M():
+@pytest.mark.parametrize("route", ROUTES)
+def test_delassus_is_J_M_inverse_J_transposed_with_pinocchio_M(route):
     m, s, q, v, tau = cube_scene()
+    if route == "sweeps":
+        with_sweeps(s)
     w, nc = staged(m, s, q, v, tau)
     J = np.zeros((3 * nc, m.nv))
     st.contact_rows(m.mi, m.mf, s.data.ws, s.scene.geometry.support, s.scene.contacts, nc, w.Jall, J)
@@ -92,18 +112,23 @@ def test_delassus_is_J_M_inverse_J_transposed_with_pinocchio_M():
     assert np.abs(G - ref).max() <= 1e-12 * np.abs(ref).max()
 
 
-def test_delassus_on_a_branched_tree_is_J_M_inverse_J_transposed():
+@pytest.mark.parametrize("route", ROUTES)
+def test_delassus_on_a_branched_tree_is_J_M_inverse_J_transposed(route):
     """solo12 (a base and four legs), 24 rows of J that reach the base alone, one leg, two legs or all, some with
-    exact zeros inside a leg: each column's sweep visits its own bodies, and G = J M⁻¹ Jᵀ with Pinocchio's M, exactly
-    symmetric."""
+    exact zeros inside a leg: each column's sweep visits its own bodies (the sweeps), the factor Lᵀ L fills nothing
+    between legs (factored), and G = J M⁻¹ Jᵀ with Pinocchio's M, exactly symmetric."""
     from denoc_pin.loaders.robots import example_robot_urdf
 
     m = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
     s = ContactStepper(m, dp.Ground(), dp.ContactSettings(), DT)
+    if route == "sweeps":
+        with_sweeps(s)
     rng = np.random.default_rng(5)
     q = dp.random_configuration(m, rng)
     w = contact_work_arrays(s.scene.work)
-    assert st.free_velocity(m.mi, m.mf, s.data.ws, q, rng.normal(size=18), rng.normal(size=18), DT, w.v_free) == 0
+    v, tau = rng.normal(size=18), rng.normal(size=18)
+    assert st.free_velocity(m.mi, m.mf, s.data.ws, q, v, tau, DT, w.v_free, s.scene.work) == 0
+    assert w.route[0] == (route == "factored")
     blocks = [range(0, 6)] + [range(6 + 3 * i, 9 + 3 * i) for i in range(4)]  # the base's v, then each leg's
     J = np.zeros((24, m.nv))
     for i in range(24):
@@ -154,15 +179,19 @@ def test_bias_closes_gaps_corrects_penetration_and_rebounds(case):
         assert np.allclose(g[n], free[n] - np.where(hit, np.maximum(low, up), low), rtol=1e-14, atol=1e-14)
 
 
-def test_solve_advance_and_keep_warm_match_the_solver_and_pinocchio():
+@pytest.mark.parametrize("route", ROUTES)
+def test_solve_advance_and_keep_warm_match_the_solver_and_pinocchio(route):
     """solve: the NCP's λ as ``solve_admm`` gives it (the sticking guess, or ADMM from zero); advance: v⁺ = v_f +
-    M⁻¹ Jᵀ λ with Pinocchio's M, q⁺ = q ⊕ dt v⁺; keep_warm: the impulses kept under their keys, read back by
-    warm_start at the next step; record_step: the world forces F = frame λ / dt."""
+    M⁻¹ Jᵀ λ with Pinocchio's M, q⁺ = q ⊕ dt v⁺ (on either route's factors of M); keep_warm: the impulses kept under
+    their keys, read back by warm_start at the next step; record_step: the world forces F = frame λ / dt."""
     m, s, q, v, tau = cube_scene()
+    if route == "sweeps":
+        with_sweeps(s)
     sc = s.scene
     status, nc, mrows = st.contact_problem(m.mi, m.mf, s.data.ws, None, None, sc, shape_pairs(0), q, v, tau, DT)
     assert status == 0 and mrows == 3 * nc == 12
     w = contact_work_arrays(sc.work)
+    assert w.route[0] == (route == "factored")
     J, G, g = w.J[: mrows * 6].reshape(mrows, 6), w.G[: mrows**2].reshape(mrows, mrows), w.g[:mrows]
     lam, stats = np.zeros(mrows), np.zeros(5)
     assert st.solve(G, g, sc.contacts.mu, nc, lam, sc.settings, sc.solver, stats) == 1

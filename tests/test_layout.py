@@ -262,16 +262,16 @@ def test_the_generated_records_are_up_to_date_and_a_stale_file_is_caught(monkeyp
 
 
 def test_a_work_area_holds_its_sizes_and_its_views_tile_it():
-    """A ContactWork buffer carries (nj, nv, mmax, cap, most, pair_work, ncol) in its header; its views, compiled
+    """A ContactWork buffer carries (nj, nv, mmax, cap, most, pair_work, ncol, nd) in its header; its views, compiled
     and NumPy, are the same fields end to end over the whole buffer."""
     from denoc_pin.core.records import contact_work, contact_work_arrays, contact_work_size
     from denoc_pin.core.tables import CONTACT_WORK, CONTACT_WORK_HEADER
 
-    buf = contact_work(3, 7, 11, 4, 6, 9, 5)
-    assert len(buf) == contact_work_size(3, 7, 11, 4, 6, 9, 5) and list(buf[:7]) == [3, 7, 11, 4, 6, 9, 5]
+    buf = contact_work(3, 7, 11, 4, 6, 9, 5, 7)
+    assert len(buf) == contact_work_size(3, 7, 11, 4, 6, 9, 5, 7) and list(buf[:8]) == [3, 7, 11, 4, 6, 9, 5, 7]
     views = contact_work_arrays(buf)
     assert views.J.shape == (11 * 7,) and views.Jall.shape == (6, 7) and views.cand.shape == (6, 5)
-    assert views.narrow.shape == (9,) and views.col_R.shape == (5, 3, 3)
+    assert views.narrow.shape == (9,) and views.col_R.shape == (5, 3, 3) and views.H.shape == (7 * 7,)
     total = sum(getattr(views, f).size for f, _, _ in CONTACT_WORK)
     assert total + len(CONTACT_WORK_HEADER) == len(buf)
     getattr(views, CONTACT_WORK[-1][0])[:] = 7.0

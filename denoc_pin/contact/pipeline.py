@@ -1,13 +1,13 @@
 """The time step with contacts in compiled code, as its stages, and the run of steps (``stepping``'s docstring has
-the equations).  One forward dynamics and one UDUᵀ factorization a step, shared by the free velocity and by every
-contact and loop row; nothing is allocated a step (the work areas of ``core.tables``: ``ContactWork``,
-``SolverWork``).
+the equations).  One factorization of M a step, shared by the free velocity and by every contact and loop row: up to
+``DENSE_STEP`` DOF, M = Lᵀ L (the GIM factored along the tree, no fill); above, Table 3's UDUᵀ.  Nothing is allocated
+a step (the work areas of ``core.tables``: ``ContactWork``, ``SolverWork``).
 
-    contact_step = free_velocity   v_f = v + dt M⁻¹ (τ − h)                 (Table 3: the factors left in ws)
+    contact_step = free_velocity   v_f = v + dt M⁻¹ (τ − h)                 (M's factors kept for the stages below)
                    detect          the ground's contacts, then the shape pairs'   → ContactSet
                    contact_rows    J's rows (t₁, t₂, n) · (ẋ₂ − ẋ₁) at each point
                    closure_rows    J's rows of the cut joints and couplings      (Schiehlen eq. 17–18)
-                   delassus        G = J M⁻¹ Jᵀ on the step's factors            (A.8)
+                   delassus        G = J M⁻¹ Jᵀ on the step's factors            (Yᵀ Y, Y = L⁻ᵀ Jᵀ; or A.8)
                    bias            g = J v_f + b: gaps, Baumgarte, restitution, compliance
                    warm_start      λ₀: the last step's impulses of the same contacts
                    solve           the NCP on (G, g)                             (``solvers``)
@@ -26,13 +26,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..algorithms.composite import l_solve, lt_solve
 from ..algorithms.configuration import INTEGRATE
 from ..algorithms.energy import ENERGY, energy_core
 from ..algorithms.forward import eliminate_rhs, udut_solve
 from ..algorithms.frame_kinematics import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..algorithms.protocol import Entry
-from ..algorithms.tree_entries import aba_entry
+from ..algorithms.tree_entries import aba_entry, gim_forward_entry
 from ..core.layout import LW_M, all_finite, borrow, data_views, leading, loop_views, model_views
 from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
@@ -76,6 +77,7 @@ __all__ = [
     "CONTACT_LOOPS",
     "CONTACT_RUN",
     "CONTACT_STEP",
+    "DENSE_STEP",
     "advance",
     "bias",
     "closure_rows",
@@ -85,6 +87,7 @@ __all__ = [
     "contact_step",
     "delassus",
     "detect",
+    "factored_delassus",
     "free_velocity",
     "keep_warm",
     "record_rest",
@@ -94,15 +97,32 @@ __all__ = [
 ]
 
 
+DENSE_STEP = 64
+"""Up to this nv a step factors the GIM, M = Lᵀ L (O(n d²) for depth d, an nv x nv work area), and forms G = Yᵀ Y
+from Y = L⁻ᵀ Jᵀ by one sweep of the tree over all of J's rows; above, Table 3's UDUᵀ factors of the forward dynamics
+serve, a sweep per row (O(n) each, no n² memory)."""
+
+
 @njit(cache=True)
-def free_velocity(mi, mf, ws, q, v, tau, dt, vf):
-    """v_f = v + dt q̈, q̈ = GIM⁻¹ (τ − h) by the O(n) forward dynamics (Table 3), its UDUᵀ factors left in ws; the
-    bodies' world placements (oR, op) too.  Returns ``aba_entry``'s status."""
-    status = aba_entry(mi, mf, ws, q, v, tau, False)
-    if status:
-        return status
+def free_velocity(mi, mf, ws, q, v, tau, dt, vf, work):
+    """v_f = v + dt q̈, q̈ = GIM⁻¹ (τ − h): by the GIM's factor Lᵀ L into the work area's H where it has room
+    (``gim_forward_entry``), otherwise (or should a pivot fail) by the O(n) forward dynamics, Table 3, its UDUᵀ
+    factors left in ws; the work area's ``route`` says which.  The bodies' world placements (oR, op) too.  Returns
+    ``aba_entry``'s status.  work: a ``ContactWork`` buffer."""
+    w = contact_work_views(work)
+    nv = len(v)
+    factored = False
+    if len(w.H) == nv * nv and nv:
+        status, factored = gim_forward_entry(mi, mf, ws, q, v, tau, False, leading(w.H, (nv, nv)))
+        if status:
+            return status
+    if not factored:
+        status = aba_entry(mi, mf, ws, q, v, tau, False)
+        if status:
+            return status
+    w.route[0] = 1.0 if factored else 0.0
     mv, dv = model_views(mi, mf), data_views(ws, mi)
-    for c in range(len(v)):
+    for c in range(nv):
         vf[c] = v[c] + dt * dv.ddq[c]
     world_poses_into(mv.parents, dv.E, dv.r, dv.oR, dv.op)
     return 0
@@ -275,12 +295,15 @@ def delassus(mi, mf, ws, J, work, G):
     (φ̃ = D⁻¹ φ̂, φ̂ = U⁻¹ φ), then G_ab = Σ_k φ̃_k(a)ᵀ Î_k φ̃_k(b), the factors those of this step's forward
     dynamics.  A column's sweep visits only the bodies whose subtree its φ touches (a foot's contact: its leg and
     the base), and no forward recursion is needed.  The sweep takes the bodies in turn, each over the columns that
-    visit it (a body's E, r, S, Ψ, Î⁻¹ read once); the sum over k is one product (Î φ̃)ᵀ φ̃.  work: a
-    ``ContactWork`` buffer."""
+    visit it (a body's E, r, S, Ψ, Î⁻¹ read once); the sum over k is one product (Î φ̃)ᵀ φ̃.  Where the step
+    factored M = Lᵀ L instead (``free_velocity``): ``factored_delassus``.  work: a ``ContactWork`` buffer."""
     mv, dv, w = model_views(mi, mf), data_views(ws, mi), contact_work_views(work)
+    m, nv = J.shape
+    if w.route[0] != 0.0:
+        factored_delassus(mv.dof_parent, leading(w.H, (nv, nv)), J, leading(w.JT, (nv, m)), G)
+        return
     parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
     nj = len(parents)
-    m, nv = J.shape
     JT, tilde = borrow(leading(w.JT, (nv, m))), borrow(leading(w.tilde, (nv, m)))
     eta, active = borrow(leading(w.eta, (nj, m, 6))), borrow(leading(w.active, (nj, m)))
     E, r, S, Psi = borrow(dv.E), borrow(dv.r), borrow(dv.S), borrow(dv.Psi)
@@ -321,6 +344,24 @@ def delassus(mi, mf, ws, J, work, G):
                         s += dv.I_hat[k, d, e] * tilde_T[col, iv + e]
                     hat_T[col, iv + d] = s
     np.dot(hat_T, tilde_T.T, G)  # G_ab = Σ_k φ̃_k(a)ᵀ Î_k φ̃_k(b)
+    for a in range(m):  # symmetric to the last bit: the solvers factor its lower triangle
+        for c in range(a + 1, m):
+            G[a, c] = G[c, a]
+
+
+@njit(cache=True)
+def factored_delassus(lam, H, J, Y, G):
+    """G = J M⁻¹ Jᵀ = Yᵀ Y, Y = L⁻ᵀ Jᵀ (nv, m) for M = Lᵀ L (``free_velocity``'s factor in H, λ = ``dof_parent``):
+    one sweep of the tree on Jᵀ's rows, each DOF's row taken from its λ-path's (whole rows of m), then one BLAS
+    product.  Y stays in its buffer for ``advance``."""
+    m, nv = J.shape
+    if m == 0:
+        return
+    for c in range(nv):
+        for i in range(m):
+            Y[c, i] = J[i, c]
+    lt_solve(H, lam, Y)
+    np.dot(Y.T, Y, G)
     for a in range(m):  # symmetric to the last bit: the solvers factor its lower triangle
         for c in range(a + 1, m):
             G[a, c] = G[c, a]
@@ -410,11 +451,21 @@ def solve(G, g, mu, nc, lam, sp, sw, stats):
 
 @njit(cache=True)
 def advance(mi, mf, ws, J, lam, vf, q, dt, q1, v1, work):
-    """v⁺ = v_f + M⁻¹ (Jᵀ λ), by one more solve on the step's factors (Table 3); q⁺ = q ⊕ dt v⁺.  work: a
-    ``ContactWork`` buffer."""
+    """v⁺ = v_f + M⁻¹ (Jᵀ λ), by one more solve on the step's factors (L⁻¹ (Y λ), or Table 3); q⁺ = q ⊕ dt v⁺.
+    work: a ``ContactWork`` buffer."""
     mv, dv, w = model_views(mi, mf), data_views(ws, mi), contact_work_views(work)
     m, nv = J.shape
-    if m:
+    if m and w.route[0] != 0.0:  # M⁻¹ Jᵀ λ = L⁻¹ (Y λ), Y = L⁻ᵀ Jᵀ as factored_delassus left it
+        Y, dvel = leading(w.JT, (nv, m)), w.dvel
+        for c in range(nv):
+            s = 0.0
+            for i in range(m):
+                s += Y[c, i] * lam[i]
+            dvel[c] = s
+        l_solve(leading(w.H, (nv, nv)), mv.dof_parent, dvel)
+        for c in range(nv):
+            v1[c] = vf[c] + dvel[c]
+    elif m:
         rhs, dvel = leading(w.rhs, (nv, 1)), leading(w.dvel, (nv, 1))
         for c in range(nv):
             s = 0.0
@@ -457,7 +508,7 @@ def contact_problem(mi, mf, ws, cb, lw, scene, pairs, q, v, tau, dt):
     scene's work area and the contacts in scene.contacts, their rows first, then the loops'.  status:
     ``aba_entry``'s, or TOO_MANY_CONTACTS (nothing else is then written)."""
     w = contact_work_views(scene.work)
-    status = free_velocity(mi, mf, ws, q, v, tau, dt, w.v_free)
+    status = free_velocity(mi, mf, ws, q, v, tau, dt, w.v_free, scene.work)
     if status:
         return status, 0, 0
     dv = data_views(ws, mi)

@@ -17,6 +17,7 @@ __all__ = [
     "CW_MMAX",
     "CW_MOST",
     "CW_NCOL",
+    "CW_ND",
     "CW_NJ",
     "CW_NV",
     "CW_PAIR_WORK",
@@ -57,6 +58,7 @@ CW_CAP = 3  # the most contacts a step can have
 CW_MOST = 4  # the most support vertices of one collision
 CW_PAIR_WORK = 5  # the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)
 CW_NCOL = 6  # collisions
+CW_ND = 7  # nv if the step factors the GIM (nv ≤ contact.pipeline.DENSE_STEP), else 0
 SW_MMAX = 0  # the most rows
 
 
@@ -259,8 +261,12 @@ ContactWork = namedtuple(
         "Jall",
         # J: (mmax * nv,); J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
         "J",
-        # JT: (nv * mmax,); Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product
+        # JT: (nv * mmax,); Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product; or Y = L⁻ᵀ Jᵀ
         "JT",
+        # H: (nd * nd,); the GIM at q, then its factor L (nd, nd): GIM = Lᵀ L in the lower triangle (nd > 0)
+        "H",
+        # route: (1,); 1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)
+        "route",
         # G: (mmax * mmax,); G = J M⁻¹ Jᵀ + R (m, m)
         "G",
         # g: (mmax,); g = J v_f + b
@@ -488,7 +494,8 @@ def contact_work_views(buf):
     most = int(buf[CW_MOST])
     pair_work = int(buf[CW_PAIR_WORK])
     ncol = int(buf[CW_NCOL])
-    o = 7
+    nd = int(buf[CW_ND])
+    o = 8
     # v_f = v + dt M⁻¹ (τ − h)
     v_free = view(buf, o, (nv,))
     o += nv
@@ -498,9 +505,15 @@ def contact_work_views(buf):
     # J (m, nv) in its first m nv entries: the contacts' rows, then the loops'
     J = view(buf, o, (mmax * nv,))
     o += mmax * nv
-    # Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product
+    # Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product; or Y = L⁻ᵀ Jᵀ
     JT = view(buf, o, (nv * mmax,))
     o += nv * mmax
+    # the GIM at q, then its factor L (nd, nd): GIM = Lᵀ L in the lower triangle (nd > 0)
+    H = view(buf, o, (nd * nd,))
+    o += nd * nd
+    # 1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)
+    route = view(buf, o, (1,))
+    o += 1
     # G = J M⁻¹ Jᵀ + R (m, m)
     G = view(buf, o, (mmax * mmax,))
     o += mmax * mmax
@@ -599,6 +612,8 @@ def contact_work_views(buf):
         Jall,
         J,
         JT,
+        H,
+        route,
         G,
         g,
         lam,
@@ -642,11 +657,14 @@ def contact_work_arrays(buf):
     most = int(buf[CW_MOST])
     pair_work = int(buf[CW_PAIR_WORK])
     ncol = int(buf[CW_NCOL])
+    nd = int(buf[CW_ND])
     shapes = (
         (nv,),
         (6, nv),
         (mmax * nv,),
         (nv * mmax,),
+        (nd * nd,),
+        (1,),
         (mmax * mmax,),
         (mmax,),
         (mmax,),
@@ -679,17 +697,19 @@ def contact_work_arrays(buf):
         (4,),
         (3, 3),
     )
-    return ContactWork(*_tiled(buf, 7, shapes))
+    return ContactWork(*_tiled(buf, 8, shapes))
 
 
 @njit(cache=True)
-def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
+def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol, nd):
     """The length of a ContactWork buffer."""
-    n = 7
+    n = 8
     n += nv  # v_free
     n += 6 * nv  # Jall
     n += mmax * nv  # J
     n += nv * mmax  # JT
+    n += nd * nd  # H
+    n += 1  # route
     n += mmax * mmax  # G
     n += mmax  # g
     n += mmax  # lam
@@ -725,9 +745,9 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol):
 
 
 @njit(cache=True)
-def contact_work(nj, nv, mmax, cap, most, pair_work, ncol):
+def contact_work(nj, nv, mmax, cap, most, pair_work, ncol, nd):
     """A ContactWork buffer, its header written."""
-    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol))
+    buf = np.zeros(contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol, nd))
     buf[CW_NJ] = nj
     buf[CW_NV] = nv
     buf[CW_MMAX] = mmax
@@ -735,6 +755,7 @@ def contact_work(nj, nv, mmax, cap, most, pair_work, ncol):
     buf[CW_MOST] = most
     buf[CW_PAIR_WORK] = pair_work
     buf[CW_NCOL] = ncol
+    buf[CW_ND] = nd
     return buf
 
 

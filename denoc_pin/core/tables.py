@@ -323,12 +323,15 @@ CONTACT_WORK_HEADER = (
     ("most", "the most support vertices of one collision"),
     ("pair_work", "the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)"),
     ("ncol", "collisions"),
+    ("nd", "nv if the step factors the GIM (nv ≤ contact.pipeline.DENSE_STEP), else 0"),
 )
 CONTACT_WORK = (
     ("v_free", ("nv",), "v_f = v + dt M⁻¹ (τ − h)"),
     ("Jall", (6, "nv"), "the bodies' world Jacobian columns [linear; angular] about the world origin"),
     ("J", ("mmax * nv",), "J (m, nv) in its first m nv entries: the contacts' rows, then the loops'"),
-    ("JT", ("nv * mmax",), "Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product"),
+    ("JT", ("nv * mmax",), "Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product; or Y = L⁻ᵀ Jᵀ"),
+    ("H", ("nd * nd",), "the GIM at q, then its factor L (nd, nd): GIM = Lᵀ L in the lower triangle (nd > 0)"),
+    ("route", (1,), "1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)"),
     ("G", ("mmax * mmax",), "G = J M⁻¹ Jᵀ + R (m, m)"),
     ("g", ("mmax",), "g = J v_f + b"),
     ("lam", ("mmax",), "λ, the impulses"),
@@ -366,7 +369,7 @@ CONTACT_WORK = (
     ("patch_frame", (3, 3), "the patch's frame, columns (t₁, t₂, n), n from the first shape to the second"),
 )
 """A contact step's work area, one float buffer for up to mmax rows and cap contacts: nothing is allocated a step
-(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most, pair_work, ncol)``)."""
+(``ContactWork``; ``contact_work_views(cw)``, ``contact_work(nj, nv, mmax, cap, most, pair_work, ncol, nd)``)."""
 SOLVER_WORK_HEADER = (("mmax", "the most rows"),)
 SOLVER_WORK = (
     ("sigma", ("mmax",), "σ = G λ + g"),
