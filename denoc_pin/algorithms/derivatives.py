@@ -270,11 +270,14 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     In the base frame (t_k, a_k, the Newton–Euler wrench w_k and the composite w̃_k of Table 1 carried there, M_k the
     body's inertia there, u = t_β and b = a_β of J's parent β, η = ξ ×ₘ u), the change of w_k is
     δw_k = ξ ×* w_k + M_k (η ×ₘ u − ξ ×ₘ b) − B_k η for q and B_k s + M_k ((t_J + u) ×ₘ s) for q̇ (s = p_J e_j),
-    with B_k η = M_k (η ×ₘ t_k) + η ×* M_k t_k + t_k ×* M_k η.  Summed over a subtree they need only the composites
-    M̃_i (eq. 17, the CRBA's) and B̃_i; the term ξ ×* w̃_i cancels against δp_i = ξ ×ₘ p_i in δτ_i = δ(p_iᵀ w̃_i), so
-    δτ_i = P_iᵀ (η ×ₘ u − ξ ×ₘ b) − Q_iᵀ η for i in J's subtree, P_i = M̃_i p_i, Q_i = B̃_iᵀ p_i, and p_iᵀ δw̃_J above
-    J.  The GIM is I_{iJ} = P_iᵀ p_J (eq. 16).  For joints whose p_k is fixed in the body (every kind but the
-    universal joint, whose first axis turns with the parent: ``inverse_dynamics_derivatives_step`` serves it)."""
+    with B_k η = M_k (η ×ₘ t_k) + η ×* M_k t_k + t_k ×* M_k η.  For t_k = [ω; u], M_k = (m, h, J) and M_k t_k =
+    [h_n; h_f], B_k = [[B_ωω, 0], [−2 [h_f ×], 0]] with B_ωω = −(J [ω×] + (J [ω×])ᵀ + u hᵀ + h uᵀ) + 2 (h·u) 1 −
+    [h_n ×]: a linear η changes nothing (Jacobi's identity), so B_k is 12 numbers.  Summed over a subtree they need
+    only the composites M̃_i (eq. 17, the CRBA's) and B̃_i; the term ξ ×* w̃_i cancels against δp_i = ξ ×ₘ p_i in
+    δτ_i = δ(p_iᵀ w̃_i), so δτ_i = P_iᵀ (η ×ₘ u − ξ ×ₘ b) − Q_iᵀ η_ω for i in J's subtree, P_i = M̃_i p_i, Q_i the
+    angular rows of B̃_iᵀ p_i (its linear rows are 0), and p_iᵀ δw̃_J above J.  The GIM is I_{iJ} = P_iᵀ p_J
+    (eq. 16).  For joints whose p_k is fixed in the body (every kind but the universal joint, whose first axis turns
+    with the parent: ``inverse_dynamics_derivatives_step`` serves it)."""
     mv = model_views(mi, mf)
     d_ = data_views(ws, mi)
     parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
@@ -285,16 +288,16 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     order, first, size = preorder(parents)
     # one allocation for the work arrays (each np.zeros of a call costs about 0.1 µs)
     n6, nz = nj * 6, nj * 6 * z
-    buf = np.zeros(4 * n6 + 3 * nz + nj * 10 + nj * 36)
+    buf = np.zeros(4 * n6 + 2 * nz + nj * 3 * z + nj * 10 + nj * 12)
     nu = buf[:n6].reshape((nj, 6))  # t_k, base frame
     acc = buf[n6 : 2 * n6].reshape((nj, 6))  # a_k, base frame
     F = buf[2 * n6 : 3 * n6].reshape((nj, 6))  # w̃_k, base frame
     Sw = buf[4 * n6 : 4 * n6 + nz].reshape((nj, 6, z))  # p_k, base frame
     P = buf[4 * n6 + nz : 4 * n6 + 2 * nz].reshape((nj, 6, z))  # M̃_k p_k
-    Q = buf[4 * n6 + 2 * nz : 4 * n6 + 3 * nz].reshape((nj, 6, z))  # B̃_kᵀ p_k
-    o2 = 4 * n6 + 3 * nz
+    Q = buf[4 * n6 + 2 * nz : 4 * n6 + 2 * nz + nj * 3 * z].reshape((nj, 3, z))  # B̃_kᵀ p_k, angular rows
+    o2 = 4 * n6 + 2 * nz + nj * 3 * z
     C = buf[o2 : o2 + nj * 10].reshape((nj, 10))  # M̃_k, base frame, as (m, h, J)
-    B = buf[o2 + nj * 10 :].reshape((nj, 6, 6))  # B̃_k
+    B = buf[o2 + nj * 10 :].reshape((nj, 12))  # B̃_k as (B_ωω row by row, h_f): its blocks that are not 0
     Rt = np.empty((3, 3))
     Cb = np.empty(10)
     ak = np.empty(6)
@@ -326,69 +329,46 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
             for j in range(3):
                 Rt[i, j] = Rk[j, i]
         add_transformed_rigid_inertia(Rt, ok, Cb, C[k])
-        # B_k = −(X_k + X_kᵀ) + H(M_k t_k), X_k = M_k [t_k ×ₘ] (its column j: M_k (t_k ×ₘ e_j)) and H(h) η = η ×* h
-        # = [[−h_n×, −h_f×], [−h_f×, 0]] η: since [t ×*] = −[t ×ₘ]ᵀ, M_k (η ×ₘ t_k) + t_k ×* M_k η = −(X_k + X_kᵀ) η.
-        n0, n1, n2, n3, n4, n5 = nu[k, 0], nu[k, 1], nu[k, 2], nu[k, 3], nu[k, 4], nu[k, 5]
+        # B_k = [[B_ωω, 0], [−2 [h_f ×], 0]] (docstring): B_ωω = −(A + Aᵀ + u hᵀ + h uᵀ) + 2 (h·u) 1 − [h_n ×],
+        # A = J [ω×] (its columns w2 J₁ − w1 J₂, w0 J₂ − w2 J₀, w1 J₀ − w0 J₁), h_n, h_f = M_k t_k
+        Ck = C[k]
+        w0, w1, w2, u0, u1, u2 = nu[k, 0], nu[k, 1], nu[k, 2], nu[k, 3], nu[k, 4], nu[k, 5]
+        c0, c1, c2 = Ck[1], Ck[2], Ck[3]
+        J00, J01, J02, J11, J12, J22 = Ck[4], Ck[5], Ck[6], Ck[7], Ck[8], Ck[9]
+        A00, A10, A20 = w2 * J01 - w1 * J02, w2 * J11 - w1 * J12, w2 * J12 - w1 * J22
+        A01, A11, A21 = w0 * J02 - w2 * J00, w0 * J12 - w2 * J01, w0 * J22 - w2 * J02
+        A02, A12, A22 = w1 * J00 - w0 * J01, w1 * J01 - w0 * J11, w1 * J02 - w0 * J12
+        hu = 2.0 * (c0 * u0 + c1 * u1 + c2 * u2)
+        h0, h1, h2, h3, h4, h5 = rigid_times(Ck, w0, w1, w2, u0, u1, u2)
         Bk = B[k]
-        for j in range(6):
-            e0 = 1.0 if j == 0 else 0.0
-            e1 = 1.0 if j == 1 else 0.0
-            e2 = 1.0 if j == 2 else 0.0
-            e3 = 1.0 if j == 3 else 0.0
-            e4 = 1.0 if j == 4 else 0.0
-            e5 = 1.0 if j == 5 else 0.0
-            x0, x1, x2, x3, x4, x5 = motion_cross(n0, n1, n2, n3, n4, n5, e0, e1, e2, e3, e4, e5)
-            y0, y1, y2, y3, y4, y5 = rigid_times(C[k], x0, x1, x2, x3, x4, x5)
-            Bk[0, j] -= y0
-            Bk[1, j] -= y1
-            Bk[2, j] -= y2
-            Bk[3, j] -= y3
-            Bk[4, j] -= y4
-            Bk[5, j] -= y5
-            Bk[j, 0] -= y0
-            Bk[j, 1] -= y1
-            Bk[j, 2] -= y2
-            Bk[j, 3] -= y3
-            Bk[j, 4] -= y4
-            Bk[j, 5] -= y5
-        h0, h1, h2, h3, h4, h5 = rigid_times(C[k], n0, n1, n2, n3, n4, n5)
-        # + H(h): −[h_n ×] (top left), −[h_f ×] (top right and bottom left)
-        Bk[0, 1] += h2
-        Bk[0, 2] -= h1
-        Bk[1, 0] -= h2
-        Bk[1, 2] += h0
-        Bk[2, 0] += h1
-        Bk[2, 1] -= h0
-        Bk[0, 4] += h5
-        Bk[0, 5] -= h4
-        Bk[1, 3] -= h5
-        Bk[1, 5] += h3
-        Bk[2, 3] += h4
-        Bk[2, 4] -= h3
-        Bk[3, 1] += h5
-        Bk[3, 2] -= h4
-        Bk[4, 0] -= h5
-        Bk[4, 2] += h3
-        Bk[5, 0] += h4
-        Bk[5, 1] -= h3
+        Bk[0] = hu - 2.0 * (A00 + u0 * c0)
+        Bk[4] = hu - 2.0 * (A11 + u1 * c1)
+        Bk[8] = hu - 2.0 * (A22 + u2 * c2)
+        s01 = -(A01 + A10 + u0 * c1 + c0 * u1)
+        s02 = -(A02 + A20 + u0 * c2 + c0 * u2)
+        s12 = -(A12 + A21 + u1 * c2 + c1 * u2)
+        Bk[1], Bk[3] = s01 + h2, s01 - h2  # − [h_n ×]
+        Bk[2], Bk[6] = s02 - h1, s02 + h1
+        Bk[5], Bk[7] = s12 + h0, s12 - h0
+        Bk[9], Bk[10], Bk[11] = h3, h4, h5
     # composites M̃_k and B̃_k (children after parents: parents[k] < k), then P_k and Q_k
     for k in range(nj - 1, 0, -1):
         b = parents[k]
         if b > 0:
             for c in range(10):
                 C[b, c] += C[k, c]
-            for i in range(6):
-                for j in range(6):
-                    B[b, i, j] += B[k, i, j]
+            for c in range(12):
+                B[b, c] += B[k, c]
         for d in range(nvs[k]):
             P[k, 0, d], P[k, 1, d], P[k, 2, d], P[k, 3, d], P[k, 4, d], P[k, 5, d] = rigid_times(
                 C[k], Sw[k, 0, d], Sw[k, 1, d], Sw[k, 2, d], Sw[k, 3, d], Sw[k, 4, d], Sw[k, 5, d]
             )
-            for i in range(6):
-                s = 0.0
-                for j in range(6):
-                    s += B[k, j, i] * Sw[k, j, d]
-                Q[k, i, d] = s
+            # Q = B̃ᵀ p, angular rows: B_ωωᵀ p_ω + 2 h_f × p_v
+            Bk = B[k]
+            x0, x1, x2, x3, x4, x5 = Sw[k, 0, d], Sw[k, 1, d], Sw[k, 2, d], Sw[k, 3, d], Sw[k, 4, d], Sw[k, 5, d]
+            Q[k, 0, d] = Bk[0] * x0 + Bk[3] * x1 + Bk[6] * x2 + 2.0 * (Bk[10] * x5 - Bk[11] * x4)
+            Q[k, 1, d] = Bk[1] * x0 + Bk[4] * x1 + Bk[7] * x2 + 2.0 * (Bk[11] * x3 - Bk[9] * x5)
+            Q[k, 2, d] = Bk[2] * x0 + Bk[5] * x1 + Bk[8] * x2 + 2.0 * (Bk[9] * x4 - Bk[10] * x3)
     for J in range(1, nj):
         bJ, ivJ = parents[J], idx_v[J]
         u0, u1, u2, u3, u4, u5 = nu[bJ, 0], nu[bJ, 1], nu[bJ, 2], nu[bJ, 3], nu[bJ, 4], nu[bJ, 5]
@@ -410,8 +390,10 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
                 iv = idx_v[i]
                 for c in range(nvs[i]):
                     Pg = dot6(P, i, c, g0, g1, g2, g3, g4, g5)
-                    dq[iv + c, col] = Pg - dot6(Q, i, c, e0, e1, e2, e3, e4, e5)
-                    dv[iv + c, col] = dot6(Q, i, c, x0, x1, x2, x3, x4, x5) + dot6(P, i, c, p0, p1, p2, p3, p4, p5)
+                    dq[iv + c, col] = Pg - (Q[i, 0, c] * e0 + Q[i, 1, c] * e1 + Q[i, 2, c] * e2)
+                    dv[iv + c, col] = (
+                        Q[i, 0, c] * x0 + Q[i, 1, c] * x1 + Q[i, 2, c] * x2 + dot6(P, i, c, p0, p1, p2, p3, p4, p5)
+                    )
                     Mij = dot6(P, i, c, x0, x1, x2, x3, x4, x5)
                     M[iv + c, col] = Mij
                     M[col, iv + c] = Mij
@@ -422,19 +404,21 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
             y0, y1, y2, y3, y4, y5 = force_cross(x0, x1, x2, x3, x4, x5, FJ[0], FJ[1], FJ[2], FJ[3], FJ[4], FJ[5])
             m0, m1, m2, m3, m4, m5 = rigid_times(C[J], g0, g1, g2, g3, g4, g5)
             z0, z1, z2, z3, z4, z5 = rigid_times(C[J], p0, p1, p2, p3, p4, p5)
+            # B̃_J η = [B_ωω η_ω; −2 h_f × η_ω], B̃_J s likewise
             Bj = B[J]
-            y0 += m0 - (Bj[0, 0] * e0 + Bj[0, 1] * e1 + Bj[0, 2] * e2 + Bj[0, 3] * e3 + Bj[0, 4] * e4 + Bj[0, 5] * e5)
-            y1 += m1 - (Bj[1, 0] * e0 + Bj[1, 1] * e1 + Bj[1, 2] * e2 + Bj[1, 3] * e3 + Bj[1, 4] * e4 + Bj[1, 5] * e5)
-            y2 += m2 - (Bj[2, 0] * e0 + Bj[2, 1] * e1 + Bj[2, 2] * e2 + Bj[2, 3] * e3 + Bj[2, 4] * e4 + Bj[2, 5] * e5)
-            y3 += m3 - (Bj[3, 0] * e0 + Bj[3, 1] * e1 + Bj[3, 2] * e2 + Bj[3, 3] * e3 + Bj[3, 4] * e4 + Bj[3, 5] * e5)
-            y4 += m4 - (Bj[4, 0] * e0 + Bj[4, 1] * e1 + Bj[4, 2] * e2 + Bj[4, 3] * e3 + Bj[4, 4] * e4 + Bj[4, 5] * e5)
-            y5 += m5 - (Bj[5, 0] * e0 + Bj[5, 1] * e1 + Bj[5, 2] * e2 + Bj[5, 3] * e3 + Bj[5, 4] * e4 + Bj[5, 5] * e5)
-            z0 += Bj[0, 0] * x0 + Bj[0, 1] * x1 + Bj[0, 2] * x2 + Bj[0, 3] * x3 + Bj[0, 4] * x4 + Bj[0, 5] * x5
-            z1 += Bj[1, 0] * x0 + Bj[1, 1] * x1 + Bj[1, 2] * x2 + Bj[1, 3] * x3 + Bj[1, 4] * x4 + Bj[1, 5] * x5
-            z2 += Bj[2, 0] * x0 + Bj[2, 1] * x1 + Bj[2, 2] * x2 + Bj[2, 3] * x3 + Bj[2, 4] * x4 + Bj[2, 5] * x5
-            z3 += Bj[3, 0] * x0 + Bj[3, 1] * x1 + Bj[3, 2] * x2 + Bj[3, 3] * x3 + Bj[3, 4] * x4 + Bj[3, 5] * x5
-            z4 += Bj[4, 0] * x0 + Bj[4, 1] * x1 + Bj[4, 2] * x2 + Bj[4, 3] * x3 + Bj[4, 4] * x4 + Bj[4, 5] * x5
-            z5 += Bj[5, 0] * x0 + Bj[5, 1] * x1 + Bj[5, 2] * x2 + Bj[5, 3] * x3 + Bj[5, 4] * x4 + Bj[5, 5] * x5
+            f0, f1, f2 = Bj[9], Bj[10], Bj[11]
+            y0 += m0 - (Bj[0] * e0 + Bj[1] * e1 + Bj[2] * e2)
+            y1 += m1 - (Bj[3] * e0 + Bj[4] * e1 + Bj[5] * e2)
+            y2 += m2 - (Bj[6] * e0 + Bj[7] * e1 + Bj[8] * e2)
+            y3 += m3 + 2.0 * (f1 * e2 - f2 * e1)
+            y4 += m4 + 2.0 * (f2 * e0 - f0 * e2)
+            y5 += m5 + 2.0 * (f0 * e1 - f1 * e0)
+            z0 += Bj[0] * x0 + Bj[1] * x1 + Bj[2] * x2
+            z1 += Bj[3] * x0 + Bj[4] * x1 + Bj[5] * x2
+            z2 += Bj[6] * x0 + Bj[7] * x1 + Bj[8] * x2
+            z3 -= 2.0 * (f1 * x2 - f2 * x1)
+            z4 -= 2.0 * (f2 * x0 - f0 * x2)
+            z5 -= 2.0 * (f0 * x1 - f1 * x0)
             i = bJ
             while i > 0:
                 iv = idx_v[i]
