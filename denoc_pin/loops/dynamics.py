@@ -110,8 +110,8 @@ def constrained_forward_dynamics_derivatives(
         except (TypeError, AttributeError, ValueError) as refusal:
             gains = baumgarte if type(baumgarte) is tuple and len(baumgarte) == 2 else (None,)
             status = refused(refusal, model, data, q, v, tau, floats=(*gains, rcond), loops=True)
-        if status == 0:
-            return tuple(x.copy() for x in outs)
+        if status == 0:  # copies, each written out: a generator costs 0.5 µs here
+            return outs[0].copy(), outs[1].copy(), outs[2].copy(), outs[3].copy(), outs[4].copy(), outs[5].copy()
     return _cfd_derivatives_checked(model, data, q, v, tau, fext, baumgarte, rcond)
 
 

@@ -38,8 +38,8 @@ from ..algorithms.derivatives import (
     to_world,
     tree_derivatives,
 )
+from ..algorithms.inverse import inverse_dynamics_step
 from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
-from ..algorithms.tree_entries import rnea_entry
 from ..core import cuts as ck
 from ..core.dense import cholesky_in_place, cholesky_solve, symmetric_product_into
 from ..core.joints import dS_dq
@@ -319,9 +319,7 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     a, lam, bias = dv.ddq.copy(), lv.lam.copy(), lv.Jdv.copy()
     identity = rank == m  # the reactions' basis B (λ = B x) is the identity: its products are skipped
     Bm = leading(lv.B, (m, rank)).copy()
-    status = rnea_entry(mi, mf, ws, q, v, a, with_fext)
-    if status:
-        return status
+    inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)  # Table 1 at q̈, on the kinematics cfd_entry left
     loop_step(mi, mf, ws, cb, lw, q, True)
     with_gim = tree_derivatives(mi, mf, ws, q, v, a, d1, d2, d3, True)
     Cq, Cv, G = np.empty((m, nv)), np.empty((m, nv)), np.empty((nv, nv))
