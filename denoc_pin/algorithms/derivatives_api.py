@@ -43,13 +43,14 @@ def inverse_dynamics_derivatives(model: Model, data: Data, q, v, a, fext=None):
 
 def _fast(forward: bool, model: Model, data: Data, q, v, x) -> tuple[int, tuple]:
     """The fast path, once ``data.derivatives()`` exists (the checked path's first call makes it): the kernel
-    writes the three results straight into new arrays (it sets every entry), no copies."""
+    writes the three results straight into a new (3, nv, nv) block (it sets every entry), no copies; each result
+    is one of its matrices."""
     try:
         if data.derivatives_ws is None:
             return NOT_READY, ()
         nv = model.nv
-        outs = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
-        return derivatives_fast(model.mb, data.ws, q, v, x, forward, *outs), outs
+        out = np.empty((3, nv, nv))
+        return derivatives_fast(model.mb, data.ws, q, v, x, forward, out), (out[0], out[1], out[2])
     except (TypeError, AttributeError) as refusal:
         return refused(refusal, model, data, q, v, x), ()
 

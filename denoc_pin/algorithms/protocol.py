@@ -45,6 +45,7 @@ __all__ = [
     "CB",
     "FB",
     "MAT",
+    "MATS",
     "MB",
     "MF",
     "MI",
@@ -71,6 +72,7 @@ FB = types.Array(types.float64, 2, "C", readonly=True)  # model.frame_buffer (la
 CB = types.Array(types.float64, 2, "C", readonly=True)  # model.constraint_buffer (cuts.PACKED)
 VEC = types.Array(types.float64, 1, "C")  # data.ws, data.lw, q, v, x
 MAT = types.Array(types.float64, 2, "C")
+MATS = types.Array(types.float64, 3, "C")  # a stack of matrices: a fast entry's results in one block
 
 _F64 = np.dtype(np.float64)
 _UNIT_STRIDE = (8,)

@@ -99,19 +99,19 @@ def constrained_forward_dynamics_derivatives(
     if fext is None:
         try:
             kp, kd = baumgarte
-            outs = data.loop_derivatives_ws
-            status = (
-                NOT_READY
-                if outs is None
-                else cfd_derivatives_fast(
-                    model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau, kp, kd, rcond, *outs
-                )
-            )
+            nv, m = model.nv, model.n_constraints
+            out = np.empty((3 * (nv + m), nv))  # the six results' rows, one block (``cfd_derivatives_fast``)
+            if data.loop_derivatives_ws is None:
+                status = NOT_READY
+            else:
+                status = cfd_derivatives_fast(model.mb, data.ws, model.constraint_buffer, data.lw, q, v, tau, kp, kd,
+                                              rcond, out)  # fmt: skip
         except (TypeError, AttributeError, ValueError) as refusal:
             gains = baumgarte if type(baumgarte) is tuple and len(baumgarte) == 2 else (None,)
             status = refused(refusal, model, data, q, v, tau, floats=(*gains, rcond), loops=True)
-        if status == 0:  # copies, each written out: a generator costs 0.5 µs here
-            return outs[0].copy(), outs[1].copy(), outs[2].copy(), outs[3].copy(), outs[4].copy(), outs[5].copy()
+        if status == 0:  # views of the block's rows
+            n3, n4, n5 = 3 * nv, 3 * nv + m, 3 * nv + 2 * m
+            return out[:nv], out[nv : 2 * nv], out[2 * nv : n3], out[n3:n4], out[n4:n5], out[n5:]
     return _cfd_derivatives_checked(model, data, q, v, tau, fext, baumgarte, rcond)
 
 

@@ -361,8 +361,14 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
 
 
 @njit(cache=True)
-def cfd_derivatives_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond, d1, d2, d3, l1, l2, l3):
-    """cfd_derivatives_entry without external forces, on the model buffer (the fast path)."""
+def cfd_derivatives_fast(mb, ws, cb, lw, q, v, tau, kp, kd, rcond, out):
+    """cfd_derivatives_entry without external forces, on the model buffer (the fast path); the six results into
+    the rows of out (3 nv + 3 m, nv): ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ, then ∂λ/∂q, ∂λ/∂q̇, ∂λ/∂τ, one array to allocate and
+    dispatch."""
+    nv = out.shape[1]
+    m = (out.shape[0] - 3 * nv) // 3
+    d1, d2, d3 = out[:nv], out[nv : 2 * nv], out[2 * nv : 3 * nv]
+    l1, l2, l3 = out[3 * nv : 3 * nv + m], out[3 * nv + m : 3 * nv + 2 * m], out[3 * nv + 2 * m :]
     return on_model_buffer(cfd_derivatives_entry, mb, ws, (cb, lw, q, v, tau, kp, kd, rcond, False, d1, d2, d3, l1,
                                                             l2, l3))  # fmt: skip
 
@@ -392,7 +398,7 @@ CFD_DERIVATIVES = Entry(
     cfd_derivatives_entry,
     types.int64(MI, MF, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, types.boolean, MAT, MAT, MAT, MAT, MAT, MAT),
     cfd_derivatives_fast,
-    types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, MAT, MAT, MAT, MAT, MAT, MAT),
+    types.int64(MB, VEC, CB, VEC, VEC, VEC, VEC, _F, _F, _F, MAT),
     cfd_derivatives_rows,
     ("q", "v", "tau"),
     after=(CFD.kernel, tree_derivatives),
