@@ -79,7 +79,7 @@ def main() -> None:
     pair = boxes(2)
     q2 = dp.neutral(pair)
     q2[2], q2[9] = 0.1, 0.2999
-    det = ContactStepper(pair, None, dp.ContactSettings(), 1e-3).pairs
+    det = ContactStepper(pair, None, dp.ContactSettings(), 1e-3, compiled_pairs=False).pairs  # coal's pair
     data = pair.create_data()
     dp.forward_kinematics(pair, data, q2)
     t = per_call(lambda: pair_contacts(det, pair, data.oR, data.op))
