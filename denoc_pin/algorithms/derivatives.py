@@ -540,8 +540,9 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     nv = d1.shape[0]
     factored = False
     if forward:
-        H = np.empty((nv, nv))
-        if nv <= SMALL_INVERSE:
+        n = nv if nv <= SMALL_INVERSE else 0
+        H = np.empty((n, n))
+        if n:
             status, factored = gim_forward_entry(mi, mf, ws, q, v, x, with_fext, H)
             if status:
                 return status

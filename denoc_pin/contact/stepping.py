@@ -31,6 +31,7 @@ import numpy as np
 
 from ..algorithms.kinematics_api import forward_kinematics
 from ..algorithms.protocol import in_pieces
+from ..core.layout import factor_cost
 from ..core.records import (
     ContactGeometry,
     ContactScene,
@@ -169,7 +170,9 @@ class ContactStepper:
         mmax = 3 * cap + m.n_constraints
         nd = m.nv if m.nv <= DENSE_STEP else 0  # room for M's factor Lᵀ L (pipeline.free_velocity)
         work = contact_work(m.njoints, m.nv, mmax, cap, self.most, PAIR_WORK, len(geometry.rows), nd)
-        contact_work_arrays(work).sweep_order[:] = np.arange(len(geometry.rows))  # a first order to sort
+        views = contact_work_arrays(work)
+        views.sweep_order[:] = np.arange(len(geometry.rows))  # a first order to sort
+        views.ltl_cost[0] = factor_cost(m.dof_parent)
         return ContactScene(geometry, gp, sp, warm, contact_set(cap), work, solver_work(max(mmax, 1)))
 
     def _kernel(self, dispatcher, args):

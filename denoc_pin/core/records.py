@@ -267,6 +267,8 @@ ContactWork = namedtuple(
         "H",
         # route: (1,); 1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)
         "route",
+        # ltl_cost: (1,); Σ over the DOFs of their path's length to the base, squared: Lᵀ L's cost (layout.factor_cost)
+        "ltl_cost",
         # G: (mmax * mmax,); G = J M⁻¹ Jᵀ + R (m, m)
         "G",
         # g: (mmax,); g = J v_f + b
@@ -514,6 +516,9 @@ def contact_work_views(buf):
     # 1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)
     route = view(buf, o, (1,))
     o += 1
+    # Σ over the DOFs of their path's length to the base, squared: Lᵀ L's cost (layout.factor_cost)
+    ltl_cost = view(buf, o, (1,))
+    o += 1
     # G = J M⁻¹ Jᵀ + R (m, m)
     G = view(buf, o, (mmax * mmax,))
     o += mmax * mmax
@@ -614,6 +619,7 @@ def contact_work_views(buf):
         JT,
         H,
         route,
+        ltl_cost,
         G,
         g,
         lam,
@@ -665,6 +671,7 @@ def contact_work_arrays(buf):
         (nv * mmax,),
         (nd * nd,),
         (1,),
+        (1,),
         (mmax * mmax,),
         (mmax,),
         (mmax,),
@@ -710,6 +717,7 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol, nd):
     n += nv * mmax  # JT
     n += nd * nd  # H
     n += 1  # route
+    n += 1  # ltl_cost
     n += mmax * mmax  # G
     n += mmax  # g
     n += mmax  # lam

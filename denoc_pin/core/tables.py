@@ -332,6 +332,7 @@ CONTACT_WORK = (
     ("JT", ("nv * mmax",), "Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product; or Y = L⁻ᵀ Jᵀ"),
     ("H", ("nd * nd",), "the GIM at q, then its factor L (nd, nd): GIM = Lᵀ L in the lower triangle (nd > 0)"),
     ("route", (1,), "1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)"),
+    ("ltl_cost", (1,), "Σ over the DOFs of their path's length to the base, squared: Lᵀ L's cost (layout.factor_cost)"),
     ("G", ("mmax * mmax",), "G = J M⁻¹ Jᵀ + R (m, m)"),
     ("g", ("mmax",), "g = J v_f + b"),
     ("lam", ("mmax",), "λ, the impulses"),
