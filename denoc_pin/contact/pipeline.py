@@ -34,7 +34,7 @@ from ..algorithms.frame_kinematics import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import aba_entry, gim_forward_entry
-from ..core.layout import LW_M, all_finite, borrow, data_views, leading, loop_views, model_views
+from ..core.layout import LW_M, all_finite, borrow, data_views, factor_cost, leading, loop_views, model_views
 from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
@@ -88,6 +88,7 @@ __all__ = [
     "contact_step",
     "delassus",
     "detect",
+    "factor_pays",
     "factored_delassus",
     "free_velocity",
     "keep_warm",
@@ -103,23 +104,29 @@ DENSE_STEP = 64
 from Y = L⁻ᵀ Jᵀ by one sweep of the tree over all of J's rows; above, Table 3's UDUᵀ factors of the forward dynamics
 serve, a sweep per row (O(n) each, no n² memory)."""
 
-FACTOR_RATIO = 32
-"""The factor serves a step when its cost (``layout.factor_cost``, Σ of the DOFs' path lengths squared) is at most
-FACTOR_RATIO × rows × nv, the rows those of the last step (3 n_c + the loops'): a quadruped's 12 rows or Cassie's 24
-gain a quarter of the step, where on a chain with one contact (cost n³/3) Table 3's sweeps win from about 18 DOF, and
-on a step without rows the UDUᵀ forward dynamics alone is cheaper.  Measured in ``docs/performance.md``."""
+FACTOR_RATIO = 16
+"""The factor serves a scene's steps when its cost (``layout.factor_cost``, Σ of the DOFs' path lengths squared) is at
+most FACTOR_RATIO × rows × nv, rows = 3 a collision + the loops' (``factor_pays``): a quadruped's or Cassie's steps gain
+a quarter, where on a chain with one collision (cost n³/3) Table 3's sweeps win from about 18 DOF.  Decided once a
+scene, so that a step's result does not depend on the steps before it.  Measured in ``docs/performance.md``."""
+
+
+def factor_pays(model) -> bool:
+    """Whether a contact step on ``model`` factors M = Lᵀ L (``FACTOR_RATIO``; nv ≤ ``DENSE_STEP``)."""
+    rows = 3 * len(model.collisions) + model.n_constraints
+    return 0 < model.nv <= DENSE_STEP and factor_cost(model.dof_parent) <= FACTOR_RATIO * rows * model.nv
 
 
 @njit(cache=True)
-def free_velocity(mi, mf, ws, q, v, tau, dt, vf, work, rows):
-    """v_f = v + dt q̈, q̈ = GIM⁻¹ (τ − h): by the GIM's factor Lᵀ L into the work area's H where it has room and
-    pays for itself on ``rows`` rows of J (``FACTOR_RATIO``; ``gim_forward_entry``), otherwise (or should a pivot
-    fail) by the O(n) forward dynamics, Table 3, its UDUᵀ factors left in ws; the work area's ``route`` says which.
-    The bodies' world placements (oR, op) too.  Returns ``aba_entry``'s status.  work: a ``ContactWork`` buffer."""
+def free_velocity(mi, mf, ws, q, v, tau, dt, vf, work):
+    """v_f = v + dt q̈, q̈ = GIM⁻¹ (τ − h): by the GIM's factor Lᵀ L into the work area's H where it has room (the
+    scene's, where ``factor_pays``; ``gim_forward_entry``), otherwise (or should a pivot fail) by the O(n) forward
+    dynamics, Table 3, its UDUᵀ factors left in ws; the work area's ``route`` says which.  The bodies' world
+    placements (oR, op) too.  Returns ``aba_entry``'s status.  work: a ``ContactWork`` buffer."""
     w = contact_work_views(work)
     nv = len(v)
     factored = False
-    if len(w.H) == nv * nv and nv and rows > 0 and w.ltl_cost[0] <= FACTOR_RATIO * rows * nv:
+    if len(w.H) == nv * nv and nv:
         status, factored = gim_forward_entry(mi, mf, ws, q, v, tau, False, leading(w.H, (nv, nv)))
         if status:
             return status
@@ -515,9 +522,7 @@ def contact_problem(mi, mf, ws, cb, lw, scene, pairs, q, v, tau, dt):
     scene's work area and the contacts in scene.contacts, their rows first, then the loops'.  status:
     ``aba_entry``'s, or TOO_MANY_CONTACTS (nothing else is then written)."""
     w = contact_work_views(scene.work)
-    nl = 0 if lw is None else int(lw[LW_M])
-    rows = 3 * int(scene.contacts.info[INFO_CONTACTS]) + nl  # the last step's: the route's estimate of this one's
-    status = free_velocity(mi, mf, ws, q, v, tau, dt, w.v_free, scene.work, rows)
+    status = free_velocity(mi, mf, ws, q, v, tau, dt, w.v_free, scene.work)
     if status:
         return status, 0, 0
     dv = data_views(ws, mi)
@@ -525,6 +530,7 @@ def contact_problem(mi, mf, ws, cb, lw, scene, pairs, q, v, tau, dt):
     nc = detect(scene.geometry, scene.ground, scene.settings, dv.oR, dv.op, pairs, cts, scene.work, scene.warm)
     if nc < 0:
         return TOO_MANY_CONTACTS, 0, 0
+    nl = 0 if lw is None else int(lw[LW_M])
     m = 3 * nc + nl
     J, G, g = leading(w.J, (m, len(v))), leading(w.G, (m, m)), leading(w.g, (m,))
     contact_rows(mi, mf, ws, scene.geometry.support, cts, nc, w.Jall, J)

@@ -31,7 +31,6 @@ import numpy as np
 
 from ..algorithms.kinematics_api import forward_kinematics
 from ..algorithms.protocol import in_pieces
-from ..core.layout import factor_cost
 from ..core.records import (
     ContactGeometry,
     ContactScene,
@@ -52,7 +51,7 @@ from ..model.status import raise_for_status
 from .derivatives import contact_step_derivatives, q_tables
 from .detection import PairDetector, ground_capacity, most_vertices, pair_contacts, pair_friction
 from .patch import PAIR_POINTS, PAIR_WORK
-from .pipeline import DENSE_STEP, contact_problem, contact_step, record_step
+from .pipeline import contact_problem, contact_step, factor_pays, record_step
 
 __all__ = ["SOLVERS", "ContactSettings", "ContactStepper", "ground_numbers", "settings_numbers"]
 
@@ -168,11 +167,9 @@ class ContactStepper:
         cap = max(cap, 1)
         m = self.model
         mmax = 3 * cap + m.n_constraints
-        nd = m.nv if m.nv <= DENSE_STEP else 0  # room for M's factor Lᵀ L (pipeline.free_velocity)
+        nd = m.nv if factor_pays(m) else 0  # room for M's factor Lᵀ L where it pays (pipeline.free_velocity)
         work = contact_work(m.njoints, m.nv, mmax, cap, self.most, PAIR_WORK, len(geometry.rows), nd)
-        views = contact_work_arrays(work)
-        views.sweep_order[:] = np.arange(len(geometry.rows))  # a first order to sort
-        views.ltl_cost[0] = factor_cost(m.dof_parent)
+        contact_work_arrays(work).sweep_order[:] = np.arange(len(geometry.rows))  # a first order to sort
         return ContactScene(geometry, gp, sp, warm, contact_set(cap), work, solver_work(max(mmax, 1)))
 
     def _kernel(self, dispatcher, args):

@@ -58,7 +58,7 @@ CW_CAP = 3  # the most contacts a step can have
 CW_MOST = 4  # the most support vertices of one collision
 CW_PAIR_WORK = 5  # the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)
 CW_NCOL = 6  # collisions
-CW_ND = 7  # nv if the step factors the GIM (nv ≤ contact.pipeline.DENSE_STEP), else 0
+CW_ND = 7  # nv if the step factors the GIM (contact.pipeline.factor_pays), else 0
 SW_MMAX = 0  # the most rows
 
 
@@ -267,8 +267,6 @@ ContactWork = namedtuple(
         "H",
         # route: (1,); 1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)
         "route",
-        # ltl_cost: (1,); Σ over the DOFs of their path's length to the base, squared: Lᵀ L's cost (layout.factor_cost)
-        "ltl_cost",
         # G: (mmax * mmax,); G = J M⁻¹ Jᵀ + R (m, m)
         "G",
         # g: (mmax,); g = J v_f + b
@@ -516,9 +514,6 @@ def contact_work_views(buf):
     # 1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)
     route = view(buf, o, (1,))
     o += 1
-    # Σ over the DOFs of their path's length to the base, squared: Lᵀ L's cost (layout.factor_cost)
-    ltl_cost = view(buf, o, (1,))
-    o += 1
     # G = J M⁻¹ Jᵀ + R (m, m)
     G = view(buf, o, (mmax * mmax,))
     o += mmax * mmax
@@ -619,7 +614,6 @@ def contact_work_views(buf):
         JT,
         H,
         route,
-        ltl_cost,
         G,
         g,
         lam,
@@ -671,7 +665,6 @@ def contact_work_arrays(buf):
         (nv * mmax,),
         (nd * nd,),
         (1,),
-        (1,),
         (mmax * mmax,),
         (mmax,),
         (mmax,),
@@ -717,7 +710,6 @@ def contact_work_size(nj, nv, mmax, cap, most, pair_work, ncol, nd):
     n += nv * mmax  # JT
     n += nd * nd  # H
     n += 1  # route
-    n += 1  # ltl_cost
     n += mmax * mmax  # G
     n += mmax  # g
     n += mmax  # lam

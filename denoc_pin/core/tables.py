@@ -323,7 +323,7 @@ CONTACT_WORK_HEADER = (
     ("most", "the most support vertices of one collision"),
     ("pair_work", "the floats a shape pair's narrow phase works in (contact.patch.PAIR_WORK)"),
     ("ncol", "collisions"),
-    ("nd", "nv if the step factors the GIM (nv ≤ contact.pipeline.DENSE_STEP), else 0"),
+    ("nd", "nv if the step factors the GIM (contact.pipeline.factor_pays), else 0"),
 )
 CONTACT_WORK = (
     ("v_free", ("nv",), "v_f = v + dt M⁻¹ (τ − h)"),
@@ -332,7 +332,6 @@ CONTACT_WORK = (
     ("JT", ("nv * mmax",), "Jᵀ (nv, m) for the Delassus sweep, then φ̃ᵀ (m, nv) for its product; or Y = L⁻ᵀ Jᵀ"),
     ("H", ("nd * nd",), "the GIM at q, then its factor L (nd, nd): GIM = Lᵀ L in the lower triangle (nd > 0)"),
     ("route", (1,), "1 when the step's M⁻¹ is L⁻¹ L⁻ᵀ (H), 0 when it is the UDUᵀ factors in ws (Table 3)"),
-    ("ltl_cost", (1,), "Σ over the DOFs of their path's length to the base, squared: Lᵀ L's cost (layout.factor_cost)"),
     ("G", ("mmax * mmax",), "G = J M⁻¹ Jᵀ + R (m, m)"),
     ("g", ("mmax",), "g = J v_f + b"),
     ("lam", ("mmax",), "λ, the impulses"),
