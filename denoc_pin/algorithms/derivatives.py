@@ -541,15 +541,10 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
     factored = False
     if forward:
         n = nv if nv <= SMALL_INVERSE else 0
-        H = np.empty((n, n))
-        if n:
-            status, factored = gim_forward_entry(mi, mf, ws, q, v, x, with_fext, H)
-            if status:
-                return status
-        if not factored:
-            status = aba_entry(mi, mf, ws, q, v, x, with_fext)
-            if status:
-                return status
+        H = np.empty((n, n))  # room for the factor up to SMALL_INVERSE DOF
+        status, factored = gim_forward_entry(mi, mf, ws, q, v, x, with_fext, H)
+        if status:
+            return status
         a = data_views(ws, mi).ddq.copy()
         inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)  # Table 1 at q̈, on the kinematics left in ws
     else:

@@ -83,10 +83,13 @@ def aba_entry(mi, mf, ws, q, v, tau, with_fext):
 
 @njit(cache=True)
 def gim_forward_entry(mi, mf, ws, q, v, tau, with_fext, H):
-    """q̈ = GIM⁻¹ (τ − h) into ws by the GIM's factor, for callers that reuse it (M⁻¹ = L⁻¹ L⁻ᵀ): h by Table 1 at
-    q̈ = 0, the GIM (eq. 16) into H, GIM = Lᵀ L in place (``composite.ltl_factor``), two sweeps of the λ-paths.
-    (status, factored): a status as ``aba_entry``'s; factored False (H undefined) if the GIM is not positive
-    definite to rounding: ``aba_entry`` then says at which joint."""
+    """q̈ = GIM⁻¹ (τ − h) into ws by the GIM's factor where H (nv x nv) has room, for callers that reuse it
+    (M⁻¹ = L⁻¹ L⁻ᵀ): h by Table 1 at q̈ = 0, the GIM (eq. 16) into H, GIM = Lᵀ L in place (``composite.ltl_factor``),
+    two sweeps of the λ-paths.  Otherwise (H of 0 rows), or should a pivot fail (the GIM not positive definite to
+    rounding), by ``aba_entry``, its UDUᵀ factors left in ws.  (status, factored): ``aba_entry``'s status kinds, and
+    whether H holds the factor."""
+    if H.shape[0] != mi[HEAD_NV] or H.shape[0] == 0:
+        return aba_entry(mi, mf, ws, q, v, tau, with_fext), False
     if len(q) != mi[HEAD_NQ] or len(v) != mi[HEAD_NV] or len(tau) != mi[HEAD_NV]:
         return BAD_LENGTH, False
     if not (all_finite(q) and all_finite(v) and all_finite(tau)):
@@ -99,7 +102,7 @@ def gim_forward_entry(mi, mf, ws, q, v, tau, with_fext, H):
     inverse_dynamics_step(mi, mf, ws, v, ddq, with_fext, True)  # h = τ(q, q̇, 0) into dv.tau
     gim_step(mi, mf, ws, H)
     if ltl_factor(H, lam) >= 0:
-        return 0, False
+        return aba_entry(mi, mf, ws, q, v, tau, with_fext), False
     for c in range(len(ddq)):
         ddq[c] = tau[c] - dv.tau[c]
     lt_solve(H, lam, ddq.reshape((len(ddq), 1)))  # q̈ = L⁻¹ L⁻ᵀ (τ − h)

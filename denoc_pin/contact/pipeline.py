@@ -125,15 +125,10 @@ def free_velocity(mi, mf, ws, q, v, tau, dt, vf, work):
     placements (oR, op) too.  Returns ``aba_entry``'s status.  work: a ``ContactWork`` buffer."""
     w = contact_work_views(work)
     nv = len(v)
-    factored = False
-    if len(w.H) == nv * nv and nv:
-        status, factored = gim_forward_entry(mi, mf, ws, q, v, tau, False, leading(w.H, (nv, nv)))
-        if status:
-            return status
-    if not factored:
-        status = aba_entry(mi, mf, ws, q, v, tau, False)
-        if status:
-            return status
+    n = nv if len(w.H) == nv * nv else 0
+    status, factored = gim_forward_entry(mi, mf, ws, q, v, tau, False, leading(w.H, (n, n)))
+    if status:
+        return status
     w.route[0] = 1.0 if factored else 0.0
     mv, dv = model_views(mi, mf), data_views(ws, mi)
     for c in range(nv):
