@@ -33,17 +33,18 @@ def cube_scene(speed=0.0, restitution=0.0):
     return m, s, q, v, rng.normal(size=6)
 
 
-def with_sweeps(s):
-    """The stepper, its work area swapped for one with no room for M's factor Lᵀ L (nd = 0): its steps solve with M
-    by Table 3's sweeps on the UDUᵀ factors, the route of a model above ``pipeline.DENSE_STEP`` DOF."""
+ROUTES = ["factored", "sweeps"]  # M = Lᵀ L where it pays (pipeline.factor_pays); Table 3's sweeps elsewhere
+
+
+def on_route(s, route):
+    """The stepper, its work area swapped for one with room for M's factor Lᵀ L (nd = nv: its steps factor M, as on
+    a scene where ``pipeline.factor_pays``) or without (nd = 0: Table 3's sweeps on the UDUᵀ factors, the route of a
+    scene where the factor does not pay or of a model above ``pipeline.DENSE_STEP`` DOF)."""
     head = s.scene.work[:8].astype(int)
-    work = contact_work(*head[:7], 0)
+    work = contact_work(*head[:7], head[1] if route == "factored" else 0)
     contact_work_arrays(work).sweep_order[:] = contact_work_arrays(s.scene.work).sweep_order
     s.scene = s.scene._replace(work=work)
     return s
-
-
-ROUTES = ["factored", "sweeps"]  # M = Lᵀ L up to DENSE_STEP DOF; Table 3's sweeps above
 
 
 def staged(m, s, q, v, tau):
@@ -58,8 +59,7 @@ def staged(m, s, q, v, tau):
 @pytest.mark.parametrize("route", ROUTES)
 def test_free_velocity_is_one_euler_step_of_pinocchio_aba(route):
     m, s, q, v, tau = cube_scene()
-    if route == "sweeps":
-        with_sweeps(s)
+    on_route(s, route)
     w, _ = staged(m, s, q, v, tau)
     assert w.route[0] == (route == "factored")
     pm = dp.to_pinocchio(m)
@@ -100,8 +100,7 @@ def test_contact_rows_give_the_points_relative_velocity_in_the_contact_frame():
 @pytest.mark.parametrize("route", ROUTES)
 def test_delassus_is_J_M_inverse_J_transposed_with_pinocchio_M(route):
     m, s, q, v, tau = cube_scene()
-    if route == "sweeps":
-        with_sweeps(s)
+    on_route(s, route)
     w, nc = staged(m, s, q, v, tau)
     J = np.zeros((3 * nc, m.nv))
     st.contact_rows(m.mi, m.mf, s.data.ws, s.scene.geometry.support, s.scene.contacts, nc, w.Jall, J)
@@ -121,8 +120,7 @@ def test_delassus_on_a_branched_tree_is_J_M_inverse_J_transposed(route):
 
     m = dp.load_urdf(example_robot_urdf("solo12"), root_joint="free-flyer")
     s = ContactStepper(m, dp.Ground(), dp.ContactSettings(), DT)
-    if route == "sweeps":
-        with_sweeps(s)
+    on_route(s, route)
     rng = np.random.default_rng(5)
     q = dp.random_configuration(m, rng)
     w = contact_work_arrays(s.scene.work)
@@ -160,12 +158,8 @@ def test_the_step_factors_M_only_where_it_pays():
     q, v, tau = np.full(36, 0.1), np.zeros(36), np.ones(36)
     vf = {}
     for route in ROUTES:
-        s = ContactStepper(chain, dp.Ground(), dp.ContactSettings(), DT)
+        s = on_route(ContactStepper(chain, dp.Ground(), dp.ContactSettings(), DT), route)
         w = contact_work_arrays(s.scene.work)
-        if route == "factored":  # a work area with room for the factor, as a scene where it pays has
-            head = s.scene.work[:8].astype(int)
-            s.scene = s.scene._replace(work=contact_work(*head[:7], 36))
-            w = contact_work_arrays(s.scene.work)
         assert st.free_velocity(chain.mi, chain.mf, s.data.ws, q, v, tau, DT, w.v_free, s.scene.work) == 0
         assert w.route[0] == (route == "factored")
         vf[route] = w.v_free.copy()
@@ -213,8 +207,7 @@ def test_solve_advance_and_keep_warm_match_the_solver_and_pinocchio(route):
     M⁻¹ Jᵀ λ with Pinocchio's M, q⁺ = q ⊕ dt v⁺ (on either route's factors of M); keep_warm: the impulses kept under
     their keys, read back by warm_start at the next step; record_step: the world forces F = frame λ / dt."""
     m, s, q, v, tau = cube_scene()
-    if route == "sweeps":
-        with_sweeps(s)
+    on_route(s, route)
     sc = s.scene
     status, nc, mrows = st.contact_problem(m.mi, m.mf, s.data.ws, None, None, sc, shape_pairs(0), q, v, tau, DT)
     assert status == 0 and mrows == 3 * nc == 12
