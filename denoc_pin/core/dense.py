@@ -12,6 +12,7 @@ __all__ = [
     "cholesky_in_place",
     "cholesky_inverse",
     "cholesky_solve",
+    "cholesky_solve_rows",
     "eigen_solve",
     "jacobi_eigen",
     "lu_inverse",
@@ -257,6 +258,29 @@ def cholesky_solve(L, b, x):
         for p in range(i + 1, m):
             s -= L[p, i] * x[p]
         x[i] = s / L[i, i]
+
+
+@njit(cache=True, fastmath={"contract"})
+def cholesky_solve_rows(L, X):
+    """X ← (L Lᵀ)⁻¹ X for L in the lower triangle, every column of X at once: each step updates a whole
+    contiguous row of X (``cholesky_solve``'s order of operations, column by column)."""
+    m, n = X.shape
+    for i in range(m):
+        for p in range(i):
+            lip = L[i, p]
+            for j in range(n):
+                X[i, j] -= lip * X[p, j]
+        d = L[i, i]
+        for j in range(n):
+            X[i, j] /= d
+    for i in range(m - 1, -1, -1):
+        for p in range(i + 1, m):
+            lpi = L[p, i]
+            for j in range(n):
+                X[i, j] -= lpi * X[p, j]
+        d = L[i, i]
+        for j in range(n):
+            X[i, j] /= d
 
 
 @njit(cache=True, inline="always")

@@ -41,7 +41,7 @@ from ..algorithms.derivatives import (
 from ..algorithms.inverse import inverse_dynamics_step
 from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
 from ..core import cuts as ck
-from ..core.dense import cholesky_in_place, cholesky_solve, symmetric_product_into
+from ..core.dense import cholesky_in_place, cholesky_solve_rows, symmetric_product_into
 from ..core.joints import dS_dq
 from ..core.layout import FMA, HEAD_NV, LW_M, LW_RANK, data_views, leading, loop_views, model_views
 from ..core.spatial import (
@@ -56,7 +56,7 @@ from ..core.spatial import (
     sub3,
 )
 from .loop_entries import CFD, cfd_entry
-from .loop_kinematics import cut_count, cut_frames, loop_step, selected
+from .loop_kinematics import cut_count, cut_frames, selected
 
 __all__ = ["CFD_DERIVATIVES", "loop_derivatives"]
 
@@ -127,14 +127,15 @@ def log_change(lg, d):
 @njit(cache=True, fastmath=FMA)
 def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
     """∂c/∂q (tangent), ∂c/∂q̇ (m x nv) into Cq, Cv and ∂(Jᵀλ)/∂q (nv x nv, λ held) into G, at the state of ws and
-    lw: Table 1 run at (q, q̇, q̈ = a) (t, ṫ), then ``loop_step`` (J and the world poses).  One direction
+    lw: Table 1 run at (q, q̇, q̈ = a) (t, ṫ), J and the world poses of ``loop_step``.  One direction
     at a time over the joints above each cut's two bodies (module docstring), O(m d²) for a depth d."""
     mv, dv, lv = model_views(mi, mf), data_views(ws, mi), loop_views(lw, mi)
     parents, kinds, idx_v, nvs, axes2 = mv.parents, mv.kinds, mv.idx_v, mv.nvs, mv.axes2
     E, r, S, t, tdot, R, o, Jm = dv.E, dv.r, dv.S, dv.t, dv.tdot, dv.oR, dv.op, lv.J
     nj, nv = len(parents), Jm.shape[1]
-    Vw, Aw = np.zeros((nj, 6)), np.zeros((nj, 6))  # t_k and a_k in the base frame
-    acc, sq = np.zeros((nj, 6)), np.zeros((nj, 6))  # a_k in frame k, p_k θ̇_k
+    motions = np.zeros((4, nj, 6))  # one allocation: t_k and a_k in the base frame, a_k in frame k, p_k θ̇_k
+    Vw, Aw, acc, sq = motions[0], motions[1], motions[2], motions[3]
+    Sw = np.empty((nv, 6))  # p_k's columns in the base frame
     for c in range(6):
         acc[0, c] = Aw[0, c] = tdot[0, c]
     for k in range(1, nj):
@@ -148,9 +149,12 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
         for d in range(nvs[k]):
             for c in range(6):
                 sq[k, c] += S[k, c, d] * v[idx_v[k] + d]
+            Sw[idx_v[k] + d, :] = to_world(R[k], o[k], S[k, 0, d], S[k, 1, d], S[k, 2, d], S[k, 3, d], S[k, 4, d],
+                                           S[k, 5, d], False)  # fmt: skip
     mark = np.zeros(nj, dtype=np.int64)
-    dtJ, daJ = np.empty(6), np.empty(6)
-    Rc1, Rc2, R12, sel = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((6, 6))
+    changes = np.empty((2, 6))
+    dtJ, daJ = changes[0], changes[1]
+    Rc1, Rc2, R12, sel = lv.Rc1, lv.Rc2, lv.R12, lv.sel  # loop_step's scratch, its rows done
     Cq[:, :] = 0.0
     Cv[:, :] = 0.0
     G[:, :] = 0.0
@@ -203,8 +207,7 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
                 xa = propagated_twist(E[J], r[J], ab[0], ab[1], ab[2], ab[3], ab[4], ab[5])
                 for j in range(nvs[J]):
                     col = ivJ + j
-                    xi = to_world(R[J], o[J], S[J, 0, j], S[J, 1, j], S[J, 2, j], S[J, 3, j], S[J, 4, j], S[J, 5, j],
-                                  False)  # fmt: skip
+                    xi = (Sw[col, 0], Sw[col, 1], Sw[col, 2], Sw[col, 3], Sw[col, 4], Sw[col, 5])
                     xw = (xi[0], xi[1], xi[2])
                     for wrt_v in (False, True):
                         joint_direction(kinds, S, axes2, J, j, wrt_v, v, a, ivJ, t[J], sq[J], xt, xa, dtJ, daJ)
@@ -275,8 +278,7 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
                             below = in1 if sd == 0 else in2
                             while K > 0:
                                 for kk in range(nvs[K]):
-                                    sk = to_world(R[K], o[K], S[K, 0, kk], S[K, 1, kk], S[K, 2, kk], S[K, 3, kk],
-                                                  S[K, 4, kk], S[K, 5, kk], False)  # fmt: skip
+                                    sk = Sw[idx_v[K] + kk]
                                     val = dot3((sk[0], sk[1], sk[2]), dWn) + dot3((sk[3], sk[4], sk[5]), dfw)
                                     if below:
                                         ds = motion_cross(xi[0], xi[1], xi[2], xi[3], xi[4], xi[5], sk[0], sk[1], sk[2],
@@ -308,55 +310,66 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     """The closed-loop forward dynamics and its derivatives at one state: ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ (nv x nv) into d1,
     d2, d3 and ∂λ/∂q, ∂λ/∂q̇, ∂λ/∂τ (m x nv) into l1, l2, l3; q̈ into ws and λ into lw as ``cfd_entry`` leaves
     them.  A status of ``cfd_entry``'s kinds.  The steps (module docstring): ``cfd_entry``'s solve, keeping the
-    rank and basis B of its rank rule; Table 1 at q̈ and the loop rows; the tree's derivatives, with G = ∂(Jᵀλ)/∂q
-    taken from ∂τ/∂q before −GIM⁻¹ turns them into the tree's acceleration changes; the reaction system on them."""
+    rank, basis B, Jᵀ B and Y = GIM⁻¹ Jᵀ B of its rank rule and the loop rows' J; Table 1 at q̈; the tree's
+    derivatives, with G = ∂(Jᵀλ)/∂q taken from ∂τ/∂q before −GIM⁻¹ turns them into the tree's acceleration changes;
+    the reaction system on them, every column at once."""
     status = cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)
     if status:
         return status
     dv, lv = data_views(ws, mi), loop_views(lw, mi)
-    rank = int(lw[LW_RANK])  # the rank rule's, left by reaction_step
+    rank = int(lw[LW_RANK])  # the rank rule's, left by reaction_step with B, Jᵀ B and Y = GIM⁻¹ Jᵀ B
     m, nv = lv.J.shape
-    a, lam, bias = dv.ddq.copy(), lv.lam.copy(), lv.Jdv.copy()
     identity = rank == m  # the reactions' basis B (λ = B x) is the identity: its products are skipped
-    Bm = leading(lv.B, (m, rank)).copy()
+    Bm, JB, Y = leading(lv.B, (m, rank)), leading(lv.JT, (nv, rank)), leading(lv.Y, (nv, rank))
+    a, lam = dv.ddq.copy(), lv.lam.copy()
     inverse_dynamics_step(mi, mf, ws, v, a, with_fext, True)  # Table 1 at q̈, on the kinematics cfd_entry left
-    loop_step(mi, mf, ws, cb, lw, q, True)
     with_gim = tree_derivatives(mi, mf, ws, q, v, a, d1, d2, d3, True)
     Cq, Cv, G = np.empty((m, nv)), np.empty((m, nv)), np.empty((nv, nv))
-    loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G)
+    loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G)  # J and the world poses of cfd_entry
     for i in range(nv):
         for j in range(nv):
             d1[i, j] -= G[i, j]
     forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)  # the tree's: −GIM⁻¹ (∂ID/∂q − G), −GIM⁻¹ ∂ID/∂q̇, GIM⁻¹
-    JB = np.ascontiguousarray(lv.J.T) if identity else np.dot(lv.J.T, Bm)  # Jᵀ B (nv x r)
-    Y = np.dot(d3, JB)  # GIM⁻¹ Jᵀ B
-    N = np.empty((rank, rank))
+    # x = N_c⁻¹ (−Bᵀ (C + J D)), D = [∂q̈₀/∂q, ∂q̈₀/∂q̇, ∂q̈₀/∂τ] the tree's, C = [∂c/∂q, ∂c/∂q̇, 0] (eq. 20)
+    x = np.zeros((rank, 3 * nv))
+    for blk in range(3):
+        D = d1 if blk == 0 else (d2 if blk == 1 else d3)
+        C = Cq if blk == 0 else Cv
+        for i in range(rank):
+            xi = x[i, blk * nv : (blk + 1) * nv]
+            for k in range(nv):
+                jb = JB[k, i]
+                for j in range(nv):
+                    xi[j] -= jb * D[k, j]
+            for k in range(m if blk < 2 else 0):
+                bk = (1.0 if k == i else 0.0) if identity else Bm[k, i]
+                for j in range(nv):
+                    xi[j] -= bk * C[k, j]
+    N = leading(lv.N, (rank, rank))
     symmetric_product_into(JB, Y, N)  # N_c = Bᵀ J GIM⁻¹ Jᵀ B (eq. 20)
-    D = np.empty((nv, 3 * nv))  # [∂q̈₀/∂q, ∂q̈₀/∂q̇, ∂q̈₀/∂τ]: the tree's, side by side for one product
-    D[:, :nv], D[:, nv : 2 * nv], D[:, 2 * nv :] = d1, d2, d3
-    rhs = np.dot(JB.T, D)  # then −Bᵀ (C + J D): the rows' own change added to the tree's
-    C = np.concatenate((Cq, Cv), axis=1) if identity else np.dot(Bm.T, np.concatenate((Cq, Cv), axis=1))
-    for i in range(rank):
-        for j in range(3 * nv):
-            rhs[i, j] = -(rhs[i, j] + C[i, j]) if j < 2 * nv else -rhs[i, j]
-    x, L = np.empty((rank, 3 * nv)), N.copy()
-    if rank and cholesky_in_place(L, 0.0):  # N_c is positive definite on the basis: x = N_c⁻¹ rhs, column by column
-        for j in range(3 * nv):
-            cholesky_solve(L, rhs[:, j], x[:, j])
+    if cholesky_in_place(N, 0.0):  # positive definite on the basis
+        cholesky_solve_rows(N, x)
     elif rank:  # not to rounding (a GIM too ill-conditioned): LU
-        x[:, :] = np.linalg.solve(N, rhs)
-    dD = np.dot(Y, x)  # the reactions' share of q̈'s change
-    dL = x if identity else np.dot(Bm, x)
-    for blk, (dd, dl) in enumerate(((d1, l1), (d2, l2), (d3, l3))):
-        for i in range(nv):
+        symmetric_product_into(JB, Y, N)
+        x[:, :] = np.linalg.solve(N, x)
+    # q̈ changes by Y x (the reactions' share), λ by B x
+    for blk in range(3):
+        D = d1 if blk == 0 else (d2 if blk == 1 else d3)
+        dl = l1 if blk == 0 else (l2 if blk == 1 else l3)
+        for i in range(rank):
+            xi = x[i, blk * nv : (blk + 1) * nv]
+            for k in range(nv):
+                y = Y[k, i]
+                for j in range(nv):
+                    D[k, j] += y * xi[j]
+        for k in range(m):
             for j in range(nv):
-                dd[i, j] += dD[i, blk * nv + j]
-        for i in range(m):
-            for j in range(nv):
-                dl[i, j] = dL[i, blk * nv + j]
+                s = 0.0
+                for i in range(rank):
+                    s += (x[i, blk * nv + j] if k == i else 0.0) if identity else Bm[k, i] * x[i, blk * nv + j]
+                dl[k, j] = s
     dv.ddq[:] = a
     lv.lam[:] = lam
-    lv.Jdv[:] = bias
     return 0
 
 
