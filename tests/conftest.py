@@ -12,6 +12,7 @@ import pinocchio as pin
 import pytest
 
 import denoc_pin as dp
+from denoc_pin.core.layout import HEADER, LW_M, LW_ND, loop_workspace_size
 from denoc_pin.loaders.mjcf import mujoco_state
 from denoc_pin.loaders.robots import example_robot_urdf
 from denoc_pin.tools.validate import errors
@@ -79,6 +80,22 @@ def assert_close(x, y, rtol: float = RTOL, atol: float = 1e-12, what: str = "") 
 # ----------------------------------------------------------------------------------------
 # Seeded random trees, written as URDF text so that the loader is exercised too.
 # ----------------------------------------------------------------------------------------
+
+
+LOOP_ROUTES = ["factored", "sweeps"]  # the closed-loop solves on GIM = Lᵀ L, or on Table 3's UDUᵀ recursions
+
+
+def loop_data(model: dp.Model, route: str) -> dp.Data:
+    """A Data for ``model`` whose loop workspace holds room for the GIM's factor ("factored": the closed-loop solves
+    run on GIM = Lᵀ L) or none ("sweeps": Table 3's UDUᵀ recursions), whichever ``layout.factor_pays`` chooses."""
+    data = model.create_data()
+    nd = model.nv if route == "factored" else 0
+    if int(data.lw[LW_ND]) != nd:
+        m = model.n_constraints
+        data.lw = np.zeros(loop_workspace_size(model.mi[:HEADER], m, nd))
+        data.lw[LW_M], data.lw[LW_ND] = m, nd
+        data._set_loop_views()
+    return data
 
 
 def mujoco_references(mujoco, m, d, model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, assert_close
+from conftest import LOOP_ROUTES, ROOT, assert_close, loop_data
 from test_loops import closed_random_tree
 
 import denoc_pin as dp
@@ -26,9 +26,10 @@ def unit_directions(nv):
     return [(e, z, z) for e in eye] + [(z, e, z) for e in eye] + [(z, z, e) for e in eye]
 
 
-def against_referee(model, q, v, tau, baumgarte=BAUMGARTE, directions=None, rtol=1e-9, what=""):
-    """Every output (all columns, or the given directions) against the referee's 50-digit central differences."""
-    data = model.create_data()
+def against_referee(model, q, v, tau, baumgarte=BAUMGARTE, directions=None, rtol=1e-9, what="", route=None):
+    """Every output (all columns, or the given directions) against the referee's 50-digit central differences; on
+    the route the model's Data chooses, or the one given (``conftest.loop_data``)."""
+    data = model.create_data() if route is None else loop_data(model, route)
     out = dp.constrained_forward_dynamics_derivatives(model, data, q, v, tau, baumgarte=baumgarte)
     ref = Referee(model, q, baumgarte=baumgarte, basis=data.reaction_basis)
     nv = model.nv
@@ -48,15 +49,17 @@ def against_referee(model, q, v, tau, baumgarte=BAUMGARTE, directions=None, rtol
     return out
 
 
+@pytest.mark.parametrize("route", LOOP_ROUTES)
 @pytest.mark.parametrize("kind", list(dp.LOOP_TYPES))
-def test_every_cut_type_against_50_digit_differences(kind):
+def test_every_cut_type_against_50_digit_differences(kind, route):
     """Random trees of revolute, prismatic, spherical and universal joints closed by a cut of each type and a
-    spherical one, slightly open (the Baumgarte terms and the off-manifold residual count), every column."""
+    spherical one, slightly open (the Baumgarte terms and the off-manifold residual count), every column; on the
+    GIM's factor and on Table 3's recursions."""
     model, q = closed_random_tree(10, [kind, "spherical"], n=8)
     rng = np.random.default_rng(0)
     q = dp.integrate(model, q, rng.uniform(-1, 1, model.nv) * 1e-2)
     v, tau = rng.uniform(-1, 1, (2, model.nv))
-    against_referee(model, q, v, tau, what=kind)
+    against_referee(model, q, v, tau, what=f"{kind}, {route}", route=route)
 
 
 def test_referee_is_the_dynamics():
@@ -88,7 +91,8 @@ def _cassie():
 
 
 @pytest.mark.parametrize("closed", [True, False])
-def test_cassie_redundant_loops(closed):
+@pytest.mark.parametrize("route", LOOP_ROUTES)
+def test_cassie_redundant_loops(closed, route):
     """Cassie (free-flyer, four spherical cuts, 12 rows of which 10 independent where the legs are closed): random
     directions against the referee solving on the same basis of J's range; where closed, the rank rule drops two
     rows and the derivatives are those of the system on the remaining ten (the piece the dynamics are on, checked
@@ -104,8 +108,8 @@ def test_cassie_redundant_loops(closed):
     tau = rng.uniform(-1, 1, model.nv)
     nv, z = model.nv, np.zeros(model.nv)
     dirs = [(rng.standard_normal(nv), z, z), (z, rng.standard_normal(nv), z), (z, z, rng.standard_normal(nv))]
-    out = against_referee(model, q, v, tau, directions=dirs, what="cassie")
-    data = model.create_data()
+    out = against_referee(model, q, v, tau, directions=dirs, what=f"cassie, {route}", route=route)
+    data = loop_data(model, route)
     dp.constrained_forward_dynamics(model, data, q, v, tau, baumgarte=BAUMGARTE)
     assert data.reaction_basis.shape == ((12, 10) if closed else (12, 12))
     if closed:  # on the piece: h = 1e-7 keeps the rank at 10 along this direction

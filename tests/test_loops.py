@@ -8,11 +8,12 @@ import warnings
 import numpy as np
 import pinocchio as pin
 import pytest
-from conftest import ROOT, URDF_DIR, assert_close
+from conftest import LOOP_ROUTES, ROOT, URDF_DIR, assert_close, loop_data
 
 import denoc_pin as dp
 from denoc_pin.algorithms.configuration import integrate
 from denoc_pin.algorithms.explicit import world_poses
+from denoc_pin.core.layout import LW_ND, factor_cost
 from denoc_pin.tools.validate import compare_loops
 from denoc_pin.tools.validate import reference_constrained_dynamics as kkt_reference
 from denoc_pin.tools.validate import reference_loop_bias as reference_bias
@@ -171,20 +172,45 @@ def test_validate_checks_loops_against_pinocchio_and_the_dense_reference():
 # ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("route", LOOP_ROUTES)
 @pytest.mark.parametrize("kind", list(dp.LOOP_TYPES))
 @pytest.mark.parametrize("seed", range(3))
-def test_every_cut_type_matches_dense_kkt(kind, seed):
+def test_every_cut_type_matches_dense_kkt(kind, seed, route):
     model, q = closed_random_tree(10 + seed, [kind, "spherical"], n=8)
+    assert model.create_data().lw[LW_ND] == model.nv, "these trees take the factor by default"
     rng = np.random.default_rng(seed)
     q = integrate(model, q, rng.uniform(-1, 1, model.nv) * 1e-3)  # slightly open: Baumgarte terms matter
     J = dp.loop_jacobian(model, q)
     assert np.linalg.matrix_rank(J) == J.shape[0], "the test needs independent constraints"
     assert_close(J, reference_jacobian(model, q), rtol=1e-12, what="J")
     v, tau = rng.uniform(-1, 1, (2, model.nv))
-    a, lam = dp.constrained_forward_dynamics(model, model.create_data(), q, v, tau, baumgarte=(5.0, 3.0))
+    a, lam = dp.constrained_forward_dynamics(model, loop_data(model, route), q, v, tau, baumgarte=(5.0, 3.0))
     a_ref, lam_ref = kkt_reference(model, q, v, tau, baumgarte=(5.0, 3.0))
     assert_close(a, a_ref, rtol=1e-8, what=f"{kind}: accelerations")
     assert_close(lam, lam_ref, rtol=1e-8, what=f"{kind}: reactions")
+
+
+def test_the_route_is_the_factor_where_it_pays():
+    """A closed model's Data holds room for the GIM's factor where ``layout.factor_pays`` (Σ d² ≤ 16 × rows × nv, up
+    to LOOP_FACTOR_DOF): the four-bar (Σ d² = 31 for 5 DOF, 3 rows) and a chain of 8 closed by a ball joint (204), not
+    one of 24 (4,900 > 16 × 3 × 24) nor of 49 (above LOOP_FACTOR_DOF).  On the long chain both routes give the
+    dense KKT solve's q̈ and λ, the factor's too."""
+    four_bar = dp.models.spatial_four_bar()
+    assert factor_cost(four_bar.dof_parent) == 31 and four_bar.create_data().lw[LW_ND] == 5
+    for n, nd in ((8, 8), (24, 0), (49, 0)):
+        chain = dp.models.chain(n)
+        names = chain.link_names
+        closed = dp.with_loop(chain, dp.LoopJoint("ball", "spherical", names[1], names[-1]))
+        assert closed.create_data().lw[LW_ND] == nd, n
+        assert factor_cost(closed.dof_parent) == n * (n + 1) * (2 * n + 1) // 6
+    rng = np.random.default_rng(3)
+    q = dp.random_configuration(closed, rng)
+    v, tau = rng.uniform(-1, 1, (2, closed.nv))
+    a_ref, lam_ref = kkt_reference(closed, q, v, tau, baumgarte=(5.0, 3.0))
+    for route in LOOP_ROUTES:
+        a, lam = dp.constrained_forward_dynamics(closed, loop_data(closed, route), q, v, tau, baumgarte=(5.0, 3.0))
+        assert_close(a, a_ref, rtol=1e-8, what=f"chain of 49, {route}: accelerations")
+        assert_close(lam, lam_ref, rtol=1e-8, what=f"chain of 49, {route}: reactions")
 
 
 @pytest.mark.parametrize("kind", list(dp.LOOP_TYPES))
@@ -223,7 +249,8 @@ def test_reactions_are_forces_on_link2_in_c1():
     "name, guess, fixed",
     [("four_bar", [0.3, 1.0, 1.2], "crank_joint"), ("slider_crank", [0.3, -0.4, 0.1], "crank_joint")],
 )
-def test_planar_mechanisms_rank_deficient(name, guess, fixed):
+@pytest.mark.parametrize("route", LOOP_ROUTES)
+def test_planar_mechanisms_rank_deficient(name, guess, fixed, route):
     model = dp.load_urdf(URDF / f"{name}.urdf")
     q = dp.assemble(model, np.array(guess), fixed=[fixed])
     assert np.abs(dp.loop_residual(model, q)).max() <= 1e-12
@@ -231,7 +258,7 @@ def test_planar_mechanisms_rank_deficient(name, guess, fixed):
     assert np.linalg.matrix_rank(J) == 2 < J.shape[0]
     rng = np.random.default_rng(5)
     v, tau = consistent_velocity(model, q, rng), rng.uniform(-1, 1, model.nv)
-    a, lam = dp.constrained_forward_dynamics(model, model.create_data(), q, v, tau)
+    a, lam = dp.constrained_forward_dynamics(model, loop_data(model, route), q, v, tau)
     # reference: the same KKT system, solved by least squares (the accelerations are unique)
     dm = dp.denoc_matrices(model, q, v)
     Jr, m = reference_jacobian(model, q), J.shape[0]

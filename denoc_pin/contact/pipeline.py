@@ -34,7 +34,8 @@ from ..algorithms.frame_kinematics import world_column
 from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..algorithms.protocol import Entry
 from ..algorithms.tree_entries import aba_entry, gim_forward_entry
-from ..core.layout import LW_M, all_finite, borrow, data_views, factor_cost, leading, loop_views, model_views
+from ..core.layout import LW_M, all_finite, borrow, data_views, leading, loop_views, model_views
+from ..core.layout import factor_pays as layout_factor_pays
 from ..core.lie_groups import difference_kernel, integrate_kernel
 from ..core.records import contact_work_views, shape_pairs, solver_work_views
 from ..core.views import (
@@ -78,7 +79,6 @@ __all__ = [
     "CONTACT_RUN",
     "CONTACT_STEP",
     "DENSE_STEP",
-    "FACTOR_RATIO",
     "advance",
     "bias",
     "closure_rows",
@@ -104,17 +104,14 @@ DENSE_STEP = 64
 from Y = L⁻ᵀ Jᵀ by one sweep of the tree over all of J's rows; above, Table 3's UDUᵀ factors of the forward dynamics
 serve, a sweep per row (O(n) each, no n² memory)."""
 
-FACTOR_RATIO = 16
-"""The factor serves a scene's steps when its cost (``layout.factor_cost``, Σ of the DOFs' path lengths squared) is at
-most FACTOR_RATIO × rows × nv, rows = 3 a collision + the loops' (``factor_pays``): a quadruped's or Cassie's steps gain
-a quarter, where on a chain with one collision (cost n³/3) Table 3's sweeps win from about 18 DOF.  Decided once a
-scene, so that a step's result does not depend on the steps before it.  Measured in ``docs/performance.md``."""
-
 
 def factor_pays(model) -> bool:
-    """Whether a contact step on ``model`` factors M = Lᵀ L (``FACTOR_RATIO``; nv ≤ ``DENSE_STEP``)."""
+    """Whether a contact step on ``model`` factors M = Lᵀ L (``layout.factor_pays``, rows = 3 a collision + the
+    loops'; nv ≤ ``DENSE_STEP``): a quadruped's or Cassie's steps gain a quarter, where on a chain with one
+    collision Table 3's sweeps win from about 18 DOF.  Decided once a scene, so that a step's result does not depend
+    on the steps before it."""
     rows = 3 * len(model.collisions) + model.n_constraints
-    return 0 < model.nv <= DENSE_STEP and factor_cost(model.dof_parent) <= FACTOR_RATIO * rows * model.nv
+    return layout_factor_pays(model.dof_parent, rows, DENSE_STEP)
 
 
 @njit(cache=True)

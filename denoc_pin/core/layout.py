@@ -50,6 +50,7 @@ from .views import (
     HEAD_NQ,
     HEAD_NV,
     LW_M,
+    LW_ND,
     LW_RANK,
     WS_STAMP,
     DataViews,
@@ -65,6 +66,7 @@ from .views import (
 
 __all__ = [
     "DATA_FLOATS",
+    "FACTOR_RATIO",
     "FMA",
     "FRAME_BODY",
     "FRAME_ROTATION",
@@ -76,7 +78,9 @@ __all__ = [
     "HEAD_NV",
     "LOOP_FLOATS",
     "LOOP_HEADER",
+    "LOOP_FACTOR_DOF",
     "LW_M",
+    "LW_ND",
     "LW_RANK",
     "MODEL_FLOATS",
     "MODEL_HEADER",
@@ -94,8 +98,10 @@ __all__ = [
     "data_views",
     "dof_parents",
     "factor_cost",
+    "factor_pays",
     "frame_rows",
     "leading",
+    "loop_factor_order",
     "loop_views",
     "loop_workspace_size",
     "model_buffer",
@@ -111,6 +117,30 @@ __all__ = [
 # The steps of the algorithms compile with a*b + c contracted into fused multiply-adds: one rounding instead of two
 # (never less accurate), no reassociation, and NaN/inf semantics unchanged.
 FMA = {"contract"}
+
+FACTOR_RATIO = 16
+"""The GIM's factor, GIM = Lᵀ L, serves a model's solves when its cost (``factor_cost``: Σ of the DOFs' path lengths
+squared) is at most FACTOR_RATIO × rows × nv, rows the constraint rows each solve carries (``factor_pays``): a
+quadruped's, Cassie's, a small closed mechanism's; on a long chain (cost n³/3) with few rows Table 3's UDUᵀ
+recursions, a sweep per row, win.  Measured in ``docs/performance.md``."""
+
+LOOP_FACTOR_DOF = 48
+"""A closed-loop model of at most this many DOF, where the factor pays (``loop_factor_order``), solves its loops on
+it (the loop workspace holds it, ``LW_ND``): q̈₀ and Y = GIM⁻¹ Jᵀ B by two sweeps of the λ-paths each, and its
+derivatives take GIM⁻¹ from the same factor."""
+
+
+def factor_pays(lam, rows: int, nv_max: int) -> bool:
+    """Whether solves with ``rows`` constraint rows on a model of DOF parents ``lam`` (``dof_parents``) and at most
+    nv_max DOF factor the GIM (``FACTOR_RATIO``)."""
+    nv = len(lam)
+    return 0 < nv <= nv_max and factor_cost(lam) <= FACTOR_RATIO * rows * nv
+
+
+def loop_factor_order(lam, m: int) -> int:
+    """The order of the loop workspace's factor H for m constraint rows: nv where ``factor_pays`` (up to
+    ``LOOP_FACTOR_DOF``), else 0."""
+    return len(lam) if factor_pays(lam, m, LOOP_FACTOR_DOF) else 0
 
 
 def frame_rows(frames) -> np.ndarray:

@@ -50,6 +50,7 @@ WS_HEADER = len(WS_HEADER_FIELDS)
 LOOP_HEADER_FIELDS = (
     ("m", "the number of constraint rows"),
     ("rank", "the rank r of the last reaction solve: B's columns in use (B is the identity where r = m)"),
+    ("nd", "nv if the closed-loop solve factors the GIM (layout.LOOP_FACTOR_DOF), else 0: H's order"),
 )
 LOOP_HEADER = len(LOOP_HEADER_FIELDS)
 
@@ -132,6 +133,7 @@ LOOP_FLOATS = (
     ("R12", (3, 3), "C2's orientation in C1"),
     ("sel", (6, 6), "a cut's selection rows, the directions it blocks (core.cuts.cut_rows)"),
     ("phi_hat", (6,), "φ̂_k of the solves for Y (Table 3)"),
+    ("H", ("nd", "nd"), "the GIM, then its factor L (GIM = Lᵀ L, composite.ltl_factor): q̈₀ and Y by two sweeps"),
 )
 
 FRAME_ROW = (
@@ -534,12 +536,21 @@ def views_source() -> str:
         _views_function("model_views", "mi, mf", _MODEL_PARTS, "ModelViews", "The model buffers' views."),
         _views_function("data_views", "ws, mi", _DATA_PARTS, "DataViews", "The workspace's views."),
         _views_function(
-            "loop_views", "lw, mi", _LOOP_PARTS, "LoopViews", "The loop workspace's views.", "    m = int(lw[LW_M])\n"
+            "loop_views",
+            "lw, mi",
+            _LOOP_PARTS,
+            "LoopViews",
+            "The loop workspace's views.",
+            "    m, nd = int(lw[LW_M]), int(lw[LW_ND])\n",
         ),
         _sizes_function("model_buffer_sizes", _MODEL_PARTS, "(size of mi, size of mf)."),
         _sizes_function("workspace_size", _DATA_PARTS, "The size of ws.", jit=False),
         _sizes_function(
-            "loop_workspace_size", _LOOP_PARTS, "The size of lw for m constraint rows.", "head, m", jit=False
+            "loop_workspace_size",
+            _LOOP_PARTS,
+            "The size of lw for m constraint rows and a factor of order nd.",
+            "head, m, nd",
+            jit=False,
         ),
     ]
     names = sorted(

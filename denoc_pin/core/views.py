@@ -52,6 +52,7 @@ __all__ = [
     "INFO_RESIDUAL",
     "INFO_WIDTH",
     "LW_M",
+    "LW_ND",
     "LW_RANK",
     "LoopViews",
     "ModelViews",
@@ -100,6 +101,7 @@ HEAD_NS = 5  # M̂ slots (articulated_slots)
 WS_STAMP = 0  # ws[0]: the address of the model buffer the workspace was made for (stamped_for)
 LW_M = 0  # lw[0]: the number of constraint rows
 LW_RANK = 1  # lw[1]: the rank r of the last reaction solve: B's columns in use (B is the identity where r = m)
+LW_ND = 2  # lw[2]: nv if the closed-loop solve factors the GIM (layout.LOOP_FACTOR_DOF), else 0: H's order
 FRAME_BODY = 0  # the body (joint index) the frame is fixed to, as a float (1 column)
 FRAME_ROTATION = 1  # the frame's rotation in that body's frame, row by row (9 columns)
 FRAME_TRANSLATION = 10  # the frame's origin in that body's frame (3 columns)
@@ -240,6 +242,7 @@ LoopViews = namedtuple(
         "R12",
         "sel",
         "phi_hat",
+        "H",
     ],
 )
 
@@ -448,8 +451,8 @@ def data_views(ws, mi):
 def loop_views(lw, mi):
     """The loop workspace's views."""
     nj, nv = mi[HEAD_NJ], mi[HEAD_NV]
-    m = int(lw[LW_M])
-    o = 2
+    m, nd = int(lw[LW_M]), int(lw[LW_ND])
+    o = 3
     # constraint Jacobian: the rows of Δ = J q̇ (cuts: C1 components [ω; v]; loops.loop_kinematics)
     J = view(lw, o, (m, nv))
     o += m * nv
@@ -513,6 +516,9 @@ def loop_views(lw, mi):
     # φ̂_k of the solves for Y (Table 3)
     phi_hat = view(lw, o, (6,))
     o += 6
+    # the GIM, then its factor L (GIM = Lᵀ L, composite.ltl_factor): q̈₀ and Y by two sweeps
+    H = view(lw, o, (nd, nd))
+    o += nd * nd
     return LoopViews(
         J,
         res,
@@ -535,6 +541,7 @@ def loop_views(lw, mi):
         R12,
         sel,
         phi_hat,
+        H,
     )
 
 
@@ -599,10 +606,10 @@ def workspace_size(head):
     return ws_size
 
 
-def loop_workspace_size(head, m):
-    """The size of lw for m constraint rows."""
+def loop_workspace_size(head, m, nd):
+    """The size of lw for m constraint rows and a factor of order nd."""
     nj, nv = head[HEAD_NJ], head[HEAD_NV]
-    lw_size = 2
+    lw_size = 3
     lw_size += m * nv  # J
     lw_size += m  # res
     lw_size += m  # Jdv
@@ -624,4 +631,5 @@ def loop_workspace_size(head, m):
     lw_size += 3 * 3  # R12
     lw_size += 6 * 6  # sel
     lw_size += 6  # phi_hat
+    lw_size += nd * nd  # H
     return lw_size

@@ -37,7 +37,8 @@ def constrained_forward_dynamics(
     Schiehlen eq. (17)–(20): q̈₀ = GIM⁻¹ (τ − h) by the tree's recursive forward dynamics
     (Table 3), Y = GIM⁻¹ Jᵀ by the same UDUᵀ factors (no GIM, no inverse is formed), then the
     reaction system N_c λ = γ − J q̈₀ with N_c = J Y and q̈ = q̈₀ + Y λ: one compiled call that allocates nothing
-    (``reaction_step``).
+    (``reaction_step``).  Where the GIM's factor pays (up to ``layout.LOOP_FACTOR_DOF`` DOF, ``layout.factor_pays``
+    for the model's rows: small mechanisms, Cassie), q̈₀ and Y come instead from GIM = Lᵀ L, two sweeps each.
 
     baumgarte = (kp, kd): the constraint is imposed as r̈ + 2 kd ṙ + kp² r = 0, i.e.
     γ = −J̇ q̇ − 2 kd J q̇ − kp² r (kp, kd ≥ 0, in 1/s; (0, 0) imposes J q̈ + J̇ q̇ = 0 only).

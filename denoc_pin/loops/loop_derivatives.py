@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, types
 
 from ..algorithms.derivatives import (
+    factored_forward,
     forward_from_inverse,
     joint_direction,
     spatial_acceleration,
@@ -55,7 +56,7 @@ from ..core.spatial import (
     propagated_twist,
     sub3,
 )
-from .loop_entries import CFD, cfd_entry
+from .loop_entries import CFD, cfd_solve
 from .loop_kinematics import cut_count, cut_frames, selected
 
 __all__ = ["CFD_DERIVATIVES", "loop_derivatives"]
@@ -313,7 +314,7 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     rank, basis B, Jᵀ B and Y = GIM⁻¹ Jᵀ B of its rank rule and the loop rows' J; Table 1 at q̈; the tree's
     derivatives, with G = ∂(Jᵀλ)/∂q taken from ∂τ/∂q before −GIM⁻¹ turns them into the tree's acceleration changes;
     the reaction system on them, every column at once."""
-    status = cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)
+    status, factored = cfd_solve(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)
     if status:
         return status
     dv, lv = data_views(ws, mi), loop_views(lw, mi)
@@ -329,7 +330,11 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     for i in range(nv):
         for j in range(nv):
             d1[i, j] -= G[i, j]
-    forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)  # the tree's: −GIM⁻¹ (∂ID/∂q − G), −GIM⁻¹ ∂ID/∂q̇, GIM⁻¹
+    # the tree's: −GIM⁻¹ (∂ID/∂q − G), −GIM⁻¹ ∂ID/∂q̇, GIM⁻¹ (from the solve's factor L where it took one)
+    if factored:
+        factored_forward(model_views(mi, mf).dof_parent, d1, d2, d3, lv.H)
+    else:
+        forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)
     # x = N_c⁻¹ (−Bᵀ (C + J D)), D = [∂q̈₀/∂q, ∂q̈₀/∂q̇, ∂q̈₀/∂τ] the tree's, C = [∂c/∂q, ∂c/∂q̇, 0] (eq. 20)
     x = np.zeros((rank, 3 * nv))
     for blk in range(3):

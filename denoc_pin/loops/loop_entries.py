@@ -1,7 +1,7 @@
 """The composition of the closed-loop forward dynamics, one compiled entry (as ``algorithms.tree_entries`` for the
-tree): the tree's forward dynamics (q̈₀, the UDUᵀ factors, t and ṫ with q̈ = 0), the loop rows (J, r, J̇ q̇;
-``loop_kinematics.loop_step``) and the reaction solve (``reaction.reaction_step``), declared once as ``CFD``
-(``algorithms.protocol.Entry``)."""
+tree): the tree's forward dynamics (q̈₀, the GIM's factor or the UDUᵀ factors, t and ṫ with q̈ = 0), the loop rows
+(J, r, J̇ q̇; ``loop_kinematics.loop_step``) and the reaction solve (``reaction.reaction_step``), declared once as
+``CFD`` (``algorithms.protocol.Entry``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, types
 
 from ..algorithms.protocol import CB, MB, MF, MI, VEC, Entry, borrowed, on_model_buffer
-from ..algorithms.tree_entries import ABA, aba_entry
+from ..algorithms.tree_entries import ABA, gim_forward_entry
 from ..core import cuts as ck
 from ..core.layout import LW_M, data_views, loop_views
 from ..core.memory import copy_into
@@ -17,7 +17,7 @@ from ..model.status import BAD_GAINS, NOT_STAMPED
 from .loop_kinematics import cut_count, loop_step
 from .reaction import reaction_step
 
-__all__ = ["CFD", "RCOND", "cfd_entry", "constraint_rows"]
+__all__ = ["CFD", "RCOND", "cfd_entry", "cfd_solve", "constraint_rows"]
 
 
 RCOND = 1e-14
@@ -35,21 +35,30 @@ def constraint_rows(cb):
 
 
 @njit(cache=True)
-def cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
-    """Schiehlen eq. (17)–(20) in one compiled call: the tree's forward dynamics (q̈₀, the UDUᵀ factors, t and ṫ
-    with q̈ = 0), the loop rows (J, r, J̇ q̇) and the reaction solve; q̈ into ws, λ into lw.  A status as
-    raise_for_status reads it, or BAD_LENGTH, NOT_STAMPED (lw not made for these constraints), BAD_GAINS."""
+def cfd_solve(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
+    """Schiehlen eq. (17)–(20): the tree's forward dynamics (q̈₀, t and ṫ with q̈ = 0), by the GIM's factor L in
+    the loop workspace's H where it has room (``layout.LOOP_FACTOR_DOF``), else by Table 3 (its UDUᵀ factors in
+    ws); the loop rows (J, r, J̇ q̇) and the reaction solve on the same factors; q̈ into ws, λ into lw.
+    (status, factored): a status as raise_for_status reads it, or BAD_LENGTH, NOT_STAMPED (lw not made for these
+    constraints), BAD_GAINS; and whether H holds L."""
     if not (0.0 <= kp < np.inf and 0.0 <= kd < np.inf and 0.0 <= rcond < np.inf):
-        return BAD_GAINS
+        return BAD_GAINS, False
     if lw[LW_M] != constraint_rows(cb):
-        return NOT_STAMPED
-    status = aba_entry(mi, mf, ws, q, v, tau, with_fext)
+        return NOT_STAMPED, False
+    lv = loop_views(lw, mi)
+    status, factored = gim_forward_entry(mi, mf, ws, q, v, tau, with_fext, lv.H)
     if status:
-        return status
-    loop_views(lw, mi).ddq0[:] = data_views(ws, mi).ddq
+        return status, False
+    lv.ddq0[:] = data_views(ws, mi).ddq
     loop_step(mi, mf, ws, cb, lw, q, True)
-    reaction_step(mi, mf, ws, lw, v, kp, kd, rcond)
-    return 0
+    reaction_step(mi, mf, ws, lw, v, kp, kd, rcond, factored)
+    return 0, factored
+
+
+@njit(cache=True)
+def cfd_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
+    """``cfd_solve`` in one compiled call; its status."""
+    return cfd_solve(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext)[0]
 
 
 @njit(cache=True)

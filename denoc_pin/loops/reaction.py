@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..algorithms.composite import l_solve_rows, lt_solve
 from ..algorithms.forward import udut_solve
 from ..core.dense import (
     cholesky_in_place,
@@ -22,12 +23,14 @@ __all__ = ["reaction_step"]
 
 
 @njit(cache=True, fastmath=FMA)
-def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond):
-    """Schiehlen eq. (19)–(20) on the tree's UDUᵀ factors, J, r, J̇ q̇ and q̈₀ in the loop workspace:
+def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond, factored):
+    """Schiehlen eq. (19)–(20) on the tree's UDUᵀ factors in ws, or (``factored``) on the GIM's factor L in the loop
+    workspace's H (GIM = Lᵀ L); J, r, J̇ q̇ and q̈₀ in the loop workspace:
 
     the rank rule picks a basis B of J's range (the identity when J has full row rank; where it has not, the
     columns of J Jᵀ's pivoted Cholesky factor L; where those pivots are in doubt, J's left singular vectors
-    above RANK_RTOL), then Y = GIM⁻¹ Jᵀ B by the recursions of Table 3, N_c = Bᵀ J Y,
+    above RANK_RTOL), then Y = GIM⁻¹ Jᵀ B by the recursions of Table 3 (or L⁻¹ L⁻ᵀ Jᵀ B, two sweeps of the
+    λ-paths), N_c = Bᵀ J Y,
     N_c x = Bᵀ γ − Bᵀ J q̈₀, λ = B x and q̈ = q̈₀ + Y x into ws's q̈.  λ lies in J's range: the minimum-norm
     reactions (their part along redundant directions is statically indeterminate).  Returns the rank, and leaves it
     in lw (``LW_RANK``)."""
@@ -78,10 +81,15 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond):
             for j in range(m):
                 s += B[j, i] * gamma[j]
             rhs[i] = s
-    eta = leading(lv.eta, (len(mv.parents), r, 6))
     # Y = GIM⁻¹ Jᵀ B (eq. 19)
-    udut_solve(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi, dv.I_hat_inv,
-               JT, eta, eta, Y, lv.phi_hat)  # fmt: skip
+    if factored:
+        Y[:, :] = JT
+        lt_solve(lv.H, mv.dof_parent, Y)
+        l_solve_rows(lv.H, mv.dof_parent, Y)
+    else:
+        eta = leading(lv.eta, (len(mv.parents), r, 6))
+        udut_solve(mv.parents, mv.module_ptr, mv.module_bodies, mv.idx_v, mv.nvs, dv.E, dv.r, dv.S, dv.Psi,
+                   dv.I_hat_inv, JT, eta, eta, Y, lv.phi_hat)  # fmt: skip
     for i in range(r):
         s = rhs[i]
         for k in range(nv):

@@ -13,10 +13,12 @@ from ..core.layout import (
     FRAME_TRANSLATION,
     HEADER,
     LW_M,
+    LW_ND,
     LW_RANK,
     WS_STAMP,
     DataViews,
     data_views,
+    loop_factor_order,
     loop_views,
     loop_workspace_size,
     numpy_views,
@@ -96,8 +98,9 @@ class Data:
         self.lw = None
         m = model.n_constraints
         if m:
-            self.lw = np.zeros(loop_workspace_size(model.mi[:HEADER], m))
-            self.lw[LW_M] = m
+            nd = loop_factor_order(model.dof_parent, m)
+            self.lw = np.zeros(loop_workspace_size(model.mi[:HEADER], m, nd))
+            self.lw[LW_M], self.lw[LW_ND] = m, nd
         self._set_loop_views()
 
     def _set_views(self) -> None:
