@@ -31,7 +31,7 @@ from numba import njit, types
 
 from ..core.dense import cholesky_inverse
 from ..core.joints import dpdot_qdot, dS_dq, subspaces_fixed_in_bodies
-from ..core.layout import FMA, HEAD_NV, data_views, model_views
+from ..core.layout import FMA, HEAD_NJ, HEAD_NV, HEAD_Z, borrow, data_views, model_views
 from ..core.spatial import (
     add_transferred_wrench,
     add_transformed_rigid_inertia,
@@ -261,7 +261,7 @@ def dot6(x, i, c, y0, y1, y2, y3, y4, y5):
     return x[i, 0, c] * y0 + x[i, 1, c] * y1 + x[i, 2, c] * y2 + x[i, 3, c] * y3 + x[i, 4, c] * y4 + x[i, 5, c] * y5
 
 
-@njit(cache=True, fastmath=FMA)
+@njit(cache=True)
 def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     """∂τ/∂q (tangent), ∂τ/∂q̇ and the GIM into dq, dv, M, Table 1 already run in ws, in O(n·d) with a few dot
     products per (body, ancestor) pair: the directions of ``inverse_dynamics_derivatives_step`` summed over subtrees
@@ -278,6 +278,16 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     angular rows of B̃_iᵀ p_i (its linear rows are 0), and p_iᵀ δw̃_J above J.  The GIM is I_{iJ} = P_iᵀ p_J
     (eq. 16).  For joints whose p_k is fixed in the body (every kind but the universal joint, whose first axis turns
     with the parent: ``inverse_dynamics_derivatives_step`` serves it)."""
+    nj, z = mi[HEAD_NJ], mi[HEAD_Z]
+    # one allocation for the work arrays (each np.zeros of a call costs about 0.1 µs), held here while world_pass
+    # indexes them
+    buf = np.zeros(4 * nj * 6 + 2 * nj * 6 * z + nj * 3 * z + nj * 10 + nj * 12)
+    world_pass(mi, mf, ws, v, a, dq, dv, M, buf)
+
+
+@njit(cache=True, fastmath=FMA)
+def world_pass(mi, mf, ws, v, a, dq, dv, M, buf):
+    """``inverse_dynamics_derivatives_world`` on its work arrays in buf, zeros on entry."""
     mv = model_views(mi, mf)
     d_ = data_views(ws, mi)
     parents, idx_v, nvs = mv.parents, mv.idx_v, mv.nvs
@@ -286,9 +296,8 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     nj, z = len(parents), S.shape[2]
     world_poses_into(parents, E, r, R, o)
     order, first, size = preorder(parents)
-    # one allocation for the work arrays (each np.zeros of a call costs about 0.1 µs)
     n6, nz = nj * 6, nj * 6 * z
-    buf = np.zeros(4 * n6 + 2 * nz + nj * 3 * z + nj * 10 + nj * 12)
+    buf = borrow(buf)  # the caller's: the work arrays' rows below take no reference (two atomic updates each)
     nu = buf[:n6].reshape((nj, 6))  # t_k, base frame
     acc = buf[n6 : 2 * n6].reshape((nj, 6))  # a_k, base frame
     F = buf[2 * n6 : 3 * n6].reshape((nj, 6))  # w̃_k, base frame

@@ -44,7 +44,7 @@ from ..algorithms.protocol import CB, MAT, MB, MF, MI, VEC, Entry, borrowed, on_
 from ..core import cuts as ck
 from ..core.dense import cholesky_in_place, cholesky_solve_rows, symmetric_product_into
 from ..core.joints import dS_dq
-from ..core.layout import FMA, HEAD_NV, LW_M, LW_RANK, data_views, leading, loop_views, model_views
+from ..core.layout import FMA, HEAD_NV, LW_M, LW_RANK, borrow, data_views, leading, loop_views, model_views
 from ..core.spatial import (
     add3,
     cross3,
@@ -67,6 +67,13 @@ ZERO3 = (0.0, 0.0, 0.0)
 @njit(cache=True, inline="always")
 def scaled3(a, s):
     return a[0] * s, a[1] * s, a[2] * s
+
+
+@njit(cache=True, inline="always")
+def row6(a, i):
+    """Row i of an (n, 6) array as six numbers: a row slice of a local array takes a reference (two atomic updates)
+    each time it is made."""
+    return a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5]
 
 
 @njit(cache=True, inline="always")
@@ -159,6 +166,7 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
     Cq[:, :] = 0.0
     Cv[:, :] = 0.0
     G[:, :] = 0.0
+    cb = borrow(cb)  # the caller's: its cut rows and their slices take no reference
     kp2, kd2 = kp * kp, 2.0 * kd
     for ci in range(cb.shape[0]):
         c = cb[ci]
@@ -173,8 +181,9 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
         pc1, pc2, ax, ax2, B1, B2, u2 = cut_frames(c, R, o, kind, Rc1, Rc2, R12, sel)
         U2, Ur = mv3(Rc2, ax2), mv3(Rc2, ax)  # the universal's second axis, and C2's copy of the axis, in the world
         lg = log3(R12)
-        om1, pd1, al1, pdd1 = point_motion(Vw[b1], Aw[b1], pc1)
-        om2, pd2, al2, pdd2 = point_motion(Vw[b2], Aw[b2], pc2)
+        V1, A1, V2, A2 = row6(Vw, b1), row6(Aw, b1), row6(Vw, b2), row6(Aw, b2)
+        om1, pd1, al1, pdd1 = point_motion(V1, A1, pc1)
+        om2, pd2, al2, pdd2 = point_motion(V2, A2, pc2)
         w1 = mtv3(Rc1, om1)
         d_om, d_v = mtv3(Rc1, sub3(om2, om1)), mtv3(Rc1, sub3(pd2, pd1))
         dd_a = sub3(mtv3(Rc1, sub3(al2, al1)), cross3(w1, d_om))
@@ -203,7 +212,7 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
                     break  # on both paths: done with b1's
                 in1, in2 = (flags & 1) != 0, (flags & 2) != 0
                 bJ, ivJ = parents[J], idx_v[J]
-                tb, ab = t[bJ], acc[bJ]
+                tb, ab, VJ, sJ = t[bJ], row6(acc, bJ), row6(Vw, J), row6(sq, J)
                 xt = propagated_twist(E[J], r[J], tb[0], tb[1], tb[2], tb[3], tb[4], tb[5])
                 xa = propagated_twist(E[J], r[J], ab[0], ab[1], ab[2], ab[3], ab[4], ab[5])
                 for j in range(nvs[J]):
@@ -211,11 +220,11 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
                     xi = (Sw[col, 0], Sw[col, 1], Sw[col, 2], Sw[col, 3], Sw[col, 4], Sw[col, 5])
                     xw = (xi[0], xi[1], xi[2])
                     for wrt_v in (False, True):
-                        joint_direction(kinds, S, axes2, J, j, wrt_v, v, a, ivJ, t[J], sq[J], xt, xa, dtJ, daJ)
+                        joint_direction(kinds, S, axes2, J, j, wrt_v, v, a, ivJ, t[J], sJ, xt, xa, dtJ, daJ)
                         W = to_world(R[J], o[J], dtJ[0], dtJ[1], dtJ[2], dtJ[3], dtJ[4], dtJ[5], False)
                         Y = to_world(R[J], o[J], daJ[0], daJ[1], daJ[2], daJ[3], daJ[4], daJ[5], False)
-                        dV1, dA1, dp1 = body_change(in1, wrt_v, xi, W, Y, Vw[b1], Aw[b1], Vw[J], pc1)
-                        dV2, dA2, dp2 = body_change(in2, wrt_v, xi, W, Y, Vw[b2], Aw[b2], Vw[J], pc2)
+                        dV1, dA1, dp1 = body_change(in1, wrt_v, xi, W, Y, V1, A1, VJ, pc1)
+                        dV2, dA2, dp2 = body_change(in2, wrt_v, xi, W, Y, V2, A2, VJ, pc2)
                         dom1, dpd1, dal1, dpdd1 = point_change(dV1, dA1, pc1, om1, pd1, al1, dp1)
                         dom2, dpd2, dal2, dpdd2 = point_change(dV2, dA2, pc2, om2, pd2, al2, dp2)
                         e1 = xw if in1 and not wrt_v else ZERO3  # the turn of C1, and of C2
@@ -279,7 +288,7 @@ def loop_derivatives(mi, mf, ws, cb, lw, v, a, lam, kp, kd, Cq, Cv, G):
                             below = in1 if sd == 0 else in2
                             while K > 0:
                                 for kk in range(nvs[K]):
-                                    sk = Sw[idx_v[K] + kk]
+                                    sk = row6(Sw, idx_v[K] + kk)
                                     val = dot3((sk[0], sk[1], sk[2]), dWn) + dot3((sk[3], sk[4], sk[5]), dfw)
                                     if below:
                                         ds = motion_cross(xi[0], xi[1], xi[2], xi[3], xi[4], xi[5], sk[0], sk[1], sk[2],
@@ -340,16 +349,16 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     for blk in range(3):
         D = d1 if blk == 0 else (d2 if blk == 1 else d3)
         C = Cq if blk == 0 else Cv
+        o = blk * nv
         for i in range(rank):
-            xi = x[i, blk * nv : (blk + 1) * nv]
             for k in range(nv):
                 jb = JB[k, i]
                 for j in range(nv):
-                    xi[j] -= jb * D[k, j]
+                    x[i, o + j] -= jb * D[k, j]
             for k in range(m if blk < 2 else 0):
                 bk = (1.0 if k == i else 0.0) if identity else Bm[k, i]
                 for j in range(nv):
-                    xi[j] -= bk * C[k, j]
+                    x[i, o + j] -= bk * C[k, j]
     N = leading(lv.N, (rank, rank))
     symmetric_product_into(JB, Y, N)  # N_c = Bᵀ J GIM⁻¹ Jᵀ B (eq. 20)
     if cholesky_in_place(N, 0.0):  # positive definite on the basis
@@ -361,12 +370,12 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
     for blk in range(3):
         D = d1 if blk == 0 else (d2 if blk == 1 else d3)
         dl = l1 if blk == 0 else (l2 if blk == 1 else l3)
+        o = blk * nv
         for i in range(rank):
-            xi = x[i, blk * nv : (blk + 1) * nv]
             for k in range(nv):
                 y = Y[k, i]
                 for j in range(nv):
-                    D[k, j] += y * xi[j]
+                    D[k, j] += y * x[i, o + j]
         for k in range(m):
             for j in range(nv):
                 s = 0.0

@@ -14,7 +14,7 @@ from ..algorithms.kinematics import kinematics_entry, world_poses_into
 from ..algorithms.protocol import CB, MF, MI, VEC
 from ..core import cuts as ck  # the cut kinds (CUT_*) and the packed buffer's columns (P_*)
 from ..core.joints import GROUP_OF, SO2
-from ..core.layout import data_views, loop_views, model_views
+from ..core.layout import borrow, data_views, loop_views, model_views
 from ..core.spatial import add3, cross3, dot3, log3, matmul_into, matmul_tn_into, mtv3, mv3, sub3
 from ..kernel_cache import compile_on_first_use
 from ..model import Data, Model, ModelError, check_data, configuration
@@ -78,7 +78,9 @@ def cut_frames(c, Rw, ow, kind, Rc1, Rc2, R12, sel):
     R2, p2 = c[ck.P_R2 : ck.P_R2 + 9].reshape(3, 3), c[ck.P_P2 : ck.P_P2 + 3]
     ax, ax2 = c[ck.P_AXIS : ck.P_AXIS + 3], c[ck.P_AXIS2 : ck.P_AXIS2 + 3]
     B1, B2 = c[ck.P_B1 : ck.P_B1 + 3], c[ck.P_B2 : ck.P_B2 + 3]
-    sel[:, :] = c[ck.P_ROWS : ck.P_ROWS + 36].reshape(6, 6)
+    for i in range(6):  # element by element: a slice assignment copies through a temporary (an allocation)
+        for j in range(6):
+            sel[i, j] = c[ck.P_ROWS + 6 * i + j]
     matmul_into(Rw[b1], R1, Rc1)
     matmul_into(Rw[b2], R2, Rc2)
     matmul_tn_into(Rc1, Rc2, R12)
@@ -101,6 +103,7 @@ def loop_rows(parents, kinds, idx_q, idx_v, nvs, E, r, S, t, tdot, Rw, ow, cb, q
     acceleration (gravity as base acceleration): it cancels in the differences ω̇₂ − ω̇₁ and p̈₂ − p̈₁.
     """
     world_poses_into(parents, E, r, Rw, ow)  # the placements of forward_kinematics, into data.oR, data.op
+    cb = borrow(cb)  # the caller's: its cut rows and their slices take no reference (two atomic updates each)
     for ci in range(cb.shape[0]):
         c = cb[ci]
         b1, b2, kind, row0 = int(c[ck.P_BODY1]), int(c[ck.P_BODY2]), int(c[ck.P_KIND]), int(c[ck.P_ROW])
