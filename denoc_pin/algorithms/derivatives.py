@@ -32,6 +32,7 @@ from numba import njit, types
 from ..core.dense import cholesky_inverse
 from ..core.joints import dpdot_qdot, dS_dq, subspaces_fixed_in_bodies
 from ..core.layout import FMA, HEAD_NJ, HEAD_NV, HEAD_Z, borrow, data_views, model_views
+from ..core.memory import copy_into
 from ..core.spatial import (
     add_transferred_wrench,
     add_transformed_rigid_inertia,
@@ -281,7 +282,7 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     nj, z = mi[HEAD_NJ], mi[HEAD_Z]
     # one allocation for the work arrays (each np.zeros of a call costs about 0.1 µs), held here while world_pass
     # indexes them
-    buf = np.zeros(4 * nj * 6 + 2 * nj * 6 * z + nj * 3 * z + nj * 10 + nj * 12)
+    buf = np.zeros(4 * nj * 6 + 2 * nj * 6 * z + nj * 3 * z + nj * 10 + nj * 12 + 25)
     world_pass(mi, mf, ws, v, a, dq, dv, M, buf)
 
 
@@ -306,10 +307,9 @@ def world_pass(mi, mf, ws, v, a, dq, dv, M, buf):
     Q = buf[4 * n6 + 2 * nz : 4 * n6 + 2 * nz + nj * 3 * z].reshape((nj, 3, z))  # B̃_kᵀ p_k, angular rows
     o2 = 4 * n6 + 2 * nz + nj * 3 * z
     C = buf[o2 : o2 + nj * 10].reshape((nj, 10))  # M̃_k, base frame, as (m, h, J)
-    B = buf[o2 + nj * 10 :].reshape((nj, 12))  # B̃_k as (B_ωω row by row, h_f): its blocks that are not 0
-    Rt = np.empty((3, 3))
-    Cb = np.empty(10)
-    ak = np.empty(6)
+    o3 = o2 + nj * 22
+    B = buf[o2 + nj * 10 : o3].reshape((nj, 12))  # B̃_k as (B_ωω row by row, h_f): its blocks that are not 0
+    Rt, Cb, ak = buf[o3 : o3 + 9].reshape((3, 3)), buf[o3 + 9 : o3 + 19], buf[o3 + 19 : o3 + 25]
     dq[:, :] = 0.0
     dv[:, :] = 0.0
     M[:, :] = 0.0
@@ -532,7 +532,9 @@ def factored_forward(lam, d1, d2, d3, H):
         for j in range(i + 1, nv):
             H[i, j] = H[j, i]
     negated_products(d1, d2, H, d3)
-    d3[:, :] = H
+    for i in range(nv):  # element by element: a slice assignment copies through a temporary
+        for j in range(nv):
+            d3[i, j] = H[i, j]
 
 
 @njit(cache=True)
@@ -568,7 +570,7 @@ def derivatives_entry(mi, mf, ws, q, v, x, with_fext, forward, d1, d2, d3):
         factored_forward(model_views(mi, mf).dof_parent, d1, d2, d3, H)
     else:
         forward_from_inverse(mi, mf, ws, d1, d2, d3, with_gim)
-    data_views(ws, mi).ddq[:] = a
+    copy_into(data_views(ws, mi).ddq, a)
     return 0
 
 

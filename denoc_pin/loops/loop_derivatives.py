@@ -45,6 +45,7 @@ from ..core import cuts as ck
 from ..core.dense import cholesky_in_place, cholesky_solve_rows, symmetric_product_into
 from ..core.joints import dS_dq
 from ..core.layout import FMA, HEAD_NV, LW_M, LW_RANK, borrow, data_views, leading, loop_views, model_views
+from ..core.memory import copy_into
 from ..core.spatial import (
     add3,
     cross3,
@@ -382,8 +383,8 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
                 for i in range(rank):
                     s += (x[i, blk * nv + j] if k == i else 0.0) if identity else Bm[k, i] * x[i, blk * nv + j]
                 dl[k, j] = s
-    dv.ddq[:] = a
-    lv.lam[:] = lam
+    copy_into(dv.ddq, a)  # element by element: a slice assignment copies through a temporary
+    copy_into(lv.lam, lam)
     return 0
 
 

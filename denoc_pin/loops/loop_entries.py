@@ -49,7 +49,7 @@ def cfd_solve(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
     status, factored = gim_forward_entry(mi, mf, ws, q, v, tau, with_fext, lv.H)
     if status:
         return status, False
-    lv.ddq0[:] = data_views(ws, mi).ddq
+    copy_into(lv.ddq0, data_views(ws, mi).ddq)
     loop_step(mi, mf, ws, cb, lw, q, True)
     reaction_step(mi, mf, ws, lw, v, kp, kd, rcond, factored)
     return 0, factored

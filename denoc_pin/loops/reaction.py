@@ -17,6 +17,7 @@ from ..core.dense import (
     symmetric_product_into,
 )
 from ..core.layout import FMA, LW_RANK, data_views, leading, loop_views, model_views
+from ..core.memory import copy_into
 from .loop_kinematics import RANK_RTOL
 
 __all__ = ["reaction_step"]
@@ -59,7 +60,7 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond, factored):
             row = int(lv.order[i])
             for j in range(r):
                 B[row, j] = lv.G[i, j] if i >= j else 0.0
-    a[:] = a0
+    copy_into(a, a0)  # element by element: a slice assignment copies through a temporary
     lam[:] = 0.0
     lw[LW_RANK] = r
     if r == 0:
@@ -83,7 +84,9 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond, factored):
             rhs[i] = s
     # Y = GIM⁻¹ Jᵀ B (eq. 19)
     if factored:
-        Y[:, :] = JT
+        for k in range(nv):
+            for i in range(r):
+                Y[k, i] = JT[k, i]
         lt_solve(lv.H, mv.dof_parent, Y)
         l_solve_rows(lv.H, mv.dof_parent, Y)
     else:
