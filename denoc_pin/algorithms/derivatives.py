@@ -532,7 +532,7 @@ def factored_forward(lam, d1, d2, d3, H):
         for j in range(i + 1, nv):
             H[i, j] = H[j, i]
     negated_products(d1, d2, H, d3)
-    for i in range(nv):  # element by element: a slice assignment copies through a temporary
+    for i in range(nv):
         for j in range(nv):
             d3[i, j] = H[i, j]
 

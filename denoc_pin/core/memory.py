@@ -110,8 +110,8 @@ def borrow(typingctx, a):
 
 @njit(cache=True, inline="always")
 def copy_into(out, x) -> None:
-    """out[:] = x for 1-D arrays, element by element: numba's slice assignment copies x to a temporary first where it
-    cannot rule out that the two overlap (views of workspaces), an allocation per call."""
+    """out[:] = x for 1-D arrays that do not overlap, element by element: numba's slice assignment compares the two
+    ranges at run time first, and copies through a temporary (an allocation) where they overlap."""
     for i in range(x.shape[0]):
         out[i] = x[i]
 

@@ -383,7 +383,7 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
                 for i in range(rank):
                     s += (x[i, blk * nv + j] if k == i else 0.0) if identity else Bm[k, i] * x[i, blk * nv + j]
                 dl[k, j] = s
-    copy_into(dv.ddq, a)  # element by element: a slice assignment copies through a temporary
+    copy_into(dv.ddq, a)
     copy_into(lv.lam, lam)
     return 0
 

@@ -78,7 +78,7 @@ def cut_frames(c, Rw, ow, kind, Rc1, Rc2, R12, sel):
     R2, p2 = c[ck.P_R2 : ck.P_R2 + 9].reshape(3, 3), c[ck.P_P2 : ck.P_P2 + 3]
     ax, ax2 = c[ck.P_AXIS : ck.P_AXIS + 3], c[ck.P_AXIS2 : ck.P_AXIS2 + 3]
     B1, B2 = c[ck.P_B1 : ck.P_B1 + 3], c[ck.P_B2 : ck.P_B2 + 3]
-    for i in range(6):  # element by element: a slice assignment copies through a temporary (an allocation)
+    for i in range(6):  # the selection rows, read from the cut row in place
         for j in range(6):
             sel[i, j] = c[ck.P_ROWS + 6 * i + j]
     matmul_into(Rw[b1], R1, Rc1)

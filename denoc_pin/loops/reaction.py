@@ -60,7 +60,7 @@ def reaction_step(mi, mf, ws, lw, v, kp, kd, rcond, factored):
             row = int(lv.order[i])
             for j in range(r):
                 B[row, j] = lv.G[i, j] if i >= j else 0.0
-    copy_into(a, a0)  # element by element: a slice assignment copies through a temporary
+    copy_into(a, a0)
     lam[:] = 0.0
     lw[LW_RANK] = r
     if r == 0:
