@@ -50,7 +50,7 @@ WS_HEADER = len(WS_HEADER_FIELDS)
 LOOP_HEADER_FIELDS = (
     ("m", "the number of constraint rows"),
     ("rank", "the rank r of the last reaction solve: B's columns in use (B is the identity where r = m)"),
-    ("nd", "nv if the closed-loop solve factors the GIM (layout.LOOP_FACTOR_DOF), else 0: H's order"),
+    ("nd", "nv if the closed-loop solve factors the GIM (layout.loop_factor_order), else 0: H's order"),
 )
 LOOP_HEADER = len(LOOP_HEADER_FIELDS)
 

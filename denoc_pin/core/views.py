@@ -101,7 +101,7 @@ HEAD_NS = 5  # M̂ slots (articulated_slots)
 WS_STAMP = 0  # ws[0]: the address of the model buffer the workspace was made for (stamped_for)
 LW_M = 0  # lw[0]: the number of constraint rows
 LW_RANK = 1  # lw[1]: the rank r of the last reaction solve: B's columns in use (B is the identity where r = m)
-LW_ND = 2  # lw[2]: nv if the closed-loop solve factors the GIM (layout.LOOP_FACTOR_DOF), else 0: H's order
+LW_ND = 2  # lw[2]: nv if the closed-loop solve factors the GIM (layout.loop_factor_order), else 0: H's order
 FRAME_BODY = 0  # the body (joint index) the frame is fixed to, as a float (1 column)
 FRAME_ROTATION = 1  # the frame's rotation in that body's frame, row by row (9 columns)
 FRAME_TRANSLATION = 10  # the frame's origin in that body's frame (3 columns)

@@ -37,10 +37,10 @@ def constraint_rows(cb):
 @njit(cache=True)
 def cfd_solve(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fext):
     """Schiehlen eq. (17)–(20): the tree's forward dynamics (q̈₀, t and ṫ with q̈ = 0), by the GIM's factor L in
-    the loop workspace's H where it has room (``layout.LOOP_FACTOR_DOF``), else by Table 3 (its UDUᵀ factors in
-    ws); the loop rows (J, r, J̇ q̇) and the reaction solve on the same factors; q̈ into ws, λ into lw.
-    (status, factored): a status as raise_for_status reads it, or BAD_LENGTH, NOT_STAMPED (lw not made for these
-    constraints), BAD_GAINS; and whether H holds L."""
+    the loop workspace's H where it has room (``layout.loop_factor_order``: a small model, where the factor pays),
+    else by Table 3 (its UDUᵀ factors in ws); the loop rows (J, r, J̇ q̇) and the reaction solve on the same
+    factors; q̈ into ws, λ into lw.  (status, factored): a status as raise_for_status reads it, or BAD_LENGTH,
+    NOT_STAMPED (lw not made for these constraints), BAD_GAINS; and whether H holds L."""
     if not (0.0 <= kp < np.inf and 0.0 <= kd < np.inf and 0.0 <= rcond < np.inf):
         return BAD_GAINS, False
     if lw[LW_M] != constraint_rows(cb):
