@@ -279,11 +279,20 @@ def inverse_dynamics_derivatives_world(mi, mf, ws, v, a, dq, dv, M):
     angular rows of B̃_iᵀ p_i (its linear rows are 0), and p_iᵀ δw̃_J above J.  The GIM is I_{iJ} = P_iᵀ p_J
     (eq. 16).  For joints whose p_k is fixed in the body (every kind but the universal joint, whose first axis turns
     with the parent: ``inverse_dynamics_derivatives_step`` serves it)."""
-    nj, z = mi[HEAD_NJ], mi[HEAD_Z]
     # one allocation for the work arrays (each np.zeros of a call costs about 0.1 µs), held here while world_pass
     # indexes them
-    buf = np.zeros(4 * nj * 6 + 2 * nj * 6 * z + nj * 3 * z + nj * 10 + nj * 12 + 25)
+    buf = np.zeros(world_layout(mi[HEAD_NJ], mi[HEAD_Z])[4])
     world_pass(mi, mf, ws, v, a, dq, dv, M, buf)
+
+
+@njit(cache=True, inline="always")
+def world_layout(nj, z):
+    """world_pass's work arrays in its buffer: (n6, nz, o2, o3, size), t_k, a_k, w̃_k from 0 in steps of n6, p_k and
+    P_k from 4 n6 in steps of nz, Q_k after them, M̃_k at o2, B̃_k after it, the small scratch at o3."""
+    n6, nz = nj * 6, nj * 6 * z
+    o2 = 4 * n6 + 2 * nz + nj * 3 * z
+    o3 = o2 + nj * 22
+    return n6, nz, o2, o3, o3 + 25
 
 
 @njit(cache=True, fastmath=FMA)
@@ -297,17 +306,15 @@ def world_pass(mi, mf, ws, v, a, dq, dv, M, buf):
     nj, z = len(parents), S.shape[2]
     world_poses_into(parents, E, r, R, o)
     order, first, size = preorder(parents)
-    n6, nz = nj * 6, nj * 6 * z
+    n6, nz, o2, o3, _ = world_layout(nj, z)
     buf = borrow(buf)  # the caller's: the work arrays' rows below take no reference (two atomic updates each)
     nu = buf[:n6].reshape((nj, 6))  # t_k, base frame
     acc = buf[n6 : 2 * n6].reshape((nj, 6))  # a_k, base frame
     F = buf[2 * n6 : 3 * n6].reshape((nj, 6))  # w̃_k, base frame
     Sw = buf[4 * n6 : 4 * n6 + nz].reshape((nj, 6, z))  # p_k, base frame
     P = buf[4 * n6 + nz : 4 * n6 + 2 * nz].reshape((nj, 6, z))  # M̃_k p_k
-    Q = buf[4 * n6 + 2 * nz : 4 * n6 + 2 * nz + nj * 3 * z].reshape((nj, 3, z))  # B̃_kᵀ p_k, angular rows
-    o2 = 4 * n6 + 2 * nz + nj * 3 * z
+    Q = buf[4 * n6 + 2 * nz : o2].reshape((nj, 3, z))  # B̃_kᵀ p_k, angular rows
     C = buf[o2 : o2 + nj * 10].reshape((nj, 10))  # M̃_k, base frame, as (m, h, J)
-    o3 = o2 + nj * 22
     B = buf[o2 + nj * 10 : o3].reshape((nj, 12))  # B̃_k as (B_ωω row by row, h_f): its blocks that are not 0
     Rt, Cb, ak = buf[o3 : o3 + 9].reshape((3, 3)), buf[o3 + 9 : o3 + 19], buf[o3 + 19 : o3 + 25]
     dq[:, :] = 0.0

@@ -356,8 +356,14 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
                 jb = JB[k, i]
                 for j in range(nv):
                     x[i, o + j] -= jb * D[k, j]
-            for k in range(m if blk < 2 else 0):
-                bk = (1.0 if k == i else 0.0) if identity else Bm[k, i]
+            if blk == 2:
+                continue
+            if identity:
+                for j in range(nv):
+                    x[i, o + j] -= C[i, j]
+                continue
+            for k in range(m):
+                bk = Bm[k, i]
                 for j in range(nv):
                     x[i, o + j] -= bk * C[k, j]
     N = leading(lv.N, (rank, rank))
@@ -379,9 +385,12 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
                     D[k, j] += y * x[i, o + j]
         for k in range(m):
             for j in range(nv):
+                if identity:
+                    dl[k, j] = x[k, o + j]
+                    continue
                 s = 0.0
                 for i in range(rank):
-                    s += (x[i, blk * nv + j] if k == i else 0.0) if identity else Bm[k, i] * x[i, blk * nv + j]
+                    s += Bm[k, i] * x[i, o + j]
                 dl[k, j] = s
     copy_into(dv.ddq, a)
     copy_into(lv.lam, lam)
