@@ -63,7 +63,7 @@ REFERENCES = {"world": WORLD, "local": LOCAL, "local_world_aligned": LOCAL_WORLD
 _I = types.int64
 # The fast entries, one per shape of result (few arguments: each array argument adds to a numba call's cost).
 FAST_PLACEMENT = _I(MB, VEC, FB, VEC, _I, MAT)  # (mb, ws, fb, q, frame, out (4, 4))
-FAST_COM = _I(MB, VEC, FB, VEC, VEC)  # (mb, ws, fb, q, out (3,)): the centre of mass at q
+FAST_COM = _I(MB, VEC, VEC, VEC)  # (mb, ws, q, out (3,)): the centre of mass at q
 FAST_HELD_PLACEMENT = _I(MB, VEC, FB, _I, MAT)  # (mb, ws, fb, frame, out (4, 4)): from the placements ws holds
 FAST_VECTOR = _I(MB, VEC, _I, FB, VEC, VEC, VEC, _I, _I, VEC)  # (mb, ws, what, fb, q, v, a, frame, ref, out)
 FAST_MATRIX = _I(MB, VEC, _I, FB, VEC, VEC, _I, _I, MAT)  # (mb, ws, what, fb, q, v, frame, ref, out (r, nv))
@@ -527,10 +527,25 @@ def placement_fast(mb, ws, fb, q, frame, out):
     return on_model_buffer(kinematics_call, mb, ws, (PLACEMENT, fb, q, q[:0], q[:0], frame, 0, out.reshape(-1)))
 
 
+@njit(cache=True, fastmath=FMA)
+def com_position(mi, mf, ws, q, out):
+    """The centre of mass at q into out (3,): the kinematics (R_k, o_k) and com_of, nothing else — kinematics_call's
+    COM without its other quantities' checks and branches.  A status: OK, BAD_LENGTH, NOT_FINITE, NO_MASS."""
+    if len(q) != mi[HEAD_NQ]:
+        return BAD_LENGTH
+    if not all_finite(q):
+        return NOT_FINITE
+    kinematics_entry(mi, mf, ws, q)
+    mv = model_views(mi, mf)
+    dv = data_views(ws, mi)
+    world_poses_into(mv.parents, dv.E, dv.r, dv.oR, dv.op)  # R_k, o_k
+    return com_of(mv.parents, mv.masses, mv.coms, dv.oR, dv.op, dv.t, dv.tdot, False, False, out)
+
+
 @njit(cache=True)
-def com_fast(mb, ws, fb, q, out):
-    """The centre of mass at q (3,) (the fast path: its call of most balance controllers, five arguments)."""
-    return on_model_buffer(kinematics_call, mb, ws, (COM, fb, q, q[:0], q[:0], 0, 0, out))
+def com_fast(mb, ws, q, out):
+    """The centre of mass at q (3,) (the fast path: its call of most balance controllers, four arguments)."""
+    return on_model_buffer(com_position, mb, ws, (q, out))
 
 
 @njit(cache=True)

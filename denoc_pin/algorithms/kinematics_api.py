@@ -268,7 +268,7 @@ def center_of_mass(model: Model, data: Data, q, v=None, a=None):
     if v is None and a is None:  # the fast path: the position alone, into its own (3,)
         out = np.empty(3)
         try:
-            if com_fast(model.mb, data.ws, model.frame_buffer, q, out) == 0:
+            if com_fast(model.mb, data.ws, q, out) == 0:
                 return out
         except (TypeError, AttributeError):
             pass
