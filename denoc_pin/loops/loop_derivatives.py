@@ -383,11 +383,13 @@ def cfd_derivatives_entry(mi, mf, ws, cb, lw, q, v, tau, kp, kd, rcond, with_fex
                 y = Y[k, i]
                 for j in range(nv):
                     D[k, j] += y * x[i, o + j]
+        if identity:  # λ = x
+            for k in range(m):
+                for j in range(nv):
+                    dl[k, j] = x[k, o + j]
+            continue
         for k in range(m):
             for j in range(nv):
-                if identity:
-                    dl[k, j] = x[k, o + j]
-                    continue
                 s = 0.0
                 for i in range(rank):
                     s += Bm[k, i] * x[i, o + j]
